@@ -78,6 +78,11 @@ export function seq(...items: Uint8Array[]): Uint8Array {
   return tlv(0x30, items)
 }
 
+/** SEQUENCE (OF) from an array: use this rather than `seq(...items)` for long lists (no argument spreading). */
+export function seqOf(items: readonly Uint8Array[]): Uint8Array {
+  return tlv(0x30, items)
+}
+
 /** SET of the given TLVs, in the given order (use setOf for a DER SET OF). */
 export function set(...items: Uint8Array[]): Uint8Array {
   return tlv(0x31, items)

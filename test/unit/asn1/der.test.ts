@@ -4,7 +4,7 @@ import * as asn1js from 'asn1js'
 import t from 'tap'
 import {
   bitString, bool, EncodeError, explicit, generalizedTime, ia5String, implicit, int, lengthOctets, namedBitString,
-  nul, octetString, oid, printableString, retag, seq, set, setOf, tlv, uintFromBytes, utcTime, utf8String, x509Time,
+  nul, octetString, oid, printableString, retag, seq, seqOf, set, setOf, tlv, uintFromBytes, utcTime, utf8String, x509Time,
 } from '../../../src/asn1/der.js'
 import { fromHex, toHex } from '../../../src/util/hex.js'
 
@@ -57,6 +57,7 @@ t.test('lengths: short, long, minimal, up to and beyond 2^32', async (t) => {
 t.test('TLV, SEQUENCE, SET, tags', async (t) => {
   t.equal(hex(seq(int(1), nul())), '30 05 02 01 01 05 00')
   t.equal(hex(seq()), '30 00')
+  t.equal(hex(seqOf([int(1), nul()])), '30 05 02 01 01 05 00')
   t.equal(hex(set(int(2), int(1))), '31 06 02 01 02 02 01 01')
   t.equal(hex(tlv(0x04, [h('01'), h('02 03')])), '04 03 01 02 03')
   t.equal(hex(explicit(0, int(2))), 'a0 03 02 01 02')
