@@ -1,0 +1,55 @@
+# svc: make run (start svcd on the embedded default), make test (install what the tests need and run them all).
+SHELL := /bin/bash
+NODE_DEPS := node_modules/.installed
+APT_PACKAGES := rsync openssl libxml2-utils rpki-client fort-validator octorpki
+SRC := $(shell find src -name '*.ts' 2>/dev/null)
+
+.PHONY: all run test check build deps system-deps bench fixtures clean
+
+all: build
+
+# npm packages, installed when package.json or the lock file changed (npm ci on a clean clone).
+$(NODE_DEPS): package.json package-lock.json
+	@if [ -d node_modules ] && [ ! -f $(NODE_DEPS) ]; then npm install --no-audit --no-fund; else npm ci --no-audit --no-fund; fi
+	@touch $(NODE_DEPS)
+
+deps: $(NODE_DEPS)
+
+# Debian packages the tests need (relying parties, rsync, xmllint, openssl); apt-get only for what is missing.
+system-deps:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else echo "need root or sudo to install:$$missing" >&2; exit 1; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  $$SUDO apt-get install -y -qq --no-install-recommends $$missing >/dev/null 2>&1 || \
+	    { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends $$missing; }; \
+	fi
+
+dist/.built: $(NODE_DEPS) $(SRC) tsconfig.json package.json
+	@rm -rf dist
+	npx tsc -p tsconfig.json
+	@chmod +x dist/main.js dist/cli.js
+	@touch dist/.built
+
+build: dist/.built
+
+# Start svcd with the embedded default (testbed, embedded repository) in ./data/.
+run: build
+	node dist/main.js -c config/embedded.toml
+
+check: $(NODE_DEPS)
+	npx tsc -p tsconfig.check.json
+
+test: system-deps build check
+	TAP_TYPECHECK=1 npx tap
+
+bench: build
+	npx tsc -p bench/tsconfig.json
+	node --expose-gc dist-bench/bench/run.js
+
+fixtures: build
+	node --loader @isaacs/ts-node-temp-fork-for-pr-2009/esm test/helpers/write-fixtures.ts
+
+clean:
+	rm -rf dist dist-bench node_modules/.installed

@@ -1,0 +1,17 @@
+/** Wire types of the server-status part of the JSON API (krill-reference.md §1.1 "Server / health / info"). */
+import type { ErrorBody } from '../errors.js'
+
+/** The error body of every API error (krill-reference.md §1.3), defined with the catalogue in errors.ts. */
+export type { ErrorBody }
+
+/** GET /stats/info: the version and the start time in unix seconds. */
+export interface ServerInfo {
+  version: string
+  started: number
+}
+
+export function isErrorBody(v: unknown): v is ErrorBody {
+  if (typeof v !== 'object' || v === null) return false
+  const o = v as Record<string, unknown>
+  return typeof o.label === 'string' && typeof o.msg === 'string' && typeof o.args === 'object' && o.args !== null
+}

@@ -1,0 +1,20 @@
+/**
+ * One function per API endpoint, returning the ApiCall that `svcc` sends (or prints with `--api`). Paths follow
+ * the spec's table and krill-reference.md §1.1; names mirror the manager methods (caList ↔ Manager.caList).
+ */
+import type { ServerInfo } from '../api/status.js'
+import type { ApiCall, HttpMethod } from './api-client.js'
+
+function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
+  return body === undefined ? { method, path, expect } : { method, path, expect, body }
+}
+
+/** Path segment encoding for handles (which may contain '/' for RFC 8183 peers). */
+export function seg(s: string): string {
+  return encodeURIComponent(s)
+}
+
+export const calls = {
+  info: (): ApiCall<ServerInfo> => call('GET', '/stats/info', 'json'),
+  authorized: (): ApiCall<void> => call('GET', '/api/v1/authorized', 'empty'),
+}

@@ -1,0 +1,292 @@
+/**
+ * svcd configuration: TOML (smol-toml), built-in defaults that are safe for production, `load(path)` and
+ * `verify()`. A file needs to hold only what differs from the defaults; an unknown key or a wrong type stops
+ * start-up with a message naming the key and the file. config/svcd.toml documents every option.
+ */
+import { readFileSync } from 'node:fs'
+import { parse as parseToml } from 'smol-toml'
+import { parseUri } from './util/uri.js'
+
+export type HttpsMode = 'generate' | 'existing' | 'disable'
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
+export type LogType = 'stderr' | 'file'
+
+/** Every option, with the TOML names (the config file is a wire format; style.md §6). */
+export interface Config {
+  data_dir: string
+  ip: string
+  port: number
+  https_mode: HttpsMode
+  tls_cert: string | undefined
+  tls_key: string | undefined
+  service_uri: string
+  admin_token: string | undefined
+  log_level: LogLevel
+  log_type: LogType
+  log_file: string
+  pid_file: string | undefined
+  post_limit_api: number
+  post_limit_rfc6492: number
+  post_limit_rfc8181: number
+  repository: RepositoryConfig
+  testbed: TestbedConfig
+  timing: TimingConfig
+}
+
+export interface RepositoryConfig {
+  enabled: boolean
+  rrdp_base_uri: string | undefined
+  rsync_base_uri: string | undefined
+  rsync_daemon: 'auto' | 'off'
+  rrdp_delta_files_min_nr: number
+  rrdp_delta_files_min_seconds: number
+  rrdp_delta_files_max_nr: number
+  rrdp_delta_files_max_seconds: number
+  rrdp_delta_interval_min_seconds: number
+}
+
+export interface TestbedConfig {
+  enabled: boolean
+}
+
+export interface TimingConfig {
+  mft_next_update_seconds: number
+  mft_reissue_seconds: number
+  roa_valid_seconds: number
+  roa_reissue_before_seconds: number
+  child_cert_valid_seconds: number
+  child_cert_reissue_before_seconds: number
+  parent_refresh_seconds: number
+  parent_refresh_jitter_seconds: number
+  retry_seconds: number
+  roa_aggregate_threshold: number
+  roa_deaggregate_threshold: number
+}
+
+/** A start-up configuration problem; the message names the key and the file. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ConfigError'
+  }
+}
+
+type Kind = 'string' | 'integer' | 'boolean'
+interface OptSpec {
+  kind: Kind
+  /** Allowed values for strings. */
+  choices?: readonly string[]
+  /** Extra check; returns a problem description or undefined. */
+  check?: (v: never) => string | undefined
+  min?: number
+  max?: number
+}
+
+const HOUR = 3600
+const WEEK = 7 * 24 * HOUR
+
+const endsWithSlash = (v: string) => (v.endsWith('/') ? undefined : "must end with '/'")
+const uriCheck = (scheme: string) => (v: string) => {
+  try {
+    const p = parseUri(v)
+    if (p.scheme !== scheme) return `must be an ${scheme}:// URI`
+  } catch (e) {
+    return (e as Error).message
+  }
+  return endsWithSlash(v)
+}
+
+const TOP: Record<string, OptSpec> = {
+  data_dir: { kind: 'string', check: endsWithSlash },
+  ip: { kind: 'string' },
+  port: { kind: 'integer', min: 1, max: 65535 },
+  https_mode: { kind: 'string', choices: ['generate', 'existing', 'disable'] },
+  tls_cert: { kind: 'string' },
+  tls_key: { kind: 'string' },
+  service_uri: { kind: 'string', check: (v: string) => uriCheck('https')(v) ?? pathless(v) },
+  admin_token: { kind: 'string', check: (v: string) => (v.length >= 8 ? undefined : 'must be at least 8 characters') },
+  log_level: { kind: 'string', choices: ['off', 'error', 'warn', 'info', 'debug', 'trace'] },
+  log_type: { kind: 'string', choices: ['stderr', 'file'] },
+  log_file: { kind: 'string' },
+  pid_file: { kind: 'string' },
+  post_limit_api: { kind: 'integer', min: 1024 },
+  post_limit_rfc6492: { kind: 'integer', min: 1024 },
+  post_limit_rfc8181: { kind: 'integer', min: 1024 },
+}
+
+const SECTIONS: Record<string, Record<string, OptSpec>> = {
+  repository: {
+    enabled: { kind: 'boolean' },
+    rrdp_base_uri: { kind: 'string', check: uriCheck('https') },
+    rsync_base_uri: { kind: 'string', check: uriCheck('rsync') },
+    rsync_daemon: { kind: 'string', choices: ['auto', 'off'] },
+    rrdp_delta_files_min_nr: { kind: 'integer', min: 0 },
+    rrdp_delta_files_min_seconds: { kind: 'integer', min: 0 },
+    rrdp_delta_files_max_nr: { kind: 'integer', min: 1 },
+    rrdp_delta_files_max_seconds: { kind: 'integer', min: 1 },
+    rrdp_delta_interval_min_seconds: { kind: 'integer', min: 0 },
+  },
+  testbed: {
+    enabled: { kind: 'boolean' },
+  },
+  timing: {
+    mft_next_update_seconds: { kind: 'integer', min: 60 },
+    mft_reissue_seconds: { kind: 'integer', min: 10 },
+    roa_valid_seconds: { kind: 'integer', min: 120 },
+    roa_reissue_before_seconds: { kind: 'integer', min: 60 },
+    child_cert_valid_seconds: { kind: 'integer', min: 120 },
+    child_cert_reissue_before_seconds: { kind: 'integer', min: 60 },
+    parent_refresh_seconds: { kind: 'integer', min: 1 },
+    parent_refresh_jitter_seconds: { kind: 'integer', min: 0 },
+    retry_seconds: { kind: 'integer', min: 1 },
+    roa_aggregate_threshold: { kind: 'integer', min: 1 },
+    roa_deaggregate_threshold: { kind: 'integer', min: 0 },
+  },
+}
+
+function pathless(v: string): string | undefined {
+  return parseUri(v).path === '/' ? undefined : 'must be https://<host>[:<port>]/ without a path'
+}
+
+/** The built-in defaults: safe for production (loopback only, no test trust anchor, no repository). */
+export function defaults(): Config {
+  return {
+    data_dir: './data/',
+    ip: '127.0.0.1',
+    port: 3000,
+    https_mode: 'generate',
+    tls_cert: undefined,
+    tls_key: undefined,
+    service_uri: '',
+    admin_token: undefined,
+    log_level: 'info',
+    log_type: 'stderr',
+    log_file: './svcd.log',
+    pid_file: undefined,
+    post_limit_api: 256 * 1024,
+    post_limit_rfc6492: 1024 * 1024,
+    post_limit_rfc8181: 32 * 1024 * 1024,
+    repository: {
+      enabled: false,
+      rrdp_base_uri: undefined,
+      rsync_base_uri: undefined,
+      rsync_daemon: 'off',
+      rrdp_delta_files_min_nr: 5,
+      rrdp_delta_files_min_seconds: 1200,
+      rrdp_delta_files_max_nr: 50,
+      rrdp_delta_files_max_seconds: 7200,
+      rrdp_delta_interval_min_seconds: 0,
+    },
+    testbed: { enabled: false },
+    timing: {
+      mft_next_update_seconds: 24 * HOUR,
+      mft_reissue_seconds: 8 * HOUR,
+      roa_valid_seconds: 52 * WEEK,
+      roa_reissue_before_seconds: 4 * WEEK,
+      child_cert_valid_seconds: 52 * WEEK,
+      child_cert_reissue_before_seconds: 4 * WEEK,
+      parent_refresh_seconds: HOUR,
+      parent_refresh_jitter_seconds: 15 * 60,
+      retry_seconds: 300,
+      roa_aggregate_threshold: 100,
+      roa_deaggregate_threshold: 90,
+    },
+  }
+}
+
+/** Read a TOML file over the defaults (or just the defaults without a path), apply the environment, verify. */
+export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv = process.env): Config {
+  const config = defaults()
+  if (path !== undefined) {
+    let text: string
+    try {
+      text = readFileSync(path, 'utf8')
+    } catch (e) {
+      throw new ConfigError(`cannot read config file '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
+    }
+    applyToml(config, text, path)
+  }
+  if (env.SVC_ADMIN_TOKEN) config.admin_token = env.SVC_ADMIN_TOKEN
+  if (env.SVC_DATA_DIR) config.data_dir = env.SVC_DATA_DIR
+  verifyConfig(config, path ?? '<built-in defaults>')
+  return config
+}
+
+/** Merge TOML text into a config, checking every key and type against the schema. */
+export function applyToml(config: Config, text: string, file: string): void {
+  let doc: Record<string, unknown>
+  try {
+    doc = parseToml(text) as Record<string, unknown>
+  } catch (e) {
+    throw new ConfigError(`${file}: invalid TOML: ${(e as Error).message.split('\n')[0]}`)
+  }
+  for (const [key, value] of Object.entries(doc)) {
+    if (key in SECTIONS) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) {
+        throw new ConfigError(`${file}: '${key}' must be a table ([${key}])`)
+      }
+      const target = config[key as keyof Config] as unknown as Record<string, unknown>
+      for (const [sub, v] of Object.entries(value as Record<string, unknown>)) {
+        target[sub] = checkOption(SECTIONS[key], sub, v, `${key}.${sub}`, file)
+      }
+    } else {
+      ;(config as unknown as Record<string, unknown>)[key] = checkOption(TOP, key, value, key, file)
+    }
+  }
+}
+
+function checkOption(specs: Record<string, OptSpec>, key: string, value: unknown, name: string, file: string): unknown {
+  const spec = Object.hasOwn(specs, key) ? specs[key] : undefined
+  if (!spec) throw new ConfigError(`${file}: unknown key '${name}'`)
+  const bad = (what: string) => new ConfigError(`${file}: key '${name}' ${what}`)
+  if (spec.kind === 'integer') {
+    if (typeof value !== 'number' || !Number.isInteger(value)) throw bad(`must be an integer, not ${describe(value)}`)
+    if (spec.min !== undefined && value < spec.min) throw bad(`must be at least ${spec.min}`)
+    if (spec.max !== undefined && value > spec.max) throw bad(`must be at most ${spec.max}`)
+  } else if (spec.kind === 'boolean') {
+    if (typeof value !== 'boolean') throw bad(`must be true or false, not ${describe(value)}`)
+  } else {
+    if (typeof value !== 'string') throw bad(`must be a string, not ${describe(value)}`)
+    if (spec.choices && !spec.choices.includes(value)) throw bad(`must be one of ${spec.choices.map((c) => `"${c}"`).join(', ')}, not "${value}"`)
+  }
+  const problem = spec.check?.(value as never)
+  if (problem) throw bad(problem)
+  return value
+}
+
+function describe(v: unknown): string {
+  if (v instanceof Date) return 'a date'
+  if (Array.isArray(v)) return 'an array'
+  return typeof v === 'object' ? 'a table' : `${typeof v} ${JSON.stringify(v)}`
+}
+
+/** Cross-field checks and derived defaults (service_uri from the port). */
+export function verifyConfig(c: Config, file: string): void {
+  const fail = (key: string, what: string) => {
+    throw new ConfigError(`${file}: key '${key}' ${what}`)
+  }
+  if (!c.data_dir.endsWith('/')) fail('data_dir', "must end with '/'")
+  if (c.service_uri === '') c.service_uri = `https://localhost:${c.port}/`
+  if (c.https_mode === 'existing' && (!c.tls_cert || !c.tls_key)) fail('https_mode', 'is "existing", so tls_cert and tls_key must be set')
+  if (c.log_type === 'file' && !c.log_file) fail('log_file', 'must be set when log_type is "file"')
+  const r = c.repository
+  if (r.enabled) {
+    if (!r.rrdp_base_uri) fail('repository.rrdp_base_uri', 'must be set when the repository is enabled')
+    if (!r.rsync_base_uri) fail('repository.rsync_base_uri', 'must be set when the repository is enabled')
+  }
+  if (c.testbed.enabled && !r.enabled) fail('testbed.enabled', 'needs the embedded repository ([repository] enabled = true)')
+  const t = c.timing
+  if (t.mft_reissue_seconds >= t.mft_next_update_seconds) fail('timing.mft_reissue_seconds', 'must be less than timing.mft_next_update_seconds')
+  if (t.roa_reissue_before_seconds >= t.roa_valid_seconds) fail('timing.roa_reissue_before_seconds', 'must be less than timing.roa_valid_seconds')
+  if (t.child_cert_reissue_before_seconds >= t.child_cert_valid_seconds) {
+    fail('timing.child_cert_reissue_before_seconds', 'must be less than timing.child_cert_valid_seconds')
+  }
+  if (t.roa_deaggregate_threshold >= t.roa_aggregate_threshold) fail('timing.roa_deaggregate_threshold', 'must be less than timing.roa_aggregate_threshold')
+}
+
+/** The names of every option, "section.key" for sections: used by the reference-config test. */
+export function optionNames(): string[] {
+  const names = Object.keys(TOP)
+  for (const [s, opts] of Object.entries(SECTIONS)) for (const k of Object.keys(opts)) names.push(`${s}.${k}`)
+  return names
+}

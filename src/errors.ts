@@ -1,0 +1,139 @@
+/**
+ * AppError and the one error catalogue of the service (style.md §7; labels and statuses as Krill's,
+ * krill-reference.md §1.3). Every label has a message template and a golden body in fixtures/errors/<label>.json.
+ * Domain code throws AppError; http/errors.ts turns it into a status and a {label,msg,args} body.
+ */
+
+interface CatalogueEntry {
+  readonly status: number
+  /** Message template: `{name}` is replaced by `args.name`. */
+  readonly msg: string
+}
+
+/** The catalogue: label → HTTP status and message template. 400 is the default status; sys-* is always 500. */
+export const CATALOGUE = {
+  // api-*: bad requests at the HTTP level
+  'api-invalid-credentials': { status: 401, msg: 'Invalid credentials: {reason}' },
+  'api-insufficient-rights': { status: 403, msg: 'Insufficient rights for this request' },
+  'api-unknown-resource': { status: 404, msg: "Unknown API path '{path}'" },
+  'api-unknown-method': { status: 405, msg: "Method {method} is not allowed for '{path}'" },
+  'api-json': { status: 400, msg: 'Invalid JSON in request body: {reason}' },
+  'api-invalid-body': { status: 400, msg: 'Invalid request body: {reason}' },
+  'api-unexpected-body': { status: 400, msg: 'This request takes no body' },
+  'api-unsupported-media-type': { status: 415, msg: "Unsupported content type '{content_type}', expected '{expected}'" },
+  'api-post-body-exceeds-limit': { status: 413, msg: 'Request body exceeds the limit of {limit} bytes' },
+  'api-post-body-cannot-read': { status: 400, msg: 'Cannot read the request body: {reason}' },
+  'api-invalid-path-handle': { status: 400, msg: "Invalid handle '{handle}' in path: {reason}" },
+  'api-invalid-path-seconds': { status: 400, msg: "Invalid number of seconds '{seconds}' in path" },
+  'api-invalid-query': { status: 400, msg: "Invalid value for '{name}': {reason}" },
+  'api-invalid-utf8': { status: 400, msg: 'Request body is not valid UTF-8' },
+  // ca-*: certificate authorities
+  'ca-unknown': { status: 404, msg: "CA '{ca}' is unknown" },
+  'ca-duplicate': { status: 400, msg: "CA '{ca}' was already initialised" },
+  'ca-handle-invalid': { status: 400, msg: "Invalid CA handle: {reason}" },
+  'ca-child-unknown': { status: 404, msg: "CA '{ca}' does not have a child named '{child}'" },
+  'ca-child-duplicate': { status: 400, msg: "CA '{ca}' already has a child named '{child}'" },
+  'ca-child-resources-required': { status: 400, msg: 'A child must be given at least some resources' },
+  'ca-child-resources-extra': { status: 400, msg: "Child '{child}' cannot have resources not held by CA '{ca}': {resources}" },
+  'ca-child-unauthorized': { status: 400, msg: "CA '{ca}' does not accept this message for child '{child}': {reason}" },
+  'ca-child-request-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 child request: {reason}' },
+  'ca-parent-unknown': { status: 404, msg: "CA '{ca}' does not have a parent named '{parent}'" },
+  'ca-parent-duplicate': { status: 400, msg: "CA '{ca}' already has a parent named '{parent}'" },
+  'ca-parent-response-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 parent response: {reason}' },
+  'ca-parent-response-wrong-xml': { status: 400, msg: 'Expected an RFC 8183 parent response, got {reason}' },
+  'ca-parent-issue': { status: 400, msg: "CA '{ca}' had an issue with parent '{parent}': {reason}" },
+  'ca-parent-sync': { status: 400, msg: "CA '{ca}' could not sync with parent '{parent}': {reason}" },
+  'ca-parent-xml-duplicate': { status: 400, msg: "CA '{ca}' already has parent '{parent}' with the same response" },
+  'ca-repo-issue': { status: 400, msg: "CA '{ca}' cannot use the repository at '{uri}': {reason}" },
+  'ca-repo-response-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 repository response: {reason}' },
+  'ca-repo-response-wrong-xml': { status: 400, msg: 'Expected an RFC 8183 repository response, got {reason}' },
+  'ca-repo-same': { status: 400, msg: "CA '{ca}' already uses this repository" },
+  'ca-roa-delta-error': { status: 400, msg: 'Delta rejected, see included json' },
+  'ca-roa-invalid-max-length': { status: 400, msg: "Invalid max length in '{roa}': {reason}" },
+  'ca-roa-delta-syntax': { status: 400, msg: 'Invalid ROA delta: {reason}' },
+  'ca-history-unknown': { status: 404, msg: "CA '{ca}' has no history entry with key '{key}'" },
+  // key roll
+  'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },
+  'key-roll-disallowed': { status: 400, msg: "CA '{ca}' cannot {action} a key roll: {reason}" },
+  'key-no-new': { status: 400, msg: "CA '{ca}' has no new key to activate" },
+  // pub-*: publication server
+  'pub-unknown': { status: 404, msg: "Unknown publisher '{publisher}'" },
+  'pub-duplicate': { status: 400, msg: "Duplicate publisher '{publisher}'" },
+  'pub-outside-jail': { status: 400, msg: "Publishing '{uri}' outside of jail URI '{jail}'" },
+  'pub-uri-no-slash': { status: 400, msg: "Base URI '{uri}' must end with '/'" },
+  'pub-repo-not-initialized': { status: 400, msg: 'The publication server is not enabled' },
+  'pub-request-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 publisher request: {reason}' },
+  'repo-not-set': { status: 400, msg: "CA '{ca}' has no repository configured" },
+  // protocol messages
+  'rfc-8183-xml': { status: 400, msg: 'Invalid RFC 8183 XML: {reason}' },
+  'rfc6492-protocol': { status: 400, msg: 'RFC 6492 protocol error: {reason}' },
+  'rfc6492-invalid-csr': { status: 400, msg: 'Invalid certificate request: {reason}' },
+  'rfc8181-protocol-message': { status: 400, msg: 'RFC 8181 protocol error: {reason}' },
+  'rfc8181-validation': { status: 400, msg: 'RFC 8181 message failed validation: {reason}' },
+  'rfc8181-delta': { status: 400, msg: 'RFC 8181 delta rejected: {reason}' },
+  // object library, offline tools
+  'objects-invalid': { status: 400, msg: 'Object failed its own checks and was not published: {reason}' },
+  'general-error': { status: 400, msg: '{reason}' },
+  // sys-*: ours, always 500, never shown in detail to the client
+  'sys-internal': { status: 500, msg: 'Internal Server Error' },
+  'sys-config': { status: 500, msg: 'Configuration error: {reason}' },
+  'sys-io': { status: 500, msg: 'I/O error: {reason}' },
+  'sys-store': { status: 500, msg: 'Storage error: {reason}' },
+  'sys-signer': { status: 500, msg: 'Signer error: {reason}' },
+  'sys-http-client': { status: 500, msg: 'HTTP client error: {reason}' },
+  'sys-not-implemented': { status: 501, msg: '{feature} is not implemented' },
+} as const satisfies Record<string, CatalogueEntry>
+
+export type ErrorLabel = keyof typeof CATALOGUE
+
+/** The JSON error body of the API: `args` values are strings (krill-reference.md §1.3). */
+export interface ErrorBody {
+  label: string
+  msg: string
+  args: Record<string, string>
+  /** Only for `ca-roa-delta-error`: the problems by kind. */
+  delta_error?: Record<string, string[]>
+}
+
+/** Fill `{name}` placeholders of a template from args; unknown placeholders stay visible. */
+export function renderMessage(template: string, args: Record<string, string>): string {
+  return template.replace(/\{([a-z_]+)\}/g, (whole, name: string) => (name in args ? args[name] : whole))
+}
+
+/** A labelled service error. The message comes from the catalogue template and the args. */
+export class AppError extends Error {
+  readonly label: ErrorLabel
+  readonly args: Record<string, string>
+  readonly status: number
+  readonly extra: Partial<Pick<ErrorBody, 'delta_error'>>
+
+  constructor(label: ErrorLabel, args: Record<string, string> = {}, options: { cause?: unknown; extra?: AppError['extra'] } = {}) {
+    super(renderMessage(CATALOGUE[label].msg, args), { cause: options.cause })
+    this.name = 'AppError'
+    this.label = label
+    this.args = args
+    this.status = CATALOGUE[label].status
+    this.extra = options.extra ?? {}
+  }
+
+  /** The body sent to clients. 5xx errors never show details (Koa's `expose` rule). */
+  body(): ErrorBody {
+    if (this.status >= 500 && this.status !== 501) return internalErrorBody()
+    return { label: this.label, msg: this.message, args: this.args, ...this.extra }
+  }
+}
+
+/** The body of every 5xx the client sees: no stack, no internals. */
+export function internalErrorBody(): ErrorBody {
+  return { label: 'sys-internal', msg: CATALOGUE['sys-internal'].msg, args: {} }
+}
+
+/** Is this string a catalogue label? */
+export function isErrorLabel(label: string): label is ErrorLabel {
+  return Object.hasOwn(CATALOGUE, label)
+}
+
+/** The message of any thrown value, for wrapping library errors into args.reason. */
+export function reasonOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err)
+}

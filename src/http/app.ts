@@ -1,0 +1,93 @@
+/**
+ * The Koa application of svcd: middleware order, routers, and the HTTPS (or plain HTTP) listener. Thin: each route
+ * checks its input, makes one manager call and responds (style.md §10 rule 4).
+ */
+import http from 'node:http'
+import https from 'node:https'
+import type { AddressInfo } from 'node:net'
+import Koa from 'koa'
+import type { Config } from '../config.js'
+import type { Logger } from '../log.js'
+import type { Manager } from '../manager.js'
+import { apiAuth } from './auth.js'
+import { errorMiddleware } from './errors.js'
+import { statusRouter } from './routes/status.js'
+
+export interface HttpDeps {
+  manager: Manager
+  config: Config
+  log: Logger
+  /** The admin token every /api/v1 call must present. */
+  token: string
+}
+
+/** Build the Koa app with all routers mounted. */
+export function createApp(deps: HttpDeps): Koa {
+  const app = new Koa({ proxy: false })
+  app.silent = true // errors are logged by errorMiddleware, never by Koa's default printer
+  app.use(requestLog(deps.log))
+  app.use(errorMiddleware(deps.log))
+  app.use(apiAuth(deps.token))
+  for (const router of [statusRouter(deps)]) {
+    app.use(router.routes())
+    app.use(router.allowedMethods({ throw: true }))
+  }
+  return app
+}
+
+function requestLog(log: Logger) {
+  return async function logRequest(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+    const start = process.hrtime.bigint()
+    try {
+      await next()
+    } finally {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6
+      log.debug('request', { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 10) / 10 })
+    }
+  }
+}
+
+export interface TlsMaterial {
+  key: Buffer
+  cert: Buffer
+}
+
+export interface RunningServer {
+  server: http.Server | https.Server
+  port: number
+  /** Swap in a renewed certificate without a restart (https only). */
+  reloadTls(tls: TlsMaterial): void
+  close(): Promise<void>
+}
+
+/** Listen on ip:port; with `tls`, serve HTTPS. Resolves once listening, rejects on EADDRINUSE and the like. */
+export function listen(app: Koa, opts: { ip: string; port: number; tls?: TlsMaterial }): Promise<RunningServer> {
+  const handler = app.callback()
+  const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert, minVersion: 'TLSv1.2' }, handler) : http.createServer(handler)
+  server.headersTimeout = 30_000
+  server.requestTimeout = 300_000
+  server.keepAliveTimeout = 5_000
+  return new Promise((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(opts.port, opts.ip, () => {
+      server.off('error', reject)
+      resolve({
+        server,
+        port: (server.address() as AddressInfo).port,
+        reloadTls(tls) {
+          if (server instanceof https.Server) server.setSecureContext({ key: tls.key, cert: tls.cert })
+        },
+        close: () => closeServer(server),
+      })
+    })
+  })
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve())
+    server.closeIdleConnections()
+    // Requests still running get a few seconds to finish, then their connections are dropped.
+    setTimeout(() => server.closeAllConnections(), 5_000).unref()
+  })
+}

@@ -1,0 +1,45 @@
+/**
+ * The only catch in the HTTP path (style.md §7): AppError → its status and {label,msg,args} body; anything else
+ * is logged in full and answered with a bare 500 `sys-internal` (Koa's `expose` rule: 5xx never shows internals).
+ */
+import type { Context, Next } from 'koa'
+import { AppError, internalErrorBody } from '../errors.js'
+import type { Logger } from '../log.js'
+
+export function errorMiddleware(log: Logger) {
+  return async function handleErrors(ctx: Context, next: Next): Promise<void> {
+    try {
+      await next()
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError('api-unknown-resource', { path: ctx.path })
+      }
+    } catch (err) {
+      const appError = toAppError(err, ctx)
+      if (appError) {
+        if (appError.status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, label: appError.label, err: errFields(err) })
+        ctx.status = appError.status
+        ctx.body = appError.body()
+      } else {
+        log.error('unexpected error', { method: ctx.method, path: ctx.path, err: errFields(err) })
+        ctx.status = 500
+        ctx.body = internalErrorBody()
+      }
+      if (ctx.status === 401) ctx.set('WWW-Authenticate', 'Bearer')
+    }
+  }
+}
+
+/** AppErrors pass; the router's 405 and Koa's client errors (e.g. 413 from a stream) become labelled ones. */
+function toAppError(err: unknown, ctx: Context): AppError | undefined {
+  if (err instanceof AppError) return err
+  const status = (err as { status?: number }).status
+  if (status === 405) return new AppError('api-unknown-method', { method: ctx.method, path: ctx.path })
+  if (status === 404) return new AppError('api-unknown-resource', { path: ctx.path })
+  return undefined
+}
+
+function errFields(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { value: String(err) }
+  const cause = err.cause instanceof Error ? { message: err.cause.message, stack: err.cause.stack } : err.cause
+  return { message: err.message, stack: err.stack, cause }
+}

@@ -1,0 +1,24 @@
+/**
+ * Server status routes: GET /health (no auth), GET /stats/info (version and start time, as Krill serves it),
+ * GET /api/v1/authorized (200 when the bearer token is valid; app.ts checks it for all of /api/).
+ */
+import Router from '@koa/router'
+import { AppError } from '../../errors.js'
+import type { HttpDeps } from '../app.js'
+
+export function statusRouter(deps: HttpDeps): Router {
+  const router = new Router()
+  router.get('/health', (ctx) => {
+    if (!deps.manager.health()) throw new AppError('sys-store', { reason: 'database not available' })
+    ctx.status = 200
+    ctx.body = ''
+  })
+  router.get('/stats/info', (ctx) => {
+    ctx.body = deps.manager.serverInfo()
+  })
+  router.get('/api/v1/authorized', (ctx) => {
+    ctx.status = 200
+    ctx.body = ''
+  })
+  return router
+}

@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+/**
+ * svcd: the daemon's entry and composition root (design.md §2): config → lock → log → token → TLS → db → manager →
+ * http. The only place (with cli.ts) that creates concrete classes. Stops gracefully on SIGINT/SIGTERM.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { randomBytes, createPrivateKey, X509Certificate } from 'node:crypto'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig, type Config } from './config.js'
+import { createApp, listen, type RunningServer, type TlsMaterial } from './http/app.js'
+import { acquireLock, LockError, type DataDirLock } from './lock.js'
+import { createLogger, type Logger } from './log.js'
+import { Manager } from './manager.js'
+import { Db } from './store/db.js'
+import { generateTlsCertificate } from './tls-cert.js'
+import { VERSION } from './version.js'
+import { watchFiles, type Watcher } from './watch.js'
+
+const USAGE = `svcd ${VERSION}: RPKI Certificate Authority and publication server daemon
+
+Usage: svcd [-c <file>] [--help] [--version]
+
+Options:
+  -c, --config <file>  read this TOML config file over the built-in defaults
+                       (without it, the built-in defaults apply: see config/svcd.toml)
+  -h, --help           print this help
+  -V, --version        print the version
+
+Environment: SVC_ADMIN_TOKEN overrides admin_token, SVC_DATA_DIR overrides data_dir.
+`
+
+interface Running {
+  config: Config
+  log: Logger
+  lock: DataDirLock
+  db: Db
+  manager: Manager
+  server: RunningServer
+  watcher: Watcher | undefined
+}
+
+async function main(argv: string[]): Promise<number> {
+  let args
+  try {
+    args = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' } }, allowPositionals: true })
+  } catch (e) {
+    process.stderr.write(`svcd: ${(e as Error).message}\n\n${USAGE}`)
+    return 2
+  }
+  if (args.values.help) return (process.stdout.write(USAGE), 0)
+  if (args.values.version) return (process.stdout.write(`svcd ${VERSION}\n`), 0)
+  if (args.positionals.length) return (process.stderr.write(`svcd: unexpected argument '${args.positionals[0]}'\n\n${USAGE}`), 2)
+
+  let running: Running
+  try {
+    running = await start(args.values.config)
+  } catch (e) {
+    if (e instanceof ConfigError || e instanceof LockError || e instanceof StartError) {
+      process.stderr.write(`svcd: ${e.message}\n`)
+      return 1
+    }
+    throw e
+  }
+  await new Promise<void>((done) => {
+    const stop = (signal: string) => {
+      running.log.info('stopping', { signal })
+      process.off('SIGINT', stop).off('SIGTERM', stop)
+      shutdown(running).then(done, done)
+    }
+    process.on('SIGINT', stop).on('SIGTERM', stop)
+  })
+  return 0
+}
+
+class StartError extends Error {}
+
+async function start(configPath: string | undefined): Promise<Running> {
+  const config = loadConfig(configPath)
+  const dataDir = resolve(config.data_dir)
+  ensureDir(dataDir)
+  const lock = acquireLock(join(dataDir, 'svcd.lock'), config.data_dir)
+  try {
+    const log = createLogger({ level: config.log_level, type: config.log_type, file: config.log_file })
+    const token = adminToken(config, dataDir, log)
+    const tls = config.https_mode === 'disable' ? undefined : tlsMaterial(config, dataDir, log)
+    const db = Db.open(join(dataDir, 'svcd.db'))
+    const manager = new Manager({ config, db, log })
+    const app = createApp({ manager, config, log, token })
+    const server = await listen(app, { ip: config.ip, port: config.port, tls }).catch((e: NodeJS.ErrnoException) => {
+      db.close()
+      throw new StartError(`cannot listen on ${config.ip}:${config.port}: ${e.code === 'EADDRINUSE' ? 'the address is already in use' : e.message}`)
+    })
+    const watcher = config.https_mode === 'existing' ? watchTls(config, server, log) : undefined
+    if (config.pid_file) writeFileSync(config.pid_file, `${process.pid}\n`)
+    const scheme = tls ? 'https' : 'http'
+    log.info('svcd started', { version: VERSION, listen: `${scheme}://${config.ip}:${server.port}/`, service_uri: config.service_uri, data_dir: config.data_dir })
+    return { config, log, lock, db, manager, server, watcher }
+  } catch (e) {
+    lock.release()
+    throw e
+  }
+}
+
+async function shutdown(r: Running): Promise<void> {
+  await r.server.close()
+  await r.watcher?.close()
+  await r.manager.shutdown()
+  r.db.close()
+  if (r.config.pid_file && existsSync(r.config.pid_file)) unlinkSync(r.config.pid_file)
+  r.lock.release()
+  r.log.info('svcd stopped')
+  r.log.flush()
+}
+
+function ensureDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+  } catch (e) {
+    throw new StartError(`cannot create the data directory '${dir}': ${(e as Error).message}`)
+  }
+}
+
+/** The configured token, or the one in <data_dir>/admin_token, generated (mode 0600) at first start. */
+function adminToken(config: Config, dataDir: string, log: Logger): string {
+  if (config.admin_token) return config.admin_token
+  const file = join(dataDir, 'admin_token')
+  if (existsSync(file)) {
+    const token = readFileSync(file, 'utf8').trim()
+    if (token.length < 8) throw new StartError(`the admin token file '${file}' is empty or too short; remove it to generate a new one`)
+    chmodSync(file, 0o600)
+    log.info('using the admin token from the data directory', { file })
+    return token
+  }
+  const token = randomBytes(32).toString('hex')
+  writeFileSync(file, token + '\n', { mode: 0o600, flag: 'wx' })
+  log.info('generated an admin token; use it as SVC_CLI_TOKEN', { file })
+  return token
+}
+
+/** TLS key and certificate: generated once under <data_dir>/ssl/ (key 0600), or read from tls_cert/tls_key. */
+function tlsMaterial(config: Config, dataDir: string, log: Logger): TlsMaterial {
+  if (config.https_mode === 'existing') {
+    const m = readTls(config.tls_cert!, config.tls_key!)
+    if (typeof m === 'string') throw new StartError(m)
+    return m
+  }
+  const dir = join(dataDir, 'ssl')
+  const certFile = join(dir, 'cert.pem')
+  const keyFile = join(dir, 'key.pem')
+  if (existsSync(certFile) && existsSync(keyFile)) {
+    const m = readTls(certFile, keyFile)
+    if (typeof m !== 'string') return m
+    log.warn('the generated TLS certificate cannot be used; generating a new one', { reason: m })
+  }
+  ensureDir(dir)
+  const { certPem, keyPem } = generateTlsCertificate(new Date())
+  writeFileSync(keyFile, keyPem, { mode: 0o600 })
+  chmodSync(keyFile, 0o600)
+  writeFileSync(certFile, certPem)
+  log.info('generated a self-signed TLS certificate', { cert: certFile })
+  return { key: Buffer.from(keyPem), cert: Buffer.from(certPem) }
+}
+
+/** Read and check a certificate and key pair; a string says what is wrong. */
+function readTls(certFile: string, keyFile: string): TlsMaterial | string {
+  try {
+    const cert = readFileSync(certFile)
+    const key = readFileSync(keyFile)
+    const x509 = new X509Certificate(cert)
+    if (!x509.checkPrivateKey(createPrivateKey(key))) return `the TLS key '${keyFile}' does not match the certificate '${certFile}'`
+    if (new Date(x509.validTo) < new Date()) return `the TLS certificate '${certFile}' expired on ${x509.validTo}`
+    return { cert, key }
+  } catch (e) {
+    return `cannot use TLS certificate '${certFile}' with key '${keyFile}': ${(e as Error).message}`
+  }
+}
+
+function watchTls(config: Config, server: RunningServer, log: Logger): Watcher {
+  const reload = () => {
+    const m = readTls(config.tls_cert!, config.tls_key!)
+    if (typeof m === 'string') return log.error('TLS certificate change ignored; the previous certificate stays in use', { reason: m })
+    server.reloadTls(m)
+    log.info('TLS certificate reloaded', { cert: config.tls_cert })
+  }
+  return watchFiles([config.tls_cert!, config.tls_key!], reload, (e) => log.error('TLS file watcher failed', { err: String(e) }))
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code
+  },
+  (e) => {
+    process.stderr.write(`svcd: fatal: ${(e as Error).stack ?? String(e)}\n`)
+    process.exitCode = 1
+  },
+)

@@ -1,0 +1,86 @@
+/**
+ * The SQLite database of svcd (better-sqlite3, WAL) and its forward-only migrations. The only home of
+ * better-sqlite3 (style.md §5): other store modules get a `Db` and expose narrow interfaces (EventStore, …).
+ */
+import Database from 'better-sqlite3'
+import { MIGRATIONS, type Migration } from './migrations/index.js'
+
+/** A statement prepared once and reused; the store modules use these, nothing outside store/ sees them. */
+export type Statement = Database.Statement
+
+/** Thrown when the database cannot be opened or migrated, or a write fails. */
+export class StoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreError'
+  }
+}
+
+export class Db {
+  readonly raw: Database.Database
+  private readonly statements = new Map<string, Statement>()
+
+  private constructor(raw: Database.Database) {
+    this.raw = raw
+  }
+
+  /** Open (creating if needed) the database file, set pragmas and run pending migrations. */
+  static open(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
+    let raw: Database.Database
+    try {
+      raw = new Database(path)
+      raw.pragma('journal_mode = WAL')
+      raw.pragma('synchronous = FULL')
+      raw.pragma('foreign_keys = ON')
+      raw.pragma('busy_timeout = 5000')
+    } catch (e) {
+      throw new StoreError(`cannot open database '${path}': ${(e as Error).message}`, { cause: e })
+    }
+    const db = new Db(raw)
+    db.migrate(migrations)
+    return db
+  }
+
+  /** Run `fn` in one transaction: all its writes land, or none do. Nested calls use savepoints. */
+  transaction<T>(fn: () => T): T {
+    return this.raw.transaction(fn)()
+  }
+
+  /** A cached prepared statement. */
+  prepare(sql: string): Statement {
+    let s = this.statements.get(sql)
+    if (!s) {
+      s = this.raw.prepare(sql)
+      this.statements.set(sql, s)
+    }
+    return s
+  }
+
+  /** The schema version (the highest migration applied). */
+  version(): number {
+    return (this.raw.pragma('user_version', { simple: true }) as number) ?? 0
+  }
+
+  close(): void {
+    if (this.raw.open) this.raw.close()
+  }
+
+  private migrate(migrations: readonly Migration[]): void {
+    const current = this.version()
+    const known = migrations.length ? migrations[migrations.length - 1].version : 0
+    if (current > known) {
+      throw new StoreError(`database schema version ${current} is newer than this svcd knows (${known}); refusing to downgrade`)
+    }
+    for (const m of migrations) {
+      if (m.version <= current) continue
+      try {
+        this.transaction(() => {
+          this.raw.exec(m.sql)
+          this.raw.pragma(`user_version = ${m.version}`)
+        })
+      } catch (e) {
+        throw new StoreError(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`, { cause: e })
+      }
+    }
+  }
+}

@@ -1,0 +1,13 @@
+/** Migration 1: server properties (key/value). */
+import type { Migration } from './index.js'
+
+export const m001: Migration = {
+  version: 1,
+  name: 'init',
+  sql: `
+    CREATE TABLE properties (
+      key   TEXT PRIMARY KEY,
+      value TEXT NOT NULL
+    ) STRICT;
+  `,
+}

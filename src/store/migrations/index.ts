@@ -1,0 +1,13 @@
+/**
+ * The ordered list of schema migrations. Forward-only: a released migration is never edited; changes come as a
+ * new numbered file (style.md §9). Each file exports its SQL so the build needs no asset copying.
+ */
+import { m001 } from './001-init.js'
+
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  readonly sql: string
+}
+
+export const MIGRATIONS: readonly Migration[] = [m001]

@@ -1,0 +1,19 @@
+/** Server properties (key/value): the svcd version that last wrote the data, creation time, … */
+import type { Db } from './db.js'
+
+export interface PropertyStore {
+  get(key: string): string | undefined
+  set(key: string, value: string): void
+}
+
+export function propertyStore(db: Db): PropertyStore {
+  return {
+    get(key) {
+      const row = db.prepare('SELECT value FROM properties WHERE key = ?').get(key) as { value: string } | undefined
+      return row?.value
+    },
+    set(key, value) {
+      db.prepare('INSERT INTO properties (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value').run(key, value)
+    },
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * File watchers turned into callbacks (design.md, style.md §4): the only home of chokidar. Used by svcd to reload
+ * a renewed TLS certificate without a restart.
+ */
+import chokidar from 'chokidar'
+
+export interface Watcher {
+  close(): Promise<void>
+}
+
+/**
+ * Call `onChange` (debounced) whenever one of the files is written, replaced (e.g. by a rename from certbot) or
+ * re-created. Errors of the watcher itself go to `onError`.
+ */
+export function watchFiles(paths: string[], onChange: () => void, onError: (e: unknown) => void, debounceMs = 200): Watcher {
+  const watcher = chokidar.watch(paths, { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 100, pollInterval: 25 } })
+  let timer: NodeJS.Timeout | undefined
+  const fire = () => {
+    clearTimeout(timer)
+    timer = setTimeout(onChange, debounceMs)
+  }
+  watcher.on('change', fire).on('add', fire).on('error', onError)
+  return {
+    async close() {
+      clearTimeout(timer)
+      await watcher.close()
+    },
+  }
+}

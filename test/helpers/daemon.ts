@@ -1,0 +1,164 @@
+/**
+ * Scenario-test harness: start the real svcd (dist/main.js) on a free loopback port with a temporary data dir,
+ * drive it with the real svcc (dist/cli.js) as a child process, and stop both when the test ends.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import https from 'node:https'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { assertBuilt, SVCC, SVCD } from './paths.js'
+
+export interface TestLike {
+  teardown(fn: () => unknown): void
+}
+
+/** A free TCP port on 127.0.0.1 (bind to 0, read, release). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.once('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+/** A temporary directory removed at teardown. */
+export function tempDir(t: TestLike, prefix = 'svc-test-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
+export interface Daemon {
+  port: number
+  url: string
+  dataDir: string
+  configFile: string
+  token: string
+  proc: ChildProcess
+  /** Everything svcd wrote to stderr/stdout so far. */
+  output(): string
+  /** SIGTERM (graceful) and wait for exit; resolves to the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>
+  /** Environment for svcc pointing at this daemon. */
+  env: Record<string, string>
+}
+
+export interface DaemonOptions {
+  /** Extra TOML appended to the generated config (top-level keys first, then sections). */
+  toml?: string
+  /** Use this data dir instead of a fresh temporary one. */
+  dataDir?: string
+  port?: number
+  token?: string
+  env?: Record<string, string>
+  /** Do not wait for /health (for start-up failure tests). */
+  noWait?: boolean
+}
+
+/** Start svcd and wait until /health answers. */
+export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promise<Daemon> {
+  assertBuilt()
+  const dir = opts.dataDir ?? join(tempDir(t), 'data')
+  const dataDir = dir.endsWith('/') ? dir : dir + '/'
+  const port = opts.port ?? (await freePort())
+  const token = opts.token ?? 'test-token-' + Math.random().toString(36).slice(2)
+  const configFile = join(tempDir(t), 'svcd.toml')
+  writeFileSync(configFile, [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, 'log_level = "debug"', opts.toml ?? ''].join('\n') + '\n')
+  const proc = spawn(process.execPath, [SVCD, '-c', configFile], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()))
+  proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
+  const url = `https://localhost:${port}/`
+  const daemon: Daemon = {
+    port,
+    url,
+    dataDir,
+    configFile,
+    token,
+    proc,
+    output: () => out,
+    async stop(signal = 'SIGTERM') {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal)
+      return exited
+    },
+    env: { SVC_CLI_SERVER: url, SVC_CLI_TOKEN: token },
+  }
+  t.teardown(() => daemon.stop('SIGKILL'))
+  if (!opts.noWait) await waitHealthy(daemon, exited)
+  return daemon
+}
+
+async function waitHealthy(d: Daemon, exited: Promise<number | null>): Promise<void> {
+  let done = false
+  void exited.then(() => (done = true))
+  for (let i = 0; i < 300; i++) {
+    if (done) throw new Error(`svcd exited during start-up:\n${d.output()}`)
+    const status = await httpsGet(d.url + 'health').then((r) => r.status, () => 0)
+    if (status === 200) return
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  throw new Error(`svcd did not become healthy within 30 s:\n${d.output()}`)
+}
+
+/** A raw HTTPS request to a loopback daemon (self-signed certificate accepted). */
+export function httpsRequest(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, { method: opts.method ?? 'GET', headers: opts.headers, rejectUnauthorized: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+    })
+    req.on('error', reject)
+    req.end(opts.body)
+  })
+}
+
+export function httpsGet(url: string, headers?: Record<string, string>) {
+  return httpsRequest(url, { headers })
+}
+
+export interface RunResult {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Run svcc as a child process with only the given SVC_CLI_* environment (nothing inherited from the shell). */
+export function svcc(args: string[], opts: { env?: Record<string, string>; stdin?: string; cwd?: string } = {}): Promise<RunResult> {
+  assertBuilt()
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', TZ: process.env.TZ ?? 'UTC', ...opts.env }
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [SVCC, ...args], { env, cwd: opts.cwd, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    p.on('error', reject)
+    p.on('close', (code) => resolve({ code, stdout, stderr }))
+    p.stdin.end(opts.stdin ?? '')
+  })
+}
+
+/** Run svcd directly (for --help, --version and start-up failures); resolves when it exits or after timeoutMs. */
+export function svcdOnce(args: string[], opts: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  assertBuilt()
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [SVCD, ...args], { env: { PATH: process.env.PATH ?? '', ...opts.env }, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 20_000)
+    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()))
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()))
+    p.on('error', reject)
+    p.on('close', (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+}

@@ -1,0 +1,32 @@
+/** Sample arguments for the golden error bodies in fixtures/errors/ (one per catalogue label). */
+import { CATALOGUE, type ErrorLabel } from '../../src/errors.js'
+
+const SAMPLES: Record<string, string> = {
+  ca: 'ca1',
+  child: 'child1',
+  parent: 'parent1',
+  publisher: 'pub1',
+  path: '/api/v1/example',
+  method: 'PATCH',
+  reason: 'example reason',
+  content_type: 'text/plain',
+  expected: 'application/json',
+  limit: '262144',
+  handle: 'bad/handle',
+  seconds: 'ten',
+  name: 'rows',
+  uri: 'rsync://localhost/repo/pub1/x.cer',
+  jail: 'rsync://localhost/repo/pub1/',
+  resources: 'asn: AS65000, ipv4: , ipv6: ',
+  roa: '10.0.0.0/24-20 => 65000',
+  key: '1234',
+  action: 'activate',
+  feature: 'example feature',
+}
+
+/** The placeholders of a label's template, filled with sample values. */
+export function sampleArgs(label: ErrorLabel): Record<string, string> {
+  const args: Record<string, string> = {}
+  for (const m of CATALOGUE[label].msg.matchAll(/\{([a-z_]+)\}/g)) args[m[1]] = SAMPLES[m[1]] ?? `example ${m[1]}`
+  return args
+}

@@ -1,0 +1,15 @@
+/** `make fixtures`: rewrite the golden files under fixtures/ on purpose (style.md §8). */
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { AppError, CATALOGUE, type ErrorLabel } from '../../src/errors.js'
+import { sampleArgs } from './error-samples.js'
+import { fixture } from './paths.js'
+
+const dir = fixture('errors')
+mkdirSync(dir, { recursive: true })
+for (const f of readdirSync(dir)) if (f.endsWith('.json')) rmSync(join(dir, f))
+for (const label of Object.keys(CATALOGUE) as ErrorLabel[]) {
+  const e = new AppError(label, sampleArgs(label))
+  writeFileSync(join(dir, `${label}.json`), JSON.stringify({ status: e.status, body: e.body() }, null, 2) + '\n')
+}
+process.stdout.write(`wrote ${Object.keys(CATALOGUE).length} golden error bodies to ${dir}\n`)

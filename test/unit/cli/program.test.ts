@@ -1,0 +1,94 @@
+/** svcc in-process: help, usage errors, exit codes, offline config generators, --api rendering. */
+import t from 'tap'
+import { applyToml, defaults, verifyConfig } from '../../../src/config.js'
+import { ALL_COMMANDS, runCli } from '../../../src/cli/program.js'
+import { isoWithOffset } from '../../../src/cli/report.js'
+
+async function run(args: string[], env: Record<string, string> = {}) {
+  let out = ''
+  let err = ''
+  const code = await runCli(args, { out: (s) => (out += s), err: (s) => (err += s), env, readStdin: () => '' })
+  return { code, out, err }
+}
+
+const SPEC_SUBCOMMANDS = [
+  'action', 'add', 'bulk publish', 'bulk refresh', 'bulk sync', 'children add', 'children info', 'children remove', 'children response',
+  'children update', 'config simple', 'config repo', 'health', 'history', 'info', 'issues', 'keyroll init', 'keyroll activate', 'list',
+  'parents add', 'parents contact', 'parents remove', 'parents request', 'parents update', 'publishers add', 'publishers list',
+  'publishers remove', 'publishers response', 'publishers show', 'publishers stale', 'publishers stats', 'repo request', 'repo show',
+  'repo state', 'repo update', 'roas list', 'roas update', 'show',
+]
+
+t.test('every subcommand of spec §4.1 is registered and listed by help', async (t) => {
+  const registered = ALL_COMMANDS.map((c) => c.path.join(' '))
+  for (const s of SPEC_SUBCOMMANDS) t.ok(registered.includes(s), `${s} registered`)
+  const help = await run(['help'])
+  t.equal(help.code, 0)
+  t.match(help.out, /^svcc \d+\.\d+\.\d+\n/)
+  for (const s of SPEC_SUBCOMMANDS) t.match(help.out, new RegExp(`^  ${s} `, 'm'), `help lists ${s}`)
+  const one = await run(['help', 'children', 'add'])
+  t.equal(one.code, 0)
+  t.match(one.out, /--child <name>/)
+  t.match(one.out, /-4, --ipv4 <resources>/)
+  const version = await run(['-V'])
+  t.match(version.out, /^svcc \d+\.\d+\.\d+/)
+})
+
+t.test('usage errors exit 2 with a message', async (t) => {
+  const unknown = await run(['frobnicate'])
+  t.equal(unknown.code, 2)
+  const missing = await run(['children', 'add'], { SVC_CLI_SERVER: 'https://localhost:3000/', SVC_CLI_TOKEN: 'x' })
+  t.equal(missing.code, 2)
+  t.match(missing.err, /required option '--child <name>' not specified/)
+  const format = await run(['info', '--format', 'yaml'])
+  t.equal(format.code, 2)
+  t.match(format.err, /--format 'yaml' is invalid: use one of none, json, text, xml/)
+  const envFormat = await run(['info'], { SVC_CLI_FORMAT: 'yaml' })
+  t.match(envFormat.err, /SVC_CLI_FORMAT 'yaml'/)
+})
+
+t.test('config simple and config repo print configs svcd accepts', async (t) => {
+  const simple = await run(['config', 'simple', '-d', '/var/lib/svc/', '-l', '/var/log/svcd.log'])
+  t.equal(simple.code, 0, simple.err)
+  const c = defaults()
+  applyToml(c, simple.out, 'simple')
+  verifyConfig(c, 'simple')
+  t.equal(c.data_dir, '/var/lib/svc/')
+  t.equal(c.log_file, '/var/log/svcd.log')
+  t.match(c.admin_token, /^[0-9a-f]{64}$/)
+  const repo = await run(['config', 'repo', '--rrdp', 'https://rpki.example.net/rrdp/', '--rsync', 'rsync://rpki.example.net/repo/'])
+  t.equal(repo.code, 0, repo.err)
+  const r = defaults()
+  applyToml(r, repo.out, 'repo')
+  verifyConfig(r, 'repo')
+  t.equal(r.repository.enabled, true)
+  t.equal(r.repository.rsync_base_uri, 'rsync://rpki.example.net/repo/')
+  t.equal(r.data_dir, './data/')
+  t.not((await run(['config', 'simple'])).out.match(/admin_token = "(.*)"/)?.[1], c.admin_token, 'a fresh token each time')
+})
+
+t.test('config generators check every path and URI', async (t) => {
+  const cases: [string[], RegExp][] = [
+    [['config', 'simple', '-d', '/var/lib/svc'], /--data '\/var\/lib\/svc' must end with '\/'/],
+    [['config', 'repo', '--rsync', 'rsync://h/repo/'], /required option '--rrdp <uri>'/],
+    [['config', 'repo', '--rrdp', 'https://h/rrdp'], /required option '--rsync <uri>'/],
+    [['config', 'repo', '--rrdp', 'https://h/rrdp', '--rsync', 'rsync://h/repo/'], /--rrdp 'https:\/\/h\/rrdp' is invalid: .*must end with '\/'/],
+    [['config', 'repo', '--rrdp', 'http://h/rrdp/', '--rsync', 'rsync://h/repo/'], /--rrdp .* is not an https:\/\/ URI/],
+    [['config', 'repo', '--rrdp', 'https://h/rrdp/', '--rsync', 'rsync://h/repo'], /--rsync .* must end with '\/'/],
+  ]
+  for (const [args, message] of cases) {
+    const r = await run(args)
+    t.equal(r.code, 2, args.join(' '))
+    t.match(r.err, message, args.join(' '))
+  }
+})
+
+t.test('--api renders method, URL, masked token and body without sending', async (t) => {
+  const r = await run(['--api', 'health'], { SVC_CLI_SERVER: 'https://svc.example.net:3000/', SVC_CLI_TOKEN: 'tok-123456' })
+  t.equal(r.code, 0)
+  t.equal(r.out, 'GET https://svc.example.net:3000/api/v1/authorized\nAuthorization: Bearer ***\n')
+})
+
+t.test('times are printed in ISO 8601 with an offset', async (t) => {
+  t.match(isoWithOffset(new Date(0)), /^19(69|70)-\d\d-\d\dT\d\d:\d\d:00[+-]\d\d:\d\d$/)
+})

@@ -1,0 +1,87 @@
+/** svcd configuration: defaults, strict TOML checking, environment overrides, and the reference config file. */
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { applyToml, ConfigError, defaults, loadConfig, optionNames, verifyConfig, type Config } from '../../src/config.js'
+import { fixture, ROOT } from '../helpers/paths.js'
+import { join } from 'node:path'
+
+void fixture
+const load = (text: string, env: NodeJS.ProcessEnv = {}): Config => {
+  const c = defaults()
+  applyToml(c, text, 'test.toml')
+  if (env.SVC_DATA_DIR) c.data_dir = env.SVC_DATA_DIR
+  verifyConfig(c, 'test.toml')
+  return c
+}
+
+t.test('built-in defaults are safe for production', async (t) => {
+  const c = loadConfig(undefined, {})
+  t.equal(c.ip, '127.0.0.1')
+  t.equal(c.port, 3000)
+  t.equal(c.data_dir, './data/')
+  t.equal(c.https_mode, 'generate')
+  t.equal(c.service_uri, 'https://localhost:3000/')
+  t.equal(c.testbed.enabled, false, 'no test trust anchor')
+  t.equal(c.repository.enabled, false)
+  t.equal(c.admin_token, undefined, 'generated at first start')
+  t.equal(c.timing.mft_reissue_seconds, 8 * 3600, 'spec §8: renewal every 8 hours')
+})
+
+t.test('a file holds only what differs; service_uri follows the port', async (t) => {
+  const c = load('port = 3100\n')
+  t.equal(c.port, 3100)
+  t.equal(c.service_uri, 'https://localhost:3100/')
+  t.equal(c.log_level, 'info')
+})
+
+t.test('unknown keys and wrong types are refused, naming the key and the file', async (t) => {
+  t.throws(() => load('nope = 1'), { message: "test.toml: unknown key 'nope'" })
+  t.throws(() => load('[repository]\nnope = 1'), { message: "test.toml: unknown key 'repository.nope'" })
+  t.throws(() => load('[nope]\na = 1'), { message: "test.toml: unknown key 'nope'" })
+  t.throws(() => load('port = "1"'), /key 'port' must be an integer, not string "1"/)
+  t.throws(() => load('port = 70000'), /key 'port' must be at most 65535/)
+  t.throws(() => load('port = 1.5'), /key 'port' must be an integer/)
+  t.throws(() => load('repository = 1'), /'repository' must be a table/)
+  t.throws(() => load('[testbed]\nenabled = "yes"'), /key 'testbed.enabled' must be true or false/)
+  t.throws(() => load('log_type = "syslog"'), /must be one of "stderr", "file"/)
+  t.throws(() => load('data_dir = "/var/lib/svc"'), /key 'data_dir' must end with '\/'/)
+  t.throws(() => load('service_uri = "https://h:3000"'), /key 'service_uri' must end with '\/'/)
+  t.throws(() => load('service_uri = "https://h/api/"'), /without a path/)
+  t.throws(() => load('service_uri = "http://h/"'), /must be an https:\/\/ URI/)
+  t.throws(() => load('[repository]\nrsync_base_uri = "https://h/repo/"'), /must be an rsync:\/\/ URI/)
+  t.throws(() => load('[repository]\nenabled = true'), /repository.rrdp_base_uri' must be set/)
+  t.throws(() => load('[testbed]\nenabled = true'), /needs the embedded repository/)
+  t.throws(() => load('https_mode = "existing"'), /tls_cert and tls_key must be set/)
+  t.throws(() => load('admin_token = "short"'), /at least 8 characters/)
+  t.throws(() => load('port = '), ConfigError)
+  t.throws(() => load('[timing]\nmft_reissue_seconds = 100000'), /must be less than timing.mft_next_update_seconds/)
+})
+
+t.test('environment overrides token and data dir', async (t) => {
+  const c = loadConfig(undefined, { SVC_ADMIN_TOKEN: 'from-the-environment', SVC_DATA_DIR: '/tmp/svc/' })
+  t.equal(c.admin_token, 'from-the-environment')
+  t.equal(c.data_dir, '/tmp/svc/')
+  t.throws(() => loadConfig(undefined, { SVC_DATA_DIR: '/tmp/svc' }), /data_dir' must end with/)
+})
+
+t.test('config/svcd.toml documents every option at its default', async (t) => {
+  const text = readFileSync(join(ROOT, 'config', 'svcd.toml'), 'utf8')
+  // Uncomment '# key = value' and '# [section]' lines (not '## ' examples): the result must equal the defaults.
+  const uncommented = text
+    .split('\n')
+    .filter((l) => /^# (\[[a-z]+\]|[a-z_]+ = )/.test(l))
+    .map((l) => l.slice(2))
+    .join('\n')
+  const c = defaults()
+  applyToml(c, uncommented, 'config/svcd.toml')
+  t.same(c, defaults(), 'every documented default is the real default')
+  for (const name of optionNames()) {
+    const key = name.split('.').pop()!
+    t.match(text, new RegExp(`^##? ${key} = `, 'm'), `${name} is documented`)
+  }
+})
+
+t.test('config/embedded.toml loads', async (t) => {
+  const c = loadConfig(join(ROOT, 'config', 'embedded.toml'), {})
+  t.equal(c.data_dir, './data/')
+})

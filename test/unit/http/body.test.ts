@@ -1,0 +1,77 @@
+/** The HTTP edge in-process: body limits, JSON errors, content types, and the error middleware's 5xx rule. */
+import t from 'tap'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import Koa from 'koa'
+import { errorMiddleware } from '../../../src/http/errors.js'
+import { readBytes, readJson } from '../../../src/http/body.js'
+import { silentLogger } from '../../../src/log.js'
+
+async function serve(t: { teardown(fn: () => unknown): void }, handler: (ctx: Koa.Context) => Promise<void>): Promise<string> {
+  const app = new Koa()
+  app.silent = true
+  app.use(errorMiddleware(silentLogger()))
+  app.use(handler)
+  const server = http.createServer(app.callback())
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`
+}
+
+async function post(url: string, body: string | Buffer, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: 'POST', body, headers })
+  return { status: res.status, body: (await res.json().catch(() => undefined)) as { label: string; [k: string]: unknown } }
+}
+
+t.test('JSON bodies: limit, malformed, invalid UTF-8, shape', async (t) => {
+  const url = await serve(t, async (ctx) => {
+    const v = await readJson<{ handle: string }>(ctx, 100, (x) => (typeof (x as { handle?: unknown })?.handle === 'string' ? undefined : 'handle must be a string'))
+    ctx.body = { got: v.handle }
+  })
+  t.same(await post(url, '{"handle":"ca1"}'), { status: 200, body: { got: 'ca1' } })
+  const big = await post(url, JSON.stringify({ handle: 'x'.repeat(200) }))
+  t.equal(big.status, 413)
+  t.same(big.body, { label: 'api-post-body-exceeds-limit', msg: 'Request body exceeds the limit of 100 bytes', args: { limit: '100' } })
+  const bad = await post(url, '{"handle":')
+  t.equal(bad.status, 400)
+  t.equal(bad.body.label, 'api-json')
+  const empty = await post(url, '')
+  t.equal(empty.body.label, 'api-json')
+  const utf8 = await post(url, Buffer.from([0x7b, 0xff, 0x7d]))
+  t.equal(utf8.body.label, 'api-invalid-utf8')
+  const shape = await post(url, '{"handle":1}')
+  t.same(shape.body, { label: 'api-invalid-body', msg: 'Invalid request body: handle must be a string', args: { reason: 'handle must be a string' } })
+})
+
+t.test('a chunked body over the limit is cut off', async (t) => {
+  const url = await serve(t, async (ctx) => {
+    ctx.body = { size: (await readBytes(ctx, 1000)).length }
+  })
+  const stream = new ReadableStream({
+    start(c) {
+      for (let i = 0; i < 100; i++) c.enqueue(new Uint8Array(100))
+      c.close()
+    },
+  })
+  const res = await fetch(url, { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
+  t.equal(res.status, 413)
+})
+
+t.test('content types are checked where a protocol requires one', async (t) => {
+  const url = await serve(t, async (ctx) => {
+    ctx.body = { size: (await readBytes(ctx, 1000, 'application/rpki-updown')).length }
+  })
+  t.equal((await post(url, 'x', { 'Content-Type': 'application/rpki-updown' })).status, 200)
+  const wrong = await post(url, 'x', { 'Content-Type': 'text/plain' })
+  t.equal(wrong.status, 415)
+  t.equal(wrong.body.label, 'api-unsupported-media-type')
+})
+
+t.test('an unexpected error becomes a bare 500 without internals', async (t) => {
+  const url = await serve(t, async () => {
+    throw new Error('secret internal detail at /var/lib/x')
+  })
+  const res = await post(url, '')
+  t.equal(res.status, 500)
+  t.same(res.body, { label: 'sys-internal', msg: 'Internal Server Error', args: {} })
+})
