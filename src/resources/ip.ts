@@ -34,7 +34,9 @@ const HOST_MASKS = {
 }
 
 function hostMask(family: IpFamily, len: number): bigint {
-  return HOST_MASKS[family][len]
+  const mask = HOST_MASKS[family]?.[len]
+  if (mask === undefined) throw new RangeError(`${String(len)} is not an IPv${String(family)} prefix length`)
+  return mask
 }
 
 /**

@@ -217,3 +217,9 @@ t.test('20,000 entries parse well under 100 ms; hostile input does not hang', as
   t.throws(() => v4('-'.repeat(1_000_000)), ParseError)
   t.ok(performance.now() - start < 500, 'hostile input fails fast')
 })
+
+t.test('hand-made prefixes with an impossible length are refused', async (t) => {
+  t.throws(() => prefixRange({ family: 4, addr: 0n, len: 33 }), RangeError)
+  t.throws(() => prefixRange({ family: 6, addr: 0n, len: -1 }), RangeError)
+  t.throws(() => IpBlocks.fromPrefixes(4, [{ family: 4, addr: 0n, len: 1.5 }]), RangeError)
+})
