@@ -89,7 +89,7 @@ function classFrom(el: XmlElement, rule: string): ResourceClassEntitlement {
     resourceSetAs: resourceSet(el, 'resource_set_as', RESOURCE_SET.as, rule),
     resourceSetIpv4: resourceSet(el, 'resource_set_ipv4', RESOURCE_SET.ipv4, rule),
     resourceSetIpv6: resourceSet(el, 'resource_set_ipv6', RESOURCE_SET.ipv6, rule),
-    resourceSetNotAfter: attr(el, 'resource_set_notafter', rule),
+    resourceSetNotAfter: dateTime(el, 'resource_set_notafter', rule),
     certificates: el.children.filter((c) => c.name === 'certificate').map((c) => certificateFrom(c, rule)),
     issuer: base64Text(issuer.text, rule, '<issuer>'),
   }
@@ -168,6 +168,15 @@ function errorFrom(el: XmlElement): ProvisioningPayload {
 function token(el: XmlElement, name: string, rule: string): string {
   const value = attr(el, name, rule).trim()
   if (value === '') throw new DecodeError(rule, `<${el.name}> ${name} is empty`)
+  return value
+}
+
+/** xsd:dateTime, as the schema types resource_set_notafter (e.g. 2011-04-01T12:34:56Z). */
+function dateTime(el: XmlElement, name: string, rule: string): string {
+  const value = attr(el, name, rule).trim()
+  if (!/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})?$/.test(value)) {
+    throw new DecodeError(rule, `<${el.name}> ${name} ${show(value)} is not a date and time`)
+  }
   return value
 }
 

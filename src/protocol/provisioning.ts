@@ -92,6 +92,7 @@ function payloadNodes(p: ProvisioningPayload): XmlNode[] {
       return [{ name: 'request', attrs, text: toBase64(p.csr) }]
     }
     case 'issue_response':
+      if (p.cls.certificates.length === 0) throw new InspectionError('RFC 6492 §3.4.2', 'an issue_response class needs the issued <certificate>')
       return [classNode(p.cls)]
     case 'revoke':
     case 'revoke_response':

@@ -68,8 +68,8 @@ export function base64Text(text: string, rule: string, where: string): Uint8Arra
     else if (k !== 2) throw new DecodeError(rule, `${where} is not valid base64 (character ${show(text.charAt(i))})`)
   }
   if ((n + pad) % 4 !== 0) throw new DecodeError(rule, `${where} is not valid base64 (length)`)
-  const buf = Buffer.from(text, 'base64')
-  return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength)
+  // A copy, so the result never shares Node's buffer pool with unrelated data.
+  return new Uint8Array(Buffer.from(text, 'base64'))
 }
 
 /** A hex hash attribute, normalised to lowercase; `length` (in hex digits) is checked only where the RFC fixes it. */

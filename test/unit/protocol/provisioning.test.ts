@@ -117,7 +117,12 @@ t.test('malformed messages are refused with the RFC 6492 rule', async (t) => {
   const badClass = '<class class_name="a" cert_url="rsync://x/y" resource_set_as="AS1" resource_set_ipv4="" resource_set_ipv6="" resource_set_notafter="2020-01-01T00:00:00Z"><issuer>AAAA</issuer></class>'
   t.throws(() => decodeProvisioning(msg(`version="1" ${base} type="list_response"`, badClass)), { message: /resource_set_as "AS1" contains characters not allowed/ })
   t.throws(() => decodeProvisioning(msg(`version="1" ${base} type="list_response"`, badClass.replace('<issuer>AAAA</issuer>', ''))), { message: /exactly one <issuer>/ })
+  t.throws(() => decodeProvisioning(msg(`version="1" ${base} type="list_response"`, badClass.replace('AS1', '1').replace('2020-01-01T00:00:00Z', 'next year'))), {
+    message: /RFC 6492 §3\.3\.2: <class> resource_set_notafter "next year" is not a date and time/,
+  })
+  t.throws(() => decodeProvisioning(msg(`version="1" ${base} type="issue_response"`, badClass.replace('AS1', '1'))), { message: /RFC 6492 §3\.4\.2: <class> in an issue_response has no <certificate>/ })
   t.throws(() => encodeProvisioning({ payload: { type: 'list' } }), { name: 'InspectionError', message: /sender and a recipient/ })
+  t.throws(() => encodeProvisioning({ sender: 'p', recipient: 'c', payload: { type: 'issue_response', cls: cls({ certificates: [] }) } }), { name: 'InspectionError', message: /RFC 6492 §3\.4\.2/ })
 })
 
 t.test('ERROR_CODES is the RFC 6492 §3.6 table', async (t) => {
