@@ -2,6 +2,7 @@
  * The SQLite database of svcd (better-sqlite3, WAL) and its forward-only migrations. The only home of
  * better-sqlite3 (style.md §5): other store modules get a `Db` and expose narrow interfaces (EventStore, …).
  */
+import { closeSync, existsSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { MIGRATIONS, type Migration } from './migrations/index.js'
 
@@ -28,6 +29,8 @@ export class Db {
   static open(path: string, migrations: readonly Migration[] = MIGRATIONS): Db {
     let raw: Database.Database
     try {
+      // The database holds the whole state: readable by the svcd user only (WAL and SHM files inherit the mode).
+      if (path !== ':memory:' && !existsSync(path)) closeSync(openSync(path, 'w', 0o600))
       raw = new Database(path)
       raw.pragma('journal_mode = WAL')
       raw.pragma('synchronous = FULL')
@@ -39,6 +42,17 @@ export class Db {
     const db = new Db(raw)
     db.migrate(migrations)
     return db
+  }
+
+  /** A second connection to an open, migrated database (for readers that need their own read transactions). */
+  static openSecondary(path: string): Db {
+    try {
+      const raw = new Database(path, { fileMustExist: true })
+      raw.pragma('busy_timeout = 5000')
+      return new Db(raw)
+    } catch (e) {
+      throw new StoreError(`cannot open database '${path}': ${(e as Error).message}`, { cause: e })
+    }
   }
 
   /** Run `fn` in one transaction: all its writes land, or none do. Nested calls use savepoints. */

@@ -3,6 +3,7 @@
  * new numbered file (style.md §9). Each file exports its SQL so the build needs no asset copying.
  */
 import { m001 } from './001-init.js'
+import { m002 } from './002-pubd.js'
 
 export interface Migration {
   readonly version: number
@@ -10,4 +11,4 @@ export interface Migration {
   readonly sql: string
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001]
+export const MIGRATIONS: readonly Migration[] = [m001, m002]

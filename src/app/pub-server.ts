@@ -1,0 +1,251 @@
+/**
+ * The publication server as an application service (design.md §1 "Publication-server first"): publishers from
+ * RFC 8183 requests, RFC 8181 messages applied atomically (over CMS from remote CAs, in-process for local ones),
+ * and the RRDP and rsync writers driven by pacers. The manager delegates every `pubd*` call here.
+ */
+import { createHash } from 'node:crypto'
+import { createReadStream, statSync, type ReadStream } from 'node:fs'
+import { join } from 'node:path'
+import type { RepositoryConfig } from '../config.js'
+import { AppError, reasonOf } from '../errors.js'
+import type { Logger } from '../log.js'
+import type { PublisherRequest, RepositoryResponse } from '../protocol/idexchange.js'
+import { decodePublicationQuery, encodePublicationReply, type PublicationQuery, type PublicationReply } from '../protocol/publication.js'
+import { planDelta } from '../pubd/content.js'
+import { jailOf, type Publisher } from '../pubd/publishers.js'
+import { RrdpWriter } from '../pubd/rrdp-writer.js'
+import { RsyncWriter } from '../pubd/rsync-writer.js'
+import { Db } from '../store/db.js'
+import { PubdReader, PubdStore, type PublisherStats, type RrdpState } from '../store/pubd-store.js'
+import { publisherHandle } from '../util/handle.js'
+import { Pacer } from './pacer.js'
+import { RsyncDaemon } from './rsync-daemon.js'
+
+/** Signs our replies and verifies publishers' messages (RFC 8181 §2, CMS as RFC 6492 §3.1). */
+export interface MessageCodec {
+  /** Our BPKI identity certificate (DER), as given in repository responses. */
+  readonly idCert: Uint8Array
+  sign(xml: string, now: Date): Uint8Array
+  /** The XML of a message verified against the peer's identity certificate; throws with a reason otherwise. */
+  verify(cms: Uint8Array, peerIdCert: Uint8Array, now: Date): string
+}
+
+export interface PubServerOptions {
+  repository: RepositoryConfig
+  serviceUri: string
+  /** Address rsyncd binds (the config's `ip`). */
+  ip: string
+  dataDir: string
+  db: Db
+  /** Path of the database file: the writers read through their own connections. */
+  dbPath: string
+  codec: MessageCodec
+  log: Logger
+  now: () => Date
+}
+
+export interface RrdpFile {
+  stream: ReadStream
+  size: number
+  mtime: Date
+  etag: string
+  notification: boolean
+}
+
+const RRDP_PATH = /^(notification\.xml|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[1-9][0-9]{0,15}\/[0-9a-f]{16}\/(snapshot|delta)\.xml)$/
+
+export class PubServer {
+  readonly store: PubdStore
+  private readonly o: PubServerOptions
+  private readonly rrdp: RrdpWriter
+  private readonly rsync: RsyncWriter
+  private readonly readers: Db[] = []
+  private readonly rrdpPacer: Pacer
+  private readonly rsyncPacer: Pacer
+  private daemon: RsyncDaemon | undefined
+
+  constructor(o: PubServerOptions) {
+    this.o = o
+    this.store = new PubdStore(o.db)
+    const reader = () => {
+      const db = Db.openSecondary(o.dbPath)
+      this.readers.push(db)
+      return new PubdReader(db)
+    }
+    const r = o.repository
+    this.rrdp = new RrdpWriter({
+      dir: join(o.dataDir, 'repo', 'rrdp'),
+      baseUri: r.rrdp_base_uri!,
+      store: this.store,
+      reader: reader(),
+      now: o.now,
+      retention: { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds },
+    })
+    this.rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: reader(), now: o.now })
+    const fail = (what: string) => (e: unknown) => o.log.error(`${what} failed`, { err: reasonOf(e), stack: (e as Error)?.stack })
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), r.rrdp_delta_interval_min_seconds * 1000, fail('RRDP update'))
+    this.rsyncPacer = new Pacer(() => this.rsync.cycle(), 1000, fail('rsync tree update'))
+  }
+
+  /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if configured. */
+  async start(): Promise<void> {
+    await this.rrdp.init()
+    this.rsync.init()
+    this.rrdpPacer.kick()
+    this.rsyncPacer.kick()
+    if (this.o.repository.rsync_daemon === 'auto') {
+      this.daemon = new RsyncDaemon({ rsyncBaseUri: this.o.repository.rsync_base_uri!, modulePath: this.rsync.modulePath(), workDir: join(this.o.dataDir, 'repo'), address: this.o.ip, log: this.o.log })
+      this.daemon.start()
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.rrdpPacer.stop()
+    await this.rsyncPacer.stop()
+    await this.daemon?.stop()
+    for (const db of this.readers) db.close()
+  }
+
+  /** Resolves when everything accepted so far is in RRDP and in the rsync tree. */
+  async flushed(): Promise<void> {
+    await this.rrdpPacer.idle()
+    await this.rsyncPacer.idle()
+  }
+
+  //------------ Publishers ----------------------------------------------------------------------------------------
+
+  publisherAdd(req: PublisherRequest, handleOverride?: string): RepositoryResponse {
+    const handle = checkedHandle(handleOverride ?? req.publisherHandle)
+    if (this.store.publisher(handle)) throw new AppError('pub-duplicate', { publisher: handle })
+    const baseUri = jailOf(this.o.repository.rsync_base_uri!, handle)
+    this.store.addPublisher({ handle, idCert: req.idCert, baseUri, created: this.o.now().toISOString() })
+    this.o.log.info('publisher added', { publisher: handle, base_uri: baseUri })
+    return this.response(this.store.publisher(handle)!)
+  }
+
+  publisherRemove(handle: string): void {
+    this.publisher(handle)
+    const withdrawn = this.store.removePublisher(handle)
+    this.o.log.info('publisher removed', { publisher: handle, withdrawn })
+    this.kick()
+  }
+
+  publisher(handle: string): Publisher {
+    const p = this.store.publisher(handle)
+    if (!p) throw new AppError('pub-unknown', { publisher: handle })
+    return p
+  }
+
+  publisherResponse(handle: string): RepositoryResponse {
+    return this.response(this.publisher(handle))
+  }
+
+  /** Publishers that have not published for `seconds` (never-published ones count from their creation). */
+  stale(seconds: number): Publisher[] {
+    const cutoff = this.o.now().getTime() - seconds * 1000
+    return this.store.publishers().filter((p) => Date.parse(p.lastPublish ?? p.created) < cutoff)
+  }
+
+  stats(): { publishers: PublisherStats[]; rrdp: RrdpState } {
+    return { publishers: this.store.stats(), rrdp: this.store.rrdpState()! }
+  }
+
+  async sessionReset(): Promise<void> {
+    await this.rrdpPacer.idle()
+    await this.rrdp.resetSession()
+    this.o.log.info('RRDP session reset', { session: this.store.rrdpState()?.session })
+  }
+
+  //------------ RFC 8181 ------------------------------------------------------------------------------------------
+
+  /** Handle one CMS-wrapped RFC 8181 message; the answer is always a signed reply (report_error on failure). */
+  rfc8181(handle: string, body: Uint8Array): Uint8Array {
+    const now = this.o.now()
+    return this.o.codec.sign(encodePublicationReply(this.rfc8181Reply(handle, body, now)), now)
+  }
+
+  private rfc8181Reply(handle: string, body: Uint8Array, now: Date): PublicationReply {
+    const publisher = this.store.publisher(handle)
+    if (!publisher) return replyError('permission_failure', `RFC 8181 §2: '${handle}' is not a publisher of this server`)
+    let xml: string
+    try {
+      xml = this.o.codec.verify(body, publisher.idCert, now)
+    } catch (e) {
+      this.o.log.warn('RFC 8181 message refused', { publisher: handle, reason: reasonOf(e) })
+      return replyError('bad_cms_signature', reasonOf(e))
+    }
+    let query: PublicationQuery
+    try {
+      query = decodePublicationQuery(xml)
+    } catch (e) {
+      return replyError('xml_error', reasonOf(e))
+    }
+    return this.publish(handle, query)
+  }
+
+  /** Apply a query for a publisher: the in-process path for local CAs, with RFC 8181 semantics. */
+  publish(handle: string, query: PublicationQuery): PublicationReply {
+    const publisher = this.publisher(handle)
+    if (query.type === 'list') return { type: 'list_reply', elements: this.store.listObjects(handle).map((o) => ({ uri: o.uri, hash: o.hash })) }
+    const plan = planDelta(query.pdus, publisher.baseUri, (uri) => this.store.objectHash(handle, uri), sha256Hex)
+    if (!plan.ok) return { type: 'error_reply', errors: plan.errors }
+    if (plan.changes.length) {
+      this.store.applyChanges(handle, plan.changes, this.o.now())
+      this.kick()
+    }
+    return { type: 'success' }
+  }
+
+  //------------ Serving RRDP --------------------------------------------------------------------------------------
+
+  /** A file under /rrdp/, or undefined for anything that is not a current RRDP file name. */
+  rrdpFile(rel: string): RrdpFile | undefined {
+    if (!RRDP_PATH.test(rel)) return undefined
+    const path = join(this.o.dataDir, 'repo', 'rrdp', rel)
+    const st = statSync(path, { throwIfNoEntry: false })
+    if (!st?.isFile()) return undefined
+    return { stream: createReadStream(path), size: st.size, mtime: st.mtime, etag: `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`, notification: rel === 'notification.xml' }
+  }
+
+  notificationUri(): string {
+    return this.rrdp.notificationUri()
+  }
+
+  private kick(): void {
+    this.rrdpPacer.kick()
+  }
+
+  private async rrdpCycle(): Promise<void> {
+    const r = await this.rrdp.cycle()
+    if (r) {
+      this.o.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
+      this.rsyncPacer.kick()
+    }
+  }
+
+  private response(p: Publisher): RepositoryResponse {
+    return {
+      publisherHandle: p.handle,
+      serviceUri: `${this.o.serviceUri}rfc8181/${p.handle}/`,
+      siaBase: p.baseUri,
+      rrdpNotificationUri: this.rrdp.notificationUri(),
+      idCert: this.o.codec.idCert,
+    }
+  }
+}
+
+function checkedHandle(text: string): string {
+  try {
+    return publisherHandle(text)
+  } catch (e) {
+    throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
+  }
+}
+
+function replyError(code: 'permission_failure' | 'bad_cms_signature' | 'xml_error', text: string): PublicationReply {
+  return { type: 'error_reply', errors: [{ code, text }] }
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}

@@ -1,0 +1,91 @@
+/**
+ * Runs Debian's `rsync --daemon --no-detach` as a child of svcd for `rsync_daemon = "auto"`: the config comes from
+ * repository/rsyncd.conf.template with the port and module of rsync_base_uri; the daemon is restarted (with back-off)
+ * if it dies and stopped on shutdown. When rsync is missing, a clear warning is logged and RRDP keeps working.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Logger } from '../log.js'
+import { rsyncModule, rsyncUri } from '../util/uri.js'
+
+export interface RsyncDaemonOptions {
+  rsyncBaseUri: string
+  /** The directory to serve (the `current` symlink). */
+  modulePath: string
+  /** Where to put rsyncd.conf, its pid and log files. */
+  workDir: string
+  /** Address to bind; loopback unless configured otherwise. */
+  address: string
+  log: Logger
+}
+
+const TEMPLATE = new URL('../../repository/rsyncd.conf.template', import.meta.url)
+
+export class RsyncDaemon {
+  private child: ChildProcess | undefined
+  private stopping = false
+  private restarts = 0
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(private readonly o: RsyncDaemonOptions) {}
+
+  /** Start rsyncd; false (with a warning) when rsync is not installed. */
+  start(): boolean {
+    if (spawnSync('rsync', ['--version'], { stdio: 'ignore' }).error) {
+      this.o.log.warn('rsync is not installed: the repository is served over RRDP only (install the Debian package rsync)')
+      return false
+    }
+    this.writeConfig()
+    this.spawn()
+    return true
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true
+    clearTimeout(this.timer)
+    const child = this.child
+    if (!child || child.exitCode !== null || child.signalCode !== null) return
+    await new Promise<void>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 3000)
+      child.once('exit', () => {
+        clearTimeout(kill)
+        resolve()
+      })
+      child.kill('SIGTERM')
+    })
+  }
+
+  private writeConfig(): string {
+    const { module, port } = rsyncModule(rsyncUri(this.o.rsyncBaseUri))
+    const values: Record<string, string> = {
+      pid_file: join(this.o.workDir, 'rsyncd.pid'),
+      log_file: join(this.o.workDir, 'rsyncd.log'),
+      max_connections: '50',
+      module,
+      path: this.o.modulePath,
+    }
+    const text = readFileSync(TEMPLATE, 'utf8').replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k])
+    const file = join(this.o.workDir, 'rsyncd.conf')
+    writeFileSync(file, text)
+    void port
+    return file
+  }
+
+  private spawn(): void {
+    const { port } = rsyncModule(rsyncUri(this.o.rsyncBaseUri))
+    const args = ['--daemon', '--no-detach', `--config=${join(this.o.workDir, 'rsyncd.conf')}`, `--port=${port ?? 873}`, `--address=${this.o.address}`]
+    const child = spawn('rsync', args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    this.child = child
+    let stderr = ''
+    child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)))
+    child.once('spawn', () => this.o.log.info('rsync daemon started', { pid: child.pid, port: port ?? 873, uri: this.o.rsyncBaseUri }))
+    child.once('exit', (code, signal) => {
+      if (this.stopping) return this.o.log.info('rsync daemon stopped')
+      const delay = Math.min(30_000, 500 * 2 ** Math.min(this.restarts++, 6))
+      this.o.log.error('rsync daemon exited; restarting', { code, signal, stderr: stderr.trim(), retry_ms: delay })
+      this.timer = setTimeout(() => this.spawn(), delay)
+    })
+    child.once('error', (e) => this.o.log.error('cannot run rsync daemon', { err: e.message }))
+  }
+}

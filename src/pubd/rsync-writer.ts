@@ -1,0 +1,123 @@
+/**
+ * The rsync tree of the repository (design.md "Publication server"): every cycle builds a complete new tree under
+ * <dir>/trees/, hard-linking unchanged files from the previous tree (never rewriting them) and writing only new or
+ * changed ones, then switches the symlink <dir>/current to it with an atomic rename. rsyncd resolves the module
+ * path once per connection, so a client sees one whole tree for its session, never a half-updated one.
+ */
+import { linkSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { PubdReader } from '../store/pubd-store.js'
+import { relativePath } from './publishers.js'
+
+export interface RsyncWriterOptions {
+  /** <data_dir>/repo/rsync */
+  dir: string
+  /** rsync_base_uri: the module URI that maps to the tree's root */
+  baseUri: string
+  reader: PubdReader
+  now: () => Date
+  /** Seconds an old tree stays, so rsync sessions that started in it can finish. */
+  graceSeconds?: number
+}
+
+const YIELD_EVERY = 500
+
+export class RsyncWriter {
+  private readonly o: RsyncWriterOptions
+  /** The tree `current` points at, and the hash of every file in it (known once we built it). */
+  private last: { name: string; files: Map<string, string> } | undefined
+  private counter = 0
+
+  constructor(options: RsyncWriterOptions) {
+    this.o = options
+  }
+
+  /** The directory an rsync daemon serves as the module (a symlink to the current tree). */
+  modulePath(): string {
+    return join(this.o.dir, 'current')
+  }
+
+  /** Make sure `current` exists (an empty tree at first start), so rsyncd can serve before the first cycle. */
+  init(): void {
+    mkdirSync(join(this.o.dir, 'trees'), { recursive: true })
+    if (!existsSync(this.modulePath())) {
+      const name = this.treeName()
+      mkdirSync(join(this.o.dir, 'trees', name), { recursive: true, mode: 0o755 })
+      this.switchTo(name)
+    }
+  }
+
+  /** Build a new tree from one consistent read of the repository and switch to it. Returns the file count. */
+  async cycle(): Promise<{ files: number; written: number; linked: number }> {
+    const name = this.treeName()
+    const root = join(this.o.dir, 'trees', name)
+    const result = await this.o.reader.read(async (view) => {
+      const wanted = [...view.hashes()]
+      const files = new Map<string, string>()
+      const dirs = new Set<string>()
+      let written = 0
+      let linked = 0
+      mkdirSync(root, { recursive: true, mode: 0o755 })
+      for (let i = 0; i < wanted.length; i++) {
+        const { uri, hash } = wanted[i]
+        const rel = relativePath(uri, this.o.baseUri)
+        const target = join(root, rel)
+        const parent = join(target, '..')
+        if (!dirs.has(parent)) {
+          mkdirSync(parent, { recursive: true, mode: 0o755 })
+          dirs.add(parent)
+        }
+        if (this.last && this.last.files.get(rel) === hash && tryLink(join(this.o.dir, 'trees', this.last.name, rel), target)) linked++
+        else {
+          writeFileSync(target, view.content(uri) ?? new Uint8Array(), { mode: 0o644 })
+          written++
+        }
+        files.set(rel, hash)
+        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((r) => setImmediate(r))
+      }
+      return { files, written, linked }
+    })
+    this.switchTo(name)
+    this.last = { name, files: result.files }
+    this.cleanup()
+    return { files: result.files.size, written: result.written, linked: result.linked }
+  }
+
+  private treeName(): string {
+    return `${this.o.now().getTime()}-${process.pid}-${this.counter++}`
+  }
+
+  private switchTo(name: string): void {
+    const tmp = join(this.o.dir, 'current.tmp')
+    rmSync(tmp, { force: true })
+    symlinkSync(join('trees', name), tmp)
+    renameSync(tmp, this.modulePath())
+  }
+
+  /** Remove trees other than the current one once they are older than the grace period. */
+  private cleanup(): void {
+    const current = readlinkSync(this.modulePath()).split('/').pop()
+    // Tree ages are measured on the real clock, like the directory mtimes they are compared with.
+    const cutoff = Date.now() - (this.o.graceSeconds ?? 300) * 1000
+    for (const name of readdirSync(join(this.o.dir, 'trees'))) {
+      if (name === current) continue
+      const path = join(this.o.dir, 'trees', name)
+      const st = statSync(path, { throwIfNoEntry: false })
+      if (st && st.mtimeMs < cutoff) rmSync(path, { recursive: true, force: true })
+    }
+  }
+}
+
+function tryLink(from: string, to: string): boolean {
+  try {
+    linkSync(from, to)
+    return true
+  } catch {
+    try {
+      unlinkSync(to)
+    } catch {
+      /* nothing there */
+    }
+    return false
+  }
+}

@@ -1,0 +1,222 @@
+/**
+ * SQLite storage of the publication server: publishers, their current objects, the changes not yet written to
+ * RRDP, and the RRDP state. `applyChanges` is one transaction: an RFC 8181 message lands whole or not at all.
+ */
+import type { Publisher } from '../pubd/publishers.js'
+import type { ContentChange } from '../pubd/content.js'
+import type { Db } from './db.js'
+
+export interface StoredObject {
+  uri: string
+  hash: string
+  size: number
+}
+
+export interface RrdpState {
+  session: string
+  serial: number
+  snapshotPath: string
+  snapshotHash: string
+  snapshotSize: number
+  updated: string
+}
+
+export interface RrdpDeltaInfo {
+  serial: number
+  path: string
+  hash: string
+  size: number
+  time: string
+}
+
+export interface PublisherStats {
+  handle: string
+  objects: number
+  size: number
+  lastPublish: string | undefined
+}
+
+interface PublisherRow {
+  handle: string
+  id_cert: Uint8Array
+  base_uri: string
+  created: string
+  last_publish: string | null
+}
+
+export class PubdStore {
+  constructor(private readonly db: Db) {}
+
+  //------------ Publishers ----------------------------------------------------------------------------------------
+
+  publishers(): Publisher[] {
+    return (this.db.prepare('SELECT * FROM pubd_publishers ORDER BY handle').all() as PublisherRow[]).map(toPublisher)
+  }
+
+  publisher(handle: string): Publisher | undefined {
+    const row = this.db.prepare('SELECT * FROM pubd_publishers WHERE handle = ?').get(handle) as PublisherRow | undefined
+    return row && toPublisher(row)
+  }
+
+  addPublisher(p: Publisher): void {
+    this.db.prepare('INSERT INTO pubd_publishers (handle, id_cert, base_uri, created, last_publish) VALUES (?, ?, ?, ?, NULL)').run(p.handle, p.idCert, p.baseUri, p.created)
+  }
+
+  /** Remove a publisher and withdraw all its objects (recorded as changes for RRDP), in one transaction. */
+  removePublisher(handle: string): number {
+    return this.db.transaction(() => {
+      const uris = this.db.prepare('SELECT uri, hash FROM pubd_objects WHERE publisher = ?').all(handle) as { uri: string; hash: string }[]
+      const change = this.db.prepare('INSERT INTO pubd_changes (uri, previous) VALUES (?, ?)')
+      for (const o of uris) change.run(o.uri, o.hash)
+      this.db.prepare('DELETE FROM pubd_objects WHERE publisher = ?').run(handle)
+      this.db.prepare('DELETE FROM pubd_publishers WHERE handle = ?').run(handle)
+      return uris.length
+    })
+  }
+
+  //------------ Objects -------------------------------------------------------------------------------------------
+
+  /** The hash of the object at `uri` if `publisher` holds it. */
+  objectHash(publisher: string, uri: string): string | undefined {
+    const row = this.db.prepare('SELECT hash FROM pubd_objects WHERE uri = ? AND publisher = ?').get(uri, publisher) as { hash: string } | undefined
+    return row?.hash
+  }
+
+  /** True when some other publisher holds `uri` (impossible with disjoint jails; a defensive check). */
+  heldByOther(publisher: string, uri: string): boolean {
+    return this.db.prepare('SELECT 1 FROM pubd_objects WHERE uri = ? AND publisher <> ?').get(uri, publisher) !== undefined
+  }
+
+  listObjects(publisher: string): StoredObject[] {
+    return this.db.prepare('SELECT uri, hash, size FROM pubd_objects WHERE publisher = ? ORDER BY uri').all(publisher) as StoredObject[]
+  }
+
+  objectsWithContent(publisher: string): (StoredObject & { content: Uint8Array })[] {
+    return this.db.prepare('SELECT uri, hash, size, content FROM pubd_objects WHERE publisher = ? ORDER BY uri').all(publisher) as (StoredObject & { content: Uint8Array })[]
+  }
+
+  /** Apply accepted changes of one message atomically, recording them for the RRDP writer. */
+  applyChanges(publisher: string, changes: readonly ContentChange[], now: Date): void {
+    this.db.transaction(() => {
+      const upsert = this.db.prepare(
+        'INSERT INTO pubd_objects (uri, publisher, hash, size, content) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uri) DO UPDATE SET hash = excluded.hash, size = excluded.size, content = excluded.content WHERE publisher = excluded.publisher',
+      )
+      const remove = this.db.prepare('DELETE FROM pubd_objects WHERE uri = ? AND publisher = ?')
+      const record = this.db.prepare('INSERT INTO pubd_changes (uri, previous) VALUES (?, ?)')
+      for (const c of changes) {
+        if (c.type === 'publish') {
+          const r = upsert.run(c.uri, publisher, c.hash, c.content.length, c.content)
+          if (r.changes !== 1) throw new Error(`object ${c.uri} belongs to another publisher`)
+        } else if (remove.run(c.uri, publisher).changes !== 1) throw new Error(`object ${c.uri} vanished`)
+        record.run(c.uri, c.previous ?? null)
+      }
+      this.db.prepare('UPDATE pubd_publishers SET last_publish = ? WHERE handle = ?').run(now.toISOString(), publisher)
+    })
+  }
+
+  stats(): PublisherStats[] {
+    const rows = this.db
+      .prepare(
+        `SELECT p.handle AS handle, count(o.uri) AS objects, coalesce(sum(o.size), 0) AS size, p.last_publish AS last
+         FROM pubd_publishers p LEFT JOIN pubd_objects o ON o.publisher = p.handle GROUP BY p.handle ORDER BY p.handle`,
+      )
+      .all() as { handle: string; objects: number; size: number; last: string | null }[]
+    return rows.map((r) => ({ handle: r.handle, objects: r.objects, size: r.size, lastPublish: r.last ?? undefined }))
+  }
+
+  //------------ RRDP ----------------------------------------------------------------------------------------------
+
+  rrdpState(): RrdpState | undefined {
+    const r = this.db.prepare('SELECT * FROM rrdp_state WHERE id = 1').get() as
+      | { session: string; serial: number; snapshot_path: string; snapshot_hash: string; snapshot_size: number; updated: string }
+      | undefined
+    return r && { session: r.session, serial: r.serial, snapshotPath: r.snapshot_path, snapshotHash: r.snapshot_hash, snapshotSize: r.snapshot_size, updated: r.updated }
+  }
+
+  rrdpDeltas(): RrdpDeltaInfo[] {
+    return this.db.prepare('SELECT serial, path, hash, size, time FROM rrdp_deltas ORDER BY serial DESC').all() as RrdpDeltaInfo[]
+  }
+
+  /** Record a new serial: the new state, its delta (if any), the consumed changes, and the deltas dropped. */
+  recordSerial(state: RrdpState, delta: RrdpDeltaInfo | undefined, consumedUpTo: number, dropDeltas: readonly number[]): void {
+    this.db.transaction(() => {
+      this.db
+        .prepare(
+          `INSERT INTO rrdp_state (id, session, serial, snapshot_path, snapshot_hash, snapshot_size, updated) VALUES (1, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT(id) DO UPDATE SET session = excluded.session, serial = excluded.serial, snapshot_path = excluded.snapshot_path,
+             snapshot_hash = excluded.snapshot_hash, snapshot_size = excluded.snapshot_size, updated = excluded.updated`,
+        )
+        .run(state.session, state.serial, state.snapshotPath, state.snapshotHash, state.snapshotSize, state.updated)
+      if (delta) this.db.prepare('INSERT INTO rrdp_deltas (serial, path, hash, size, time) VALUES (?, ?, ?, ?, ?)').run(delta.serial, delta.path, delta.hash, delta.size, delta.time)
+      this.db.prepare('DELETE FROM pubd_changes WHERE seq <= ?').run(consumedUpTo)
+      const drop = this.db.prepare('DELETE FROM rrdp_deltas WHERE serial = ?')
+      for (const s of dropDeltas) drop.run(s)
+    })
+  }
+
+  /** Start a new session: no deltas; the changes up to `consumedUpTo` are in its first snapshot. */
+  resetSession(state: RrdpState, consumedUpTo: number): void {
+    this.db.transaction(() => {
+      this.db.prepare('DELETE FROM rrdp_deltas').run()
+      this.recordSerial(state, undefined, consumedUpTo, [])
+    })
+  }
+}
+
+/** A consistent read of the repository for the RRDP and rsync writers (own connection, one read transaction). */
+export class PubdReader {
+  constructor(private readonly db: Db) {}
+
+  /** Run `fn` inside one read transaction; everything it reads is one consistent state, even across awaits. */
+  async read<T>(fn: (view: PubdView) => Promise<T>): Promise<T> {
+    this.db.raw.exec('BEGIN')
+    try {
+      this.db.prepare('SELECT 1 FROM rrdp_state LIMIT 1').get() // start the read snapshot now
+      return await fn(new PubdView(this.db))
+    } finally {
+      this.db.raw.exec('COMMIT')
+    }
+  }
+}
+
+export class PubdView {
+  constructor(private readonly db: Db) {}
+
+  state(): RrdpState | undefined {
+    return new PubdStore(this.db).rrdpState()
+  }
+
+  deltas(): RrdpDeltaInfo[] {
+    return new PubdStore(this.db).rrdpDeltas()
+  }
+
+  /** Pending changes: the first previous hash per URI (state at the last serial) and the highest seq. */
+  pending(): { maxSeq: number; before: Map<string, string | null> } {
+    const rows = this.db.prepare('SELECT seq, uri, previous FROM pubd_changes ORDER BY seq').all() as { seq: number; uri: string; previous: string | null }[]
+    const before = new Map<string, string | null>()
+    for (const r of rows) if (!before.has(r.uri)) before.set(r.uri, r.previous)
+    return { maxSeq: rows.length ? rows[rows.length - 1].seq : 0, before }
+  }
+
+  object(uri: string): { hash: string; content: Uint8Array } | undefined {
+    return this.db.prepare('SELECT hash, content FROM pubd_objects WHERE uri = ?').get(uri) as { hash: string; content: Uint8Array } | undefined
+  }
+
+  /** Every object, in URI order, streamed. */
+  *all(): Generator<{ uri: string; hash: string; content: Uint8Array }> {
+    yield* this.db.prepare('SELECT uri, hash, content FROM pubd_objects ORDER BY uri').iterate() as Iterable<{ uri: string; hash: string; content: Uint8Array }>
+  }
+
+  /** Every object's URI and hash (no content), streamed. */
+  *hashes(): Generator<{ uri: string; hash: string }> {
+    yield* this.db.prepare('SELECT uri, hash FROM pubd_objects ORDER BY uri').iterate() as Iterable<{ uri: string; hash: string }>
+  }
+
+  content(uri: string): Uint8Array | undefined {
+    return (this.db.prepare('SELECT content FROM pubd_objects WHERE uri = ?').get(uri) as { content: Uint8Array } | undefined)?.content
+  }
+}
+
+function toPublisher(r: PublisherRow): Publisher {
+  return { handle: r.handle, idCert: new Uint8Array(r.id_cert), baseUri: r.base_uri, created: r.created, ...(r.last_publish ? { lastPublish: r.last_publish } : {}) }
+}

@@ -1,0 +1,175 @@
+/**
+ * The RRDP and rsync writers against a real SQLite store: serials, deltas with the right hashes, notification
+ * written last and always pointing at files that exist, retention, session reset, the atomic rsync tree switch,
+ * and recovery from a crash between recording a serial and writing the notification.
+ */
+import t, { type Test } from 'tap'
+import { createHash } from 'node:crypto'
+import { existsSync, readFileSync, readlinkSync, statSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { decodeDelta, decodeNotification, decodeSnapshot } from '../../../src/protocol/rrdp.js'
+import type { ContentChange } from '../../../src/pubd/content.js'
+import { retainDeltas, RrdpWriter } from '../../../src/pubd/rrdp-writer.js'
+import { RsyncWriter } from '../../../src/pubd/rsync-writer.js'
+import { Db } from '../../../src/store/db.js'
+import { PubdReader, PubdStore } from '../../../src/store/pubd-store.js'
+import { tempDir } from '../../helpers/daemon.js'
+
+const RSYNC = 'rsync://localhost:3873/repo/'
+const RRDP = 'https://localhost:3000/rrdp/'
+const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
+const bytes = (s: string) => new TextEncoder().encode(s)
+
+function setup(t: Test) {
+  const dir = tempDir(t)
+  const dbPath = join(dir, 'svcd.db')
+  const db = Db.open(dbPath)
+  const store = new PubdStore(db)
+  const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
+  t.teardown(() => [db, ...readers].forEach((d) => d.close()))
+  let now = new Date('2026-01-01T00:00:00Z')
+  const clock = () => now
+  const rrdp = new RrdpWriter({ dir: join(dir, 'rrdp'), baseUri: RRDP, store, reader: new PubdReader(readers[0]), now: clock, retention: { minNr: 2, minSeconds: 0, maxNr: 3, maxSeconds: 7200 }, graceSeconds: 0 })
+  const rsync = new RsyncWriter({ dir: join(dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(readers[1]), now: clock, graceSeconds: 0 })
+  store.addPublisher({ handle: 'p', idCert: bytes('cert'), baseUri: RSYNC + 'p/', created: now.toISOString() })
+  const publish = (changes: ContentChange[]) => store.applyChanges('p', changes, now)
+  // A large object that never changes: the snapshot outweighs the deltas, so the size rule keeps them.
+  const big = bytes('Z'.repeat(20000))
+  const ballast = () => publish([{ type: 'publish', uri: RSYNC + 'p/ballast.cer', content: big, hash: sha(big) }])
+  const notification = () => decodeNotification(readFileSync(join(dir, 'rrdp', 'notification.xml')))
+  const file = (uri: string) => readFileSync(join(dir, 'rrdp', uri.slice(RRDP.length)))
+  return { dir, db, store, rrdp, rsync, publish, ballast, notification, file, tick: (s: number) => (now = new Date(now.getTime() + s * 1000)) }
+}
+
+t.test('serial 1 is an empty snapshot; each cycle adds one delta and a full snapshot', async (t) => {
+  const s = setup(t)
+  await s.rrdp.init()
+  let n = s.notification()
+  t.equal(n.serial, 1)
+  t.same(n.deltas, [])
+  t.same(decodeSnapshot(s.file(n.snapshot.uri)).publishes, [])
+  t.equal(sha(s.file(n.snapshot.uri)), n.snapshot.hash)
+  const session = n.sessionId
+
+  s.ballast()
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') }])
+  t.equal((await s.rrdp.cycle())?.serial, 2)
+  t.equal(await s.rrdp.cycle(), undefined, 'nothing pending, nothing written')
+  n = s.notification()
+  t.equal(n.sessionId, session)
+  t.equal(n.serial, 2)
+  t.equal(n.deltas.length, 1)
+  const d2 = decodeDelta(s.file(n.deltas[0].uri))
+  t.same(d2.elements.map((e) => [e.type, e.uri]).sort(), [['publish', RSYNC + 'p/a.cer'], ['publish', RSYNC + 'p/ballast.cer']])
+  t.equal(sha(s.file(n.deltas[0].uri)), n.deltas[0].hash)
+  t.match(n.snapshot.uri, new RegExp(`^${RRDP}${session}/2/[0-9a-f]{16}/snapshot\\.xml$`), 'unguessable path per serial')
+
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A2'), hash: sha('A2'), previous: sha('A') }])
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/b.cer', content: bytes('B'), hash: sha('B') }])
+  s.publish([{ type: 'withdraw', uri: RSYNC + 'p/b.cer', previous: sha('B') }])
+  await s.rrdp.cycle()
+  n = s.notification()
+  t.equal(n.serial, 3, 'three messages, one serial')
+  const d3 = decodeDelta(s.file(n.deltas[0].uri))
+  t.same(d3.elements.map((e) => [e.type, e.uri, e.type === 'publish' ? e.hash : e.hash]), [['publish', RSYNC + 'p/a.cer', sha('A')]], 'b.cer came and went: not in the delta')
+  const snap = decodeSnapshot(s.file(n.snapshot.uri))
+  t.same(snap.publishes.map((p) => [p.uri, Buffer.from(p.content).toString().slice(0, 2)]), [[RSYNC + 'p/a.cer', 'A2'], [RSYNC + 'p/ballast.cer', 'ZZ']])
+})
+
+t.test('retention keeps what the rules say and files that are referenced exist', async (t) => {
+  const s = setup(t)
+  await s.rrdp.init()
+  s.ballast()
+  await s.rrdp.cycle()
+  for (let i = 0; i < 6; i++) {
+    s.publish([{ type: 'publish', uri: `${RSYNC}p/f${i}.cer`, content: bytes('x'.repeat(100) + i), hash: sha('x'.repeat(100) + i) }])
+    s.tick(60)
+    await s.rrdp.cycle()
+  }
+  const n = s.notification()
+  t.equal(n.serial, 8)
+  t.same(n.deltas.map((d) => d.serial), [8, 7, 6], 'at most maxNr deltas, newest first')
+  for (const d of n.deltas) t.ok(existsSync(join(s.dir, 'rrdp', d.uri.slice(RRDP.length))))
+  const sessionDir = join(s.dir, 'rrdp', n.sessionId)
+  t.same(readdirSync(sessionDir).map(Number).sort((a, b) => a - b), [6, 7, 8], 'old serial directories are removed')
+})
+
+t.test('retention rules: minimum count and age, maximum count and age, total size', async (t) => {
+  const now = new Date('2026-01-01T12:00:00Z')
+  const d = (serial: number, ageSeconds: number, size = 10) => ({ serial, path: `${serial}`, hash: '', size, time: new Date(now.getTime() - ageSeconds * 1000).toISOString() })
+  const r = { minNr: 5, minSeconds: 1200, maxNr: 50, maxSeconds: 7200 }
+  const deltas = [d(10, 10), d(9, 100), d(8, 3000), d(7, 4000), d(6, 5000), d(5, 6000), d(4, 8000), d(3, 9000)]
+  t.same(retainDeltas(deltas, 1000, r, now).map((x) => x.serial), [10, 9, 8, 7, 6, 5], 'stop at the first older than maxSeconds once minNr is reached')
+  const young = Array.from({ length: 60 }, (_, i) => d(100 - i, 10))
+  t.equal(retainDeltas(young, 1e9, r, now).length, 60, 'every delta younger than minSeconds is kept')
+  const old = Array.from({ length: 60 }, (_, i) => d(100 - i, 1300))
+  t.equal(retainDeltas(old, 1e9, r, now).length, 50, 'at most maxNr beyond the minimum')
+  t.same(retainDeltas([d(3, 1, 60), d(2, 2, 50), d(1, 3, 40)], 100, r, now).map((x) => x.serial), [3], 'never larger together than the snapshot')
+})
+
+t.test('a crash after recording a serial but before the notification is repaired at start', async (t) => {
+  const s = setup(t)
+  await s.rrdp.init()
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') }])
+  await s.rrdp.cycle()
+  const before = readFileSync(join(s.dir, 'rrdp', 'notification.xml'))
+  // Simulate: serial 3 recorded in the database, files written, notification not yet replaced.
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/b.cer', content: bytes('B'), hash: sha('B') }])
+  await s.rrdp.cycle()
+  const { writeFileSync } = await import('node:fs')
+  writeFileSync(join(s.dir, 'rrdp', 'notification.xml'), before)
+  t.equal(s.notification().serial, 2)
+  await s.rrdp.init()
+  t.equal(s.notification().serial, 3, 'the notification follows the database')
+  for (const u of [s.notification().snapshot.uri, ...s.notification().deltas.map((d) => d.uri)]) t.ok(existsSync(join(s.dir, 'rrdp', u.slice(RRDP.length))), u)
+})
+
+t.test('missing RRDP files at start lead to a new session, never to a broken notification', async (t) => {
+  const s = setup(t)
+  await s.rrdp.init()
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') }])
+  await s.rrdp.cycle()
+  const old = s.notification()
+  const { rmSync } = await import('node:fs')
+  rmSync(join(s.dir, 'rrdp', old.sessionId), { recursive: true })
+  await s.rrdp.init()
+  const n = s.notification()
+  t.not(n.sessionId, old.sessionId)
+  t.equal(n.serial, 1)
+  t.same(decodeSnapshot(s.file(n.snapshot.uri)).publishes.map((p) => p.uri), [RSYNC + 'p/a.cer'])
+})
+
+t.test('session reset: new UUID, serial 1, everything in the snapshot, old files gone', async (t) => {
+  const s = setup(t)
+  await s.rrdp.init()
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') }])
+  await s.rrdp.cycle()
+  const old = s.notification()
+  await s.rrdp.resetSession()
+  const n = s.notification()
+  t.not(n.sessionId, old.sessionId)
+  t.equal(n.serial, 1)
+  t.same(n.deltas, [])
+  t.notOk(existsSync(join(s.dir, 'rrdp', old.sessionId)))
+})
+
+t.test('the rsync tree switches atomically and links unchanged files', async (t) => {
+  const s = setup(t)
+  s.rsync.init()
+  const first = readlinkSync(s.rsync.modulePath())
+  t.same(readdirSync(s.rsync.modulePath()), [], 'an empty tree before anything is published')
+  s.publish([
+    { type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') },
+    { type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B'), hash: sha('B') },
+  ])
+  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0 })
+  const second = readlinkSync(s.rsync.modulePath())
+  t.not(second, first)
+  t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B')
+  const inodeA = statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B2'), hash: sha('B2'), previous: sha('B') }])
+  t.same(await s.rsync.cycle(), { files: 2, written: 1, linked: 1 })
+  t.equal(statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino, inodeA, 'unchanged file not rewritten')
+  t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B2')
+  t.notOk(existsSync(join(s.dir, 'rsync', second)), 'with no grace period the previous tree is removed after the switch')
+})
