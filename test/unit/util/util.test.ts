@@ -60,3 +60,13 @@ t.test('URIs', async (t) => {
   t.throws(() => joinUri('rsync://h/m/', '../x'), ParseError)
   t.throws(() => joinUri('rsync://h/m', 'x'), ParseError)
 })
+
+t.test('base64 decoding is linear and safe on large input', async (t) => {
+  const big = Buffer.alloc(12 * 1024 * 1024, 7)
+  const text = big.toString('base64').replace(/.{76}/g, '$&\n')
+  const start = Date.now()
+  t.equal(fromBase64(text).length, big.length)
+  t.ok(Date.now() - start < 2000, 'decodes 12 MB in well under two seconds')
+  t.throws(() => fromBase64('AAA='.repeat(1000) + 'A==='), ParseError, 'padding only at the end')
+  t.throws(() => fromBase64('A=AA'), ParseError)
+})
