@@ -23,9 +23,13 @@ export interface DerOptions {
 
 const LIMIT_RULE = 'DER reader limit'
 
-// Universal types that X.690 §8 defines as primitive only, and string types that DER keeps primitive (§10.2).
-const PRIMITIVE_ONLY = new Set([1, 2, 5, 6, 9, 10, 13])
-const STRING_TYPES = new Set([3, 4, 12, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30])
+// Per universal tag number: 1 string type that DER keeps primitive (X.690 §10.2), 2 primitive-only type
+// (X.690 §8.2–8.19), 3 SEQUENCE/SET (constructed only, §8.9.1), 4 end-of-contents (never in DER).
+const UNIVERSAL = new Uint8Array(32)
+for (const n of [3, 4, 12, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30]) UNIVERSAL[n] = 1
+for (const n of [1, 2, 5, 6, 9, 10, 13]) UNIVERSAL[n] = 2
+UNIVERSAL[16] = UNIVERSAL[17] = 3
+UNIVERSAL[0] = 4
 
 function fail(rule: string, message: string, pos: number): never {
   throw new DecodeError(rule, `${message} at offset ${pos}`)
@@ -46,11 +50,11 @@ function highTag(bytes: Uint8Array, pos: number, limit: number): [number, number
   return fail(LIMIT_RULE, 'tag number too large', pos)
 }
 
-/** Read the length octets (X.690 §8.1.3, DER §10.1); returns [length, contents offset]. */
-function readLength(bytes: Uint8Array, pos: number, limit: number): [number, number] {
+/** Read the length octets at `pos` (X.690 §8.1.3, DER §10.1); they take 1 + (first & 0x7f) octets in the long form. */
+function readLength(bytes: Uint8Array, pos: number, limit: number): number {
   if (pos >= limit) fail('X.690 §8.1.3', 'truncated: no length octets', pos)
   const first = bytes[pos]
-  if (first < 0x80) return [first, pos + 1]
+  if (first < 0x80) return first
   if (first === 0x80) fail('X.690 §10.1', 'indefinite length', pos)
   if (first === 0xff) fail('X.690 §8.1.3.5', 'reserved length octet 0xff', pos)
   const n = first & 0x7f
@@ -60,17 +64,15 @@ function readLength(bytes: Uint8Array, pos: number, limit: number): [number, num
   let len = 0
   for (let i = 1; i <= n; i++) len = len * 256 + bytes[pos + i]
   if (len < 0x80) fail('X.690 §10.1', 'length not minimal (long form for a short length)', pos)
-  return [len, pos + 1 + n]
+  return len
 }
 
 function checkUniversal(number: number, constructed: boolean, pos: number): void {
-  if (number === 0) fail('X.690 §8.1.5', 'end-of-contents octets are not DER', pos)
-  if (constructed) {
-    if (STRING_TYPES.has(number)) fail('X.690 §10.2', `constructed encoding of string type ${number}`, pos)
-    if (PRIMITIVE_ONLY.has(number)) fail('X.690 §8.1.2.5', `type ${number} must be primitive`, pos)
-  } else if (number === 16 || number === 17) {
-    fail('X.690 §8.9.1', `${number === 16 ? 'SEQUENCE' : 'SET'} must be constructed`, pos)
-  }
+  const kind = number < 32 ? UNIVERSAL[number] : 0
+  if (kind === 4) fail('X.690 §8.1.5', 'end-of-contents octets are not DER', pos)
+  if (constructed && kind === 1) fail('X.690 §10.2', `constructed encoding of string type ${number}`, pos)
+  if (constructed && kind === 2) fail('X.690 §8.1.2.5', `type ${number} must be primitive`, pos)
+  if (!constructed && kind === 3) fail('X.690 §8.9.1', `${number === 16 ? 'SEQUENCE' : 'SET'} must be constructed`, pos)
 }
 
 /** Read one header at `pos`, bounded by `limit`, at `depth`. The primitive under every other function here. */
@@ -84,7 +86,8 @@ export function readNode(bytes: Uint8Array, pos: number, limit: number, depth: n
   let number = tag & 0x1f
   let p = pos + 1
   if (number === 0x1f) [number, p] = highTag(bytes, p, limit)
-  const [length, contentStart] = readLength(bytes, p, limit)
+  const length = readLength(bytes, p, limit)
+  const contentStart = p + (bytes[p] < 0x80 ? 1 : 1 + (bytes[p] & 0x7f))
   // X.690 §8.1.3: the contents must fit in what encloses them (this catches huge claimed lengths early).
   if (length > limit - contentStart) fail('X.690 §8.1.3', `length ${length} exceeds the enclosing data`, pos)
   if (cls === 0) checkUniversal(number, constructed, pos)
