@@ -1,11 +1,7 @@
 /**
- * Strict, lazy DER reader (X.690 §8, §10, §11) for our own objects and hot paths. `parseDer(bytes)` reads only
- * the outer header; `firstChild`/`nextSibling`, `children` and `DerCursor` read one level when asked. Every header
- * counts against a node budget and a depth budget (DerOptions), so hostile input fails fast with a DecodeError.
- * Value readers (INTEGER, OID, strings, times …) live in der-values.ts and are re-exported here.
- *
- * Offsets (`start`, `end`, …) are positions in the original buffer `bytes`; `content()`/`raw()` are views, not
- * copies. Errors from value checks cite X.690/RFC 5280; a wrong tag cites the `rule` the caller passes in.
+ * Strict, lazy DER reader (X.690 §8, §10, §11): `parseDer` reads the outer header only; `firstChild`/`nextSibling`,
+ * `children` and `DerCursor` read one level on demand, against a node and a depth budget (DerOptions). Offsets are
+ * positions in the input, `content()`/`raw()` are views. Value readers: der-values.ts (re-exported). Used by objects/.
  */
 import { DecodeError } from '../util/errors.js'
 import { DEFAULT_MAX_DEPTH, DEFAULT_MAX_NODES, DerBudget, DerNode, tagName } from './der-node.js'

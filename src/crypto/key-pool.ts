@@ -60,6 +60,7 @@ export class KeyPool {
   private readonly waiters: Waiter[] = []
   private readonly inFlight = new Set<Promise<void>>()
   private state: 'idle' | 'running' | 'stopped' = 'idle'
+  private refillPending = false
   private counts = { generated: 0, taken: 0, failed: 0 }
 
   constructor(opts: KeyPoolOptions = {}) {
@@ -100,7 +101,7 @@ export class KeyPool {
     const k = this.ready.pop()
     if (k !== undefined) {
       this.counts.taken++
-      this.pump()
+      this.scheduleRefill()
     }
     return k
   }
@@ -115,6 +116,16 @@ export class KeyPool {
       size: this.size, concurrency: this.concurrency, running: this.state === 'running', ready: this.ready.length,
       inFlight: this.inFlight.size, waiting: this.waiters.length, ...this.counts,
     }
+  }
+
+  /** Refill on the next turn of the event loop, so that taking a ready key never pays for starting a keygen. */
+  private scheduleRefill(): void {
+    if (this.refillPending || this.state !== 'running') return
+    this.refillPending = true
+    setImmediate(() => {
+      this.refillPending = false
+      this.pump()
+    })
   }
 
   /** Launch generations while below concurrency and below demand (the reserve when running, plus waiters). */

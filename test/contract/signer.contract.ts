@@ -63,58 +63,67 @@ function checkNoLeak(t: Test, key: SigningKey, secret: Uint8Array | undefined): 
   }
 }
 
-/** Run the Signer contract against `make()`; each subtest gets a fresh signer. */
+async function persistentKeys(t: Test, sut: SignerUnderTest, data: Uint8Array): Promise<[string, string]> {
+  const { signer } = sut
+  const a = await signer.createKey()
+  const b = await signer.createKey()
+  t.not(a, b, 'two keys differ')
+  t.ok(signer.hasKey(a) && signer.hasKey(b), 'hasKey after createKey')
+  const ka = signer.signingKey(a)
+  t.equal(ka.keyId, a)
+  checkShape(t, ka)
+  checkVerifies(t, ka, data)
+  checkNoLeak(t, ka, sut.secretOf?.(a))
+  if (sut.reopen) {
+    const again = sut.reopen()
+    t.ok(again.hasKey(a), 'key persists across signer instances')
+    const k2 = again.signingKey(a)
+    t.same(k2.spki, ka.spki, 'same public key after reopening')
+    t.same(k2.sign(data), ka.sign(data), 'same signatures after reopening')
+  }
+  return [a, b]
+}
+
+function unknownAndDestroyed(t: Test, sut: SignerUnderTest, keep: string, destroy: string): void {
+  const { signer } = sut
+  const unknown = 'F'.repeat(40)
+  t.notOk(signer.hasKey(unknown), 'hasKey false for an unknown key')
+  t.throws(() => signer.signingKey(unknown), UnknownKeyError, 'signingKey throws UnknownKeyError')
+  t.throws(() => signer.signingKey('not-a-key-id'), UnknownKeyError, 'malformed ids are simply unknown')
+  signer.destroyKey(unknown)
+  signer.destroyKey(destroy)
+  t.notOk(signer.hasKey(destroy), 'hasKey false after destroyKey')
+  t.throws(() => signer.signingKey(destroy), UnknownKeyError, 'signingKey throws after destroyKey')
+  if (sut.reopen) t.notOk(sut.reopen().hasKey(destroy), 'destroyed for good')
+  t.ok(signer.hasKey(keep), 'other keys stay')
+}
+
+async function oneOffKeys(t: Test, sut: SignerUnderTest, data: Uint8Array): Promise<void> {
+  const { signer } = sut
+  const o1 = await signer.oneOffKey()
+  const o2 = await signer.oneOffKey()
+  checkShape(t, o1)
+  checkVerifies(t, o1, data)
+  checkNoLeak(t, o1, undefined)
+  t.not(o1.keyId, o2.keyId, 'one-off keys differ')
+  t.notOk(signer.hasKey(o1.keyId), 'one-off keys are not persistent keys')
+  if (sut.reopen) t.notOk(sut.reopen().hasKey(o1.keyId), 'one-off keys are never persisted')
+  o1.destroy()
+  t.throws(() => o1.sign(data), 'a destroyed one-off key cannot sign')
+  checkVerifies(t, o2, data)
+  o2.destroy()
+}
+
+/** Run the Signer contract against `make()` (takes CONTRACT_KEYS keys from the signer's pool). */
 export function signerContract(t: Test, name: string, make: () => Promise<SignerUnderTest>): Promise<void> {
   return t.test(`Signer contract: ${name}`, async (t) => {
     const sut = await make()
     t.teardown(async () => sut.cleanup?.())
-    const { signer } = sut
     const data = new TextEncoder().encode('svc signer contract')
-
-    const a = await signer.createKey()
-    const b = await signer.createKey()
-    t.not(a, b, 'two keys differ')
-    t.ok(signer.hasKey(a) && signer.hasKey(b), 'hasKey after createKey')
-    const ka = signer.signingKey(a)
-    t.equal(ka.keyId, a)
-    checkShape(t, ka)
-    checkVerifies(t, ka, data)
-    checkNoLeak(t, ka, sut.secretOf?.(a))
-
-    if (sut.reopen) {
-      const again = sut.reopen()
-      t.ok(again.hasKey(a), 'key persists across signer instances')
-      const k2 = again.signingKey(a)
-      t.same(k2.spki, ka.spki, 'same public key after reopening')
-      t.same(k2.sign(data), ka.sign(data), 'same signatures after reopening')
-    }
-
-    const unknown = 'F'.repeat(40)
-    t.notOk(signer.hasKey(unknown), 'hasKey false for an unknown key')
-    t.throws(() => signer.signingKey(unknown), UnknownKeyError, 'signingKey throws UnknownKeyError')
-    t.throws(() => signer.signingKey('not-a-key-id'), UnknownKeyError, 'malformed ids are simply unknown')
-    signer.destroyKey(unknown)
-
-    signer.destroyKey(b)
-    t.notOk(signer.hasKey(b), 'hasKey false after destroyKey')
-    t.throws(() => signer.signingKey(b), UnknownKeyError, 'signingKey throws after destroyKey')
-    if (sut.reopen) t.notOk(sut.reopen().hasKey(b), 'destroyed for good')
-    t.ok(signer.hasKey(a), 'other keys stay')
-
-    const c = await signer.createKey()
-    t.ok(signer.hasKey(c))
-
-    const o1 = await signer.oneOffKey()
-    const o2 = await signer.oneOffKey()
-    checkShape(t, o1)
-    checkVerifies(t, o1, data)
-    checkNoLeak(t, o1, undefined)
-    t.not(o1.keyId, o2.keyId, 'one-off keys differ')
-    t.notOk(signer.hasKey(o1.keyId), 'one-off keys are not persistent keys')
-    if (sut.reopen) t.notOk(sut.reopen().hasKey(o1.keyId), 'one-off keys are never persisted')
-    o1.destroy()
-    t.throws(() => o1.sign(data), 'a destroyed one-off key cannot sign')
-    checkVerifies(t, o2, data)
-    o2.destroy()
+    const [a, b] = await persistentKeys(t, sut, data)
+    unknownAndDestroyed(t, sut, a, b)
+    const c = await sut.signer.createKey()
+    t.ok(sut.signer.hasKey(c), 'a key made after a destroy')
+    await oneOffKeys(t, sut, data)
   }).then(() => undefined)
 }
