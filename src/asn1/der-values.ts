@@ -52,6 +52,8 @@ export function readInt(node: DerNode, rule = 'X.690 §8.3', tag = 0x02): number
 
 /** INTEGER in 0..4294967295 (AS numbers: RFC 3779 §3.2.3.1, RFC 9582 §4.2). */
 export function readUint32(node: DerNode, rule = 'X.690 §8.3', tag = 0x02): number {
+  tagged(node, tag, rule)
+  checkInteger(node)
   const v = node.length <= 5 ? readInt(node, rule, tag) : -1
   if (v < 0 || v > 0xffffffff) bad(rule, 'INTEGER is not in 0..4294967295', node)
   return v

@@ -4,7 +4,7 @@
  * fsync of the directory). Wired by main.ts into SoftSigner; errors name the KeyId or path, never key material.
  */
 import {
-  closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync,
+  closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync, writeFileSync,
 } from 'node:fs'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
@@ -31,15 +31,15 @@ export class FileKeyStore implements KeyStore {
     const tmp = join(this.dir, `.${keyId}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
     const fd = openSync(tmp, 'wx', 0o600)
     try {
-      writeSync(fd, toBase64(pkcs8Der) + '\n')
-      fsyncSync(fd)
-    } finally {
-      closeSync(fd)
-    }
-    try {
+      try {
+        writeFileSync(fd, toBase64(pkcs8Der) + '\n')
+        fsyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
       renameSync(tmp, path)
     } catch (e) {
-      unlinkSync(tmp)
+      rmSync(tmp, { force: true })
       throw e
     }
     this.syncDir()

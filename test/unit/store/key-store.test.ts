@@ -1,5 +1,5 @@
 /** FileKeyStore: one base64 PKCS#8 file per key, modes 0700/0600, atomic writes, strict key ids. */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
@@ -56,4 +56,12 @@ t.test('list() ignores other files; inspect shows no content', async (t) => {
   t.same(s.list(), [ID1])
   t.equal(inspect(s, { showHidden: true }), `FileKeyStore(${dir})`)
   t.ok(existsSync(join(dir, ID1)))
+})
+
+t.test('a failed write leaves no temporary file behind', async (t) => {
+  const dir = tempDir(t)
+  const s = new FileKeyStore(dir)
+  mkdirSync(join(dir, ID1))
+  t.throws(() => s.put(ID1, Uint8Array.of(1)))
+  t.same(readdirSync(dir), [ID1])
 })
