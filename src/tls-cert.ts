@@ -3,10 +3,11 @@
  * CN=localhost, SAN DNS:localhost, IP:127.0.0.1, IP:::1 (plus the service_uri host), CA:TRUE so relying parties
  * can be given it as the trust anchor for our RRDP server. Written with the project's DER writer.
  */
-import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto'
+import { generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { isIP } from 'node:net'
 import { bitString, bool, explicit, implicit, int, nul, octetString, oid, printableString, seq, set, uintFromBytes, x509Time } from './asn1/der.js'
 import * as oids from './asn1/oids.js'
+import { keyIdentifier } from './crypto/key-id.js'
 
 const SUBJECT_ALT_NAME = '2.5.29.17'
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1'
@@ -40,7 +41,7 @@ export function generateTlsCertificate(now: Date, hosts: string[] = []): { certP
 function extensions(spki: Uint8Array, hosts: string[]): Uint8Array[] {
   const ext = (id: string, critical: boolean, value: Uint8Array) => (critical ? seq(oid(id), bool(true), octetString(value)) : seq(oid(id), octetString(value)))
   const names = ['localhost', '127.0.0.1', '::1', ...hosts.filter((h) => !['localhost', '127.0.0.1', '::1'].includes(h))]
-  const ski = createHash('sha1').update(subjectPublicKeyBits(spki)).digest()
+  const ski = keyIdentifier(spki)
   return [
     ext(oids.basicConstraints, true, seq(bool(true))),
     // digitalSignature, keyEncipherment, keyCertSign: bits 0, 2, 5 → 1010 0100, unused 2
@@ -72,26 +73,6 @@ function ipv6Bytes(text: string): Uint8Array {
     out[2 * i + 1] = v & 0xff
   })
   return out
-}
-
-/** The contents of the subjectPublicKey BIT STRING of an SPKI, without the unused-bits octet. */
-function subjectPublicKeyBits(spki: Uint8Array): Uint8Array {
-  // SPKI = SEQUENCE { AlgorithmIdentifier, BIT STRING }; walk the two headers.
-  let i = headerLength(spki, 0)
-  i += headerLength(spki, i) + contentLength(spki, i)
-  const start = i + headerLength(spki, i)
-  return spki.subarray(start + 1, start + contentLength(spki, i))
-}
-
-function headerLength(b: Uint8Array, at: number): number {
-  return b[at + 1] < 0x80 ? 2 : 2 + (b[at + 1] & 0x7f)
-}
-
-function contentLength(b: Uint8Array, at: number): number {
-  if (b[at + 1] < 0x80) return b[at + 1]
-  let len = 0
-  for (let k = 0; k < (b[at + 1] & 0x7f); k++) len = len * 256 + b[at + 2 + k]
-  return len
 }
 
 function pem(label: string, der: Uint8Array): string {
