@@ -1,5 +1,9 @@
-/** `svcc publishers …`: the embedded publication server's publishers. */
+/** `svcc publishers …`: the embedded publication server's publishers (spec §4.1, krill-reference.md §1.1). */
+import { publisherRequestJson, repositoryResponseFromJson, type RepositoryResponseJson } from '../../api/pubd.js'
+import { calls } from '../../client/calls.js'
+import { decodePublisherRequest, encodeRepositoryResponse } from '../../protocol/idexchange.js'
 import type { CommandDef, OptionDef } from '../command.js'
+import { isoWithOffset, UsageError, type Report } from '../report.js'
 
 const publisher: OptionDef = { flags: '-p, --publisher <handle>', description: 'publisher handle', required: true }
 
@@ -11,11 +15,85 @@ export const publishersCommands: CommandDef[] = [
       { flags: '-r, --request <file>', description: 'RFC 8183 publisher request XML (the tag is ignored)', required: true },
       { flags: '-p, --publisher <handle>', description: 'use this handle instead of the one in the request' },
     ],
+    async run(ctx, opts) {
+      const xml = ctx.readFile(String(opts.request), '--request')
+      let req
+      try {
+        req = decodePublisherRequest(xml)
+      } catch (e) {
+        throw new UsageError(`--request '${String(opts.request)}' is not a valid RFC 8183 publisher request: ${(e as Error).message}`)
+      }
+      const json = { ...publisherRequestJson(req), tag: null }
+      if (typeof opts.publisher === 'string') json.publisher_handle = opts.publisher
+      return responseReport(await ctx.send(calls.pubdPublisherAdd(json)))
+    },
   },
-  { path: ['publishers', 'list'], summary: 'List all publishers' },
-  { path: ['publishers', 'remove'], summary: 'Remove a publisher and all its content', options: [publisher] },
-  { path: ['publishers', 'response'], summary: 'Show the RFC 8183 repository response of a publisher', options: [publisher] },
-  { path: ['publishers', 'show'], summary: 'Show a publisher (JSON adds its files and id certificate)', options: [publisher] },
-  { path: ['publishers', 'stale'], summary: 'List publishers that have not published for a number of seconds', options: [{ flags: '--seconds <seconds>', description: 'seconds', required: true }] },
-  { path: ['publishers', 'stats'], summary: 'Show publication server statistics' },
+  {
+    path: ['publishers', 'list'],
+    summary: 'List all publishers',
+    async run(ctx) {
+      const list = await ctx.send(calls.pubdPublishers())
+      return { json: list, text: list.publishers.map((p) => p.handle).join('\n') }
+    },
+  },
+  {
+    path: ['publishers', 'remove'],
+    summary: 'Remove a publisher and all its content',
+    options: [publisher],
+    async run(ctx, opts) {
+      await ctx.send(calls.pubdPublisherRemove(String(opts.publisher)))
+      return { text: '' }
+    },
+  },
+  {
+    path: ['publishers', 'response'],
+    summary: 'Show the RFC 8183 repository response of a publisher',
+    options: [publisher],
+    async run(ctx, opts) {
+      return responseReport(await ctx.send(calls.pubdPublisherResponse(String(opts.publisher))))
+    },
+  },
+  {
+    path: ['publishers', 'show'],
+    summary: 'Show a publisher: handle, id cert key hash and rsync jail (JSON adds its files and id certificate)',
+    options: [publisher],
+    async run(ctx, opts) {
+      const p = await ctx.send(calls.pubdPublisherShow(String(opts.publisher)))
+      return { json: p, text: [`handle: ${p.handle}`, `id: ${p.id_cert.hash}`, `base uri: ${p.base_uri}`].join('\n') }
+    },
+  },
+  {
+    path: ['publishers', 'stale'],
+    summary: 'List publishers that have not published for a number of seconds',
+    options: [{ flags: '--seconds <seconds>', description: 'seconds', required: true }],
+    async run(ctx, opts) {
+      const seconds = String(opts.seconds)
+      if (!/^[0-9]{1,10}$/.test(seconds)) throw new UsageError(`--seconds '${seconds}' is not a number of seconds`)
+      const list = await ctx.send(calls.pubdStale(Number(seconds)))
+      return { json: list, text: list.publishers.map((p) => p.handle).join('\n') }
+    },
+  },
+  {
+    path: ['publishers', 'stats'],
+    summary: 'Show publication server statistics',
+    async run(ctx) {
+      const s = await ctx.send(calls.pubdStats())
+      const lines = [
+        `RRDP: session ${s.session}, serial ${s.serial}, last update ${isoWithOffset(new Date(s.last_update))}`,
+        `rsync base: ${s.rsync_base}`,
+        `RRDP base: ${s.rrdp_base}`,
+        '',
+        'publisher,objects,size,last update',
+        ...Object.entries(s.publishers).map(([h, p]) => `${h},${p.objects},${p.size},${p.last_update ? isoWithOffset(new Date(p.last_update)) : 'never'}`),
+      ]
+      return { json: s, text: lines.join('\n') }
+    },
+  },
 ]
+
+/** The repository response: RFC 8183 XML as text (what an operator hands over), the API JSON with --format json. */
+function responseReport(json: RepositoryResponseJson): Report {
+  const xml = encodeRepositoryResponse(repositoryResponseFromJson(json))
+  return { json, text: xml, xml }
+}
+

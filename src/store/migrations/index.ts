@@ -4,6 +4,7 @@
  */
 import { m001 } from './001-init.js'
 import { m002 } from './002-pubd.js'
+import { m003 } from './003-ca.js'
 
 export interface Migration {
   readonly version: number
@@ -11,4 +12,4 @@ export interface Migration {
   readonly sql: string
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003]

@@ -1,0 +1,19 @@
+/** One async critical section per key (per CA): commands on one CA run one at a time, different CAs in parallel. */
+export class KeyedMutex {
+  private readonly tails = new Map<string, Promise<unknown>>()
+
+  async run<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve()
+    let release!: () => void
+    const mine = new Promise<void>((r) => (release = r))
+    const tail = prev.then(() => mine)
+    this.tails.set(key, tail)
+    await prev
+    try {
+      return await fn()
+    } finally {
+      release()
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+    }
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Route origin authorisations of a CA (spec §2.7–§2.8, krill-reference.md §5): the configured authorisations, the
+ * atomic delta check (unknowns, duplicates, invalid lengths, not held: all reported together), the per-resource-class
+ * aggregation mode with hysteresis, and the grouping of authorisations into ROA objects. Pure domain code.
+ */
+import { AppError } from '../errors.js'
+import { formatPrefix, parsePrefix } from '../resources/ip.js'
+import { checkMaxLength, compareRoaPayloads, formatRoaPayload, roaPayloadKey, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
+import type { ResourceSet } from '../resources/resource-set.js'
+
+/** Stored in the CA snapshot: changing this shape needs a migration. */
+export interface RouteConfig {
+  asn: number
+  prefix: string
+  maxLength: number
+  comment?: string
+  /** When it was added (ISO 8601). */
+  since: string
+}
+
+export interface RouteChanges {
+  added: RouteConfig[]
+  removed: string[]
+  comments: { key: string; comment?: string }[]
+}
+
+export type RoaMode = 'simple' | 'aggregate'
+
+/** The payload of a stored configuration. */
+export function routePayload(r: RouteConfig): RoaPayload {
+  return { asn: r.asn, prefix: parsePrefix(r.prefix), maxLength: r.maxLength }
+}
+
+/**
+ * Check a delta against the current configuration and the CA's resources; all problems are reported together in
+ * one `ca-roa-delta-error` (with Krill's `delta_error` lists) and then nothing changes.
+ */
+export function checkRoaDelta(current: Record<string, RouteConfig>, added: readonly RoaConfiguration[], removed: readonly RoaPayload[], held: ResourceSet, now: Date): RouteChanges {
+  const problems = { unknowns: [] as string[], duplicates: [] as string[], invalid_length: [] as string[], notheld: [] as string[] }
+  const removing = new Set<string>()
+  for (const p of removed) {
+    const key = roaPayloadKey(p)
+    if (!(key in current) || removing.has(key)) problems.unknowns.push(formatRoaPayload(p))
+    removing.add(key)
+  }
+  const changes: RouteChanges = { added: [], removed: [...removing], comments: [] }
+  const adding = new Set<string>()
+  for (const { payload, comment } of added) {
+    const key = roaPayloadKey(payload)
+    const text = formatRoaPayload(payload)
+    const lengthProblem = checkMaxLength(payload)
+    if (lengthProblem) problems.invalid_length.push(`${text}: ${lengthProblem}`)
+    else if (!held.ipv4.containsPrefix(payload.prefix) && !held.ipv6.containsPrefix(payload.prefix)) problems.notheld.push(text)
+    if (adding.has(key)) problems.duplicates.push(text)
+    else if (key in current && !removing.has(key)) {
+      if ((current[key].comment ?? undefined) === (comment || undefined)) problems.duplicates.push(text)
+      else changes.comments.push(comment ? { key, comment } : { key })
+    } else changes.added.push({ asn: payload.asn, prefix: formatPrefix(payload.prefix), maxLength: payload.maxLength, ...(comment ? { comment } : {}), since: now.toISOString() })
+    adding.add(key)
+  }
+  const count = Object.values(problems).reduce((n, l) => n + l.length, 0)
+  if (count > 0) {
+    const delta_error = Object.fromEntries(Object.entries(problems).filter(([, l]) => l.length > 0))
+    throw new AppError('ca-roa-delta-error', {}, { extra: { delta_error } })
+  }
+  return changes
+}
+
+/** Apply checked changes to a configuration (used by the aggregate's apply). */
+export function applyRouteChanges(routes: Record<string, RouteConfig>, c: RouteChanges): void {
+  for (const key of c.removed) delete routes[key]
+  for (const r of c.added) routes[roaPayloadKey(routePayload(r))] = r
+  for (const { key, comment } of c.comments) {
+    if (!routes[key]) continue
+    if (comment) routes[key].comment = comment
+    else delete routes[key].comment
+  }
+}
+
+/**
+ * The aggregation mode of a resource class (krill-reference.md §5): above `aggregate` authorisations one ROA per
+ * ASN, back to one ROA per authorisation below `deaggregate`; in between (and at 0) the mode stays.
+ */
+export function nextRoaMode(current: RoaMode, count: number, t: { aggregate: number; deaggregate: number }): RoaMode {
+  if (current === 'simple' && count > t.aggregate) return 'aggregate'
+  if (current === 'aggregate' && count > 0 && count < t.deaggregate) return 'simple'
+  return current
+}
+
+/** One ROA object to issue: its file name, ASN and payloads (sorted, IPv4 first: RFC 9582 §4.3.1 order). */
+export interface PlannedRoa {
+  name: string
+  asn: number
+  payloads: RoaPayload[]
+}
+
+/**
+ * The ROA objects of a resource class: the authorisations whose prefix the class holds, one object per
+ * authorisation (simple) or per ASN (aggregate). ROAs for prefixes no longer held disappear, and come back
+ * when the resources return, because this is recomputed from the configuration each time.
+ */
+export function planRoas(routes: readonly RouteConfig[], held: ResourceSet, mode: RoaMode, names: { simple(p: RoaPayload): string; aggregate(asn: number): string }): PlannedRoa[] {
+  const payloads = routes.map(routePayload).filter((p) => (p.prefix.family === 4 ? held.ipv4 : held.ipv6).containsPrefix(p.prefix))
+  if (mode === 'simple') return payloads.sort(compareRoaPayloads).map((p) => ({ name: names.simple(p), asn: p.asn, payloads: [p] }))
+  const byAsn = new Map<number, RoaPayload[]>()
+  for (const p of payloads) byAsn.set(p.asn, [...(byAsn.get(p.asn) ?? []), p])
+  return [...byAsn.entries()].sort(([a], [b]) => a - b).map(([asn, ps]) => ({ name: names.aggregate(asn), asn, payloads: ps.sort(compareRoaPayloads) }))
+}
+
+/** The authorisations of a configuration in the spec's text form, sorted (for `roas list`). */
+export function routeLines(routes: readonly RouteConfig[]): string[] {
+  return routes.map(routePayload).sort(compareRoaPayloads).map(formatRoaPayload)
+}
+

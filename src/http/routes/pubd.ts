@@ -1,0 +1,87 @@
+/**
+ * Publication-server routes (krill-reference.md §1.1 "Publication server"): /api/v1/pubd/… for publishers, stats
+ * and session reset; POST /rfc8181/{publisher} for RFC 8181 messages (application/rpki-publication, answered
+ * with a signed CMS reply); GET /rrdp/… for the RRDP files, with caching headers and conditional requests.
+ */
+import Router from '@koa/router'
+import type { Context } from 'koa'
+import { isPublisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
+import { AppError } from '../../errors.js'
+import type { HttpDeps } from '../app.js'
+import { readBytes, readJsonOrXml, readNoBody } from '../body.js'
+
+const RFC8181_TYPE = 'application/rpki-publication'
+
+export function pubdRouter(deps: HttpDeps): Router {
+  const m = deps.manager
+  const router = new Router()
+  router.get('/api/v1/pubd/publishers', (ctx) => {
+    ctx.body = m.pubdPublishers()
+  })
+  router.post('/api/v1/pubd/publishers', async (ctx) => {
+    const body = await readJsonOrXml(ctx, deps.config.post_limit_api)
+    if ('json' in body) {
+      const problem = isPublisherRequestJson(body.json)
+      if (problem) throw new AppError('api-invalid-body', { reason: problem })
+      ctx.body = m.pubdPublisherAdd({ json: body.json as PublisherRequestJson })
+    } else ctx.body = m.pubdPublisherAdd({ xml: body.xml })
+  })
+  router.get('/api/v1/pubd/publishers/:publisher', (ctx) => {
+    ctx.body = m.pubdPublisherShow(ctx.params.publisher)
+  })
+  router.delete('/api/v1/pubd/publishers/:publisher', (ctx) => {
+    m.pubdPublisherRemove(ctx.params.publisher)
+    ctx.status = 200
+    ctx.body = ''
+  })
+  router.get('/api/v1/pubd/publishers/:publisher/response.json', (ctx) => {
+    ctx.body = m.pubdPublisherResponse(ctx.params.publisher)
+  })
+  router.get('/api/v1/pubd/publishers/:publisher/response.xml', (ctx) => {
+    ctx.type = 'application/xml'
+    ctx.body = m.pubdPublisherResponseXml(ctx.params.publisher)
+  })
+  router.get('/api/v1/pubd/stale/:seconds', (ctx) => {
+    const seconds = Number(ctx.params.seconds)
+    if (!/^[0-9]{1,10}$/.test(ctx.params.seconds) || !Number.isSafeInteger(seconds)) throw new AppError('api-invalid-path-seconds', { seconds: ctx.params.seconds })
+    ctx.body = m.pubdStale(seconds)
+  })
+  router.get('/api/v1/pubd/stats', (ctx) => {
+    ctx.body = m.pubdStats()
+  })
+  router.post('/api/v1/pubd/session_reset', async (ctx) => {
+    await readNoBody(ctx)
+    await m.pubdSessionReset()
+    ctx.status = 200
+    ctx.body = ''
+  })
+  const rfc8181 = async (ctx: Context) => {
+    const body = await readBytes(ctx, deps.config.post_limit_rfc8181, RFC8181_TYPE)
+    ctx.type = RFC8181_TYPE
+    ctx.body = Buffer.from(m.rfc8181(ctx.params.publisher, body))
+  }
+  router.post('/rfc8181/:publisher', rfc8181)
+  router.post('/rfc8181/:publisher/', rfc8181)
+  router.get('/rrdp/:path*', (ctx) => serveRrdp(ctx, deps))
+  return router
+}
+
+/** Serve one RRDP file: notification briefly cacheable, the rest immutable; ETag and If-Modified-Since → 304. */
+function serveRrdp(ctx: Context, deps: HttpDeps): void {
+  const file = deps.manager.rrdpFile(ctx.params.path ?? '')
+  if (!file) throw new AppError('api-unknown-resource', { path: ctx.path })
+  ctx.set('Cache-Control', file.notification ? 'public, max-age=60' : 'public, max-age=86400, immutable')
+  ctx.set('ETag', file.etag)
+  ctx.set('Last-Modified', file.mtime.toUTCString())
+  const inm = ctx.get('If-None-Match')
+  const ims = Date.parse(ctx.get('If-Modified-Since'))
+  const notModified = inm ? inm.split(',').some((t) => t.trim() === file.etag || t.trim() === '*') : Number.isFinite(ims) && Math.floor(file.mtime.getTime() / 1000) <= Math.floor(ims / 1000)
+  if (notModified) {
+    file.stream.destroy()
+    ctx.status = 304
+    return
+  }
+  ctx.type = 'application/xml'
+  ctx.length = file.size
+  ctx.body = file.stream
+}

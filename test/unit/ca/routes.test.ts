@@ -1,0 +1,76 @@
+/** ROA configuration: the atomic delta check, comment updates, aggregation hysteresis, ROA grouping per class. */
+import t from 'tap'
+import { AppError } from '../../../src/errors.js'
+import { applyRouteChanges, checkRoaDelta, nextRoaMode, planRoas, routeLines, type RouteConfig } from '../../../src/ca/routes.js'
+import { formatRoaPayload, parseRoaDelta, parseRoaPayload, roaPayloadKey, type RoaPayload } from '../../../src/resources/roa-payload.js'
+import { ResourceSet } from '../../../src/resources/resource-set.js'
+
+const held = ResourceSet.parse({ asn: 'AS64496-64511', ipv4: '10.0.0.0/8', ipv6: '2001:db8::/32' })
+const now = new Date('2026-01-01T00:00:00Z')
+const names = { simple: (p: RoaPayload) => `${formatRoaPayload(p)}.roa`, aggregate: (asn: number) => `AS${asn}.roa` }
+
+function configured(...lines: string[]): Record<string, RouteConfig> {
+  const routes: Record<string, RouteConfig> = {}
+  const delta = parseRoaDelta(lines.map((l) => `A: ${l}`).join('\n'))
+  applyRouteChanges(routes, checkRoaDelta(routes, delta.added, [], held, now))
+  return routes
+}
+
+t.test('adds and removes; max length is explicit, so /24 equals /24-24', async (t) => {
+  const routes = configured('10.0.0.0/24 => 64496 # office', '2001:db8::/48-56 => 64497')
+  t.same(routeLines(Object.values(routes)), ['10.0.0.0/24 => 64496', '2001:db8::/48-56 => 64497'])
+  t.equal(routes[roaPayloadKey(parseRoaPayload('10.0.0.0/24-24 => 64496'))].comment, 'office')
+  const changes = checkRoaDelta(routes, [], [parseRoaPayload('10.0.0.0/24-24 => 64496')], held, now)
+  applyRouteChanges(routes, changes)
+  t.same(routeLines(Object.values(routes)), ['2001:db8::/48-56 => 64497'])
+})
+
+t.test('every problem is reported at once and nothing changes', async (t) => {
+  const routes = configured('10.0.0.0/24 => 64496')
+  const before = structuredClone(routes)
+  const delta = parseRoaDelta(['A: 10.0.0.0/24 => 64496', 'A: 192.168.0.0/24 => 64496', 'A: 10.1.0.0/16-12 => 64496', 'A: 10.2.0.0/16-33 => 64496', 'A: 10.3.0.0/16 => 1', 'A: 10.3.0.0/16 => 1', 'R: 10.9.0.0/24 => 64496'].join('\n'))
+  try {
+    checkRoaDelta(routes, delta.added, delta.removed, held, now)
+    t.fail('should throw')
+  } catch (e) {
+    t.ok(e instanceof AppError)
+    const err = e as AppError
+    t.equal(err.label, 'ca-roa-delta-error')
+    const de = err.body().delta_error!
+    t.same(de.unknowns, ['10.9.0.0/24 => 64496'])
+    t.same(de.duplicates, ['10.0.0.0/24 => 64496', '10.3.0.0/16 => 1'])
+    t.same(de.notheld, ['192.168.0.0/24 => 64496'])
+    t.equal(de.invalid_length.length, 2)
+    t.match(de.invalid_length[0], /^10\.1\.0\.0\/16-12 => 64496: .*shorter/)
+    t.match(de.invalid_length[1], /^10\.2\.0\.0\/16-33 => 64496: .*longer than 32/)
+  }
+  t.same(routes, before)
+})
+
+t.test('re-adding with another comment updates the comment; remove then add in one delta is fine', async (t) => {
+  const routes = configured('10.0.0.0/24 => 64496 # one')
+  applyRouteChanges(routes, checkRoaDelta(routes, parseRoaDelta('A: 10.0.0.0/24 => 64496 # two').added, [], held, now))
+  t.equal(Object.values(routes)[0].comment, 'two')
+  const d = parseRoaDelta('R: 10.0.0.0/24 => 64496\nA: 10.0.0.0/24 => 64496')
+  applyRouteChanges(routes, checkRoaDelta(routes, d.added, d.removed, held, now))
+  t.equal(Object.keys(routes).length, 1)
+})
+
+t.test('aggregation mode with hysteresis', async (t) => {
+  const th = { aggregate: 100, deaggregate: 90 }
+  t.equal(nextRoaMode('simple', 100, th), 'simple')
+  t.equal(nextRoaMode('simple', 101, th), 'aggregate')
+  t.equal(nextRoaMode('aggregate', 95, th), 'aggregate')
+  t.equal(nextRoaMode('aggregate', 89, th), 'simple')
+  t.equal(nextRoaMode('aggregate', 0, th), 'aggregate', 'no change at 0')
+})
+
+t.test('ROAs are grouped per authorisation or per ASN, only for held prefixes', async (t) => {
+  const routes = Object.values(configured('10.0.0.0/24 => 64496', '10.0.1.0/24-26 => 64496', '2001:db8::/48 => 64497'))
+  const small = ResourceSet.parse({ ipv4: '10.0.0.0/24', ipv6: '2001:db8::/32' })
+  const simple = planRoas(routes, small, 'simple', names)
+  t.same(simple.map((r) => r.payloads.length), [1, 1])
+  t.same(simple.map((r) => r.asn), [64496, 64497], '10.0.1.0/24 is not held: no ROA for it')
+  const agg = planRoas(routes, held, 'aggregate', names)
+  t.same(agg.map((r) => [r.name, r.payloads.length]), [['AS64496.roa', 2], ['AS64497.roa', 1]])
+})
