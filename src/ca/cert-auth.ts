@@ -1,0 +1,79 @@
+/**
+ * A CA as an aggregate (Krill's CertAuth): `process` checks a command against the state and returns events,
+ * `apply` folds them in. The only logic here is dispatch and the initial state; the rules live in children.ts,
+ * parents.ts and routes.ts. Pure apart from the context's signer (new keys, signing child certificates).
+ */
+import type { AggregateType } from '../eventsourcing.js'
+import { AppError, reasonOf } from '../errors.js'
+import { parseRoaPayload, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
+import { processChildAdd, processChildCertify, processChildRemove, processChildRevoke, processChildUpdate, heldResources, shrinkChild } from './children.js'
+import { commandSummary, type CaCommand } from './commands.js'
+import type { CaContext } from './context.js'
+import { applyEvent, type CaEvent } from './events.js'
+import {
+  processCertificateReceive, processCertificateRequest, processEntitlements, processKeyRevoked, processKeyRollActivate, processKeyRollInit,
+  processParentAdd, processParentRemove, processParentUpdate,
+} from './parents.js'
+import { checkRoaDelta } from './routes.js'
+import type { CaState, TaInfo } from './state.js'
+
+/** The state of a new CA: identity only; no repository, parents, children or ROAs yet (spec §1). */
+export function initialState(handle: string, idKey: string, idCert: string, ta?: TaInfo): CaState {
+  return { handle, idKey, idCert, repo: undefined, parents: {}, classes: {}, nextClass: 0, children: {}, routes: {}, ...(ta ? { ta } : {}) }
+}
+
+/** The aggregate type for runCommand, bound to a context factory (the clock and signer of this command). */
+export function certAuthType(ctx: () => CaContext): AggregateType<CaState, CaCommand, CaEvent> {
+  return {
+    process: (s, c) => processCommand(s, c, ctx()),
+    apply: applyEvent,
+    summary: commandSummary,
+    kind: (c) => c.type,
+  }
+}
+
+export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): Promise<CaEvent[]> {
+  switch (c.type) {
+    case 'repo-update':
+      if (JSON.stringify(s.repo) === JSON.stringify(c.repo)) throw new AppError('ca-repo-same', { ca: s.handle })
+      return [{ type: 'repo-updated', repo: c.repo }]
+    case 'parent-add': return processParentAdd(s, c)
+    case 'parent-update': return processParentUpdate(s, c)
+    case 'parent-remove': return processParentRemove(s, c)
+    case 'parent-entitlements-update': return processEntitlements(s, c, ctx)
+    case 'certificate-request': return processCertificateRequest(s, c, ctx)
+    case 'certificate-receive': return withShrunkChildren(s, processCertificateReceive(s, c, ctx), ctx)
+    case 'key-revoked': return processKeyRevoked(s, c)
+    case 'child-add': return processChildAdd(s, c)
+    case 'child-update': return processChildUpdate(s, c, ctx)
+    case 'child-remove': return processChildRemove(s, c)
+    case 'child-certify': return processChildCertify(s, c, ctx)
+    case 'child-revoke': return processChildRevoke(s, c)
+    case 'roas-update': return processRoasUpdate(s, c, ctx)
+    case 'keyroll-init': return processKeyRollInit(s, ctx)
+    case 'keyroll-activate': return processKeyRollActivate(s)
+    case 'children-shrink': return Object.values(s.children).flatMap((ch) => shrinkChild(s, ch, ctx))
+  }
+}
+
+/** After our own certificate changed, children holding more than we now hold get shrunk certificates. */
+function withShrunkChildren(s: CaState, events: CaEvent[], ctx: CaContext): CaEvent[] {
+  if (events.length === 0) return events
+  const after = structuredClone(s)
+  for (const e of events) applyEvent(after, e)
+  return [...events, ...Object.values(after.children).flatMap((ch) => shrinkChild(after, ch, ctx))]
+}
+
+function processRoasUpdate(s: CaState, c: Extract<CaCommand, { type: 'roas-update' }>, ctx: CaContext): CaEvent[] {
+  let added: RoaConfiguration[]
+  let removed: RoaPayload[]
+  try {
+    added = c.added.map((r) => ({ payload: parseRoaPayload(`${r.prefix}-${r.max_length} => ${r.asn}`), ...(r.comment ? { comment: r.comment } : {}) }))
+    removed = c.removed.map((r) => parseRoaPayload(`${r.prefix}-${r.max_length} => ${r.asn}`))
+  } catch (e) {
+    throw new AppError('ca-roa-delta-syntax', { reason: reasonOf(e) })
+  }
+  const changes = checkRoaDelta(s.routes, added, removed, heldResources(s), ctx.now)
+  if (!changes.added.length && !changes.removed.length && !changes.comments.length) return []
+  return [{ type: 'roas-updated', changes }]
+}

@@ -1,0 +1,165 @@
+/**
+ * Our side as a parent (RFC 6492 server, krill-reference.md §1.1 "Children"): adding, updating and removing
+ * children, the entitlements we list to them, and certifying their keys: the certificate holds the child's
+ * entitlement intersected with what the class's current key holds, with the SIA the child asked for.
+ */
+import { AppError, reasonOf } from '../errors.js'
+import { buildCert, decodeCert, serialFromRandom } from '../objects/cert.js'
+import { csrSia, decodeCsr, inspectCsr, verifyCsr } from '../objects/csr.js'
+import { keyIdentifier, keyIdHex } from '../crypto/key-id.js'
+import { ResourceSet, type ResourceSetText } from '../resources/resource-set.js'
+import { fromBase64, toBase64 } from '../util/base64.js'
+import type { CaCommand } from './commands.js'
+import type { CaContext } from './context.js'
+import type { CaEvent } from './events.js'
+import { classDir, crlUri } from './locations.js'
+import type { CaState, ChildInfo, IssuedCert, ResourceClass } from './state.js'
+
+/** The resources a CA holds now: the union of its classes' current certificates. */
+export function heldResources(s: CaState): ResourceSet {
+  let all = ResourceSet.empty()
+  for (const rc of Object.values(s.classes)) if (rc.current?.cert) all = all.union(ResourceSet.parse(rc.current.cert.resources))
+  return all
+}
+
+export function child(s: CaState, handle: string): ChildInfo {
+  const c = s.children[handle]
+  if (!c) throw new AppError('ca-child-unknown', { ca: s.handle, child: handle })
+  return c
+}
+
+export function processChildAdd(s: CaState, c: Extract<CaCommand, { type: 'child-add' }>): CaEvent[] {
+  if (s.children[c.handle]) throw new AppError('ca-child-duplicate', { ca: s.handle, child: c.handle })
+  const resources = checkChildResources(s, c.handle, c.resources)
+  return [{ type: 'child-added', handle: c.handle, idCert: c.idCert, resources }]
+}
+
+/** Update resources (a full replacement) and/or the id certificate; certificates beyond the new entitlement shrink. */
+export function processChildUpdate(s: CaState, c: Extract<CaCommand, { type: 'child-update' }>, ctx: CaContext): CaEvent[] {
+  const ch = child(s, c.handle)
+  const events: CaEvent[] = []
+  if (c.idCert !== undefined && c.idCert !== ch.idCert) events.push({ type: 'child-id-cert-updated', handle: c.handle, idCert: c.idCert })
+  if (c.resources !== undefined) {
+    const resources = checkChildResources(s, c.handle, c.resources)
+    if (!ResourceSet.parse(resources).equals(ResourceSet.parse(ch.resources))) {
+      events.push({ type: 'child-resources-updated', handle: c.handle, resources })
+      events.push(...shrinkChild(s, { ...ch, resources }, ctx))
+    }
+  }
+  return events
+}
+
+export function processChildRemove(s: CaState, c: Extract<CaCommand, { type: 'child-remove' }>): CaEvent[] {
+  const ch = child(s, c.handle)
+  return [...Object.keys(ch.issued).map((keyId): CaEvent => ({ type: 'child-key-revoked', child: c.handle, keyId })), { type: 'child-removed', handle: c.handle }]
+}
+
+/** Re-issue (or revoke) every child certificate that holds more than its child's entitlement in its class. */
+export function shrinkChild(s: CaState, ch: ChildInfo, ctx: CaContext): CaEvent[] {
+  const events: CaEvent[] = []
+  for (const cert of Object.values(ch.issued)) {
+    const rc = s.classes[cert.className]
+    const entitled = rc?.current?.cert ? ResourceSet.parse(ch.resources).intersection(ResourceSet.parse(rc.current.cert.resources)) : ResourceSet.empty()
+    const has = ResourceSet.parse(cert.resources)
+    if (entitled.contains(has)) continue
+    const now = has.intersection(entitled)
+    if (now.isEmpty() || !rc) events.push({ type: 'child-key-revoked', child: ch.handle, keyId: cert.keyId })
+    else {
+      const old = decodeCert(fromBase64(cert.der))
+      const sia = old.extensions.sia ?? []
+      const find = (m: string) => sia.find((a) => a.method === m)?.uri
+      const reissued = issueChildCertificate(s, rc, old.spki, { caRepository: find('1.3.6.1.5.5.7.48.5')!, rpkiManifest: find('1.3.6.1.5.5.7.48.10')!, rpkiNotify: find('1.3.6.1.5.5.7.48.13') }, now, ctx)
+      events.push({ type: 'child-certificate-issued', child: ch.handle, cert: reissued })
+    }
+  }
+  return events
+}
+
+/** RFC 6492 §3.4: certify a child's key from its CSR; RFC 6492 error codes as AppError args.code. */
+export function processChildCertify(s: CaState, c: Extract<CaCommand, { type: 'child-certify' }>, ctx: CaContext): CaEvent[] {
+  const ch = child(s, c.handle)
+  const rc = s.classes[c.className]
+  if (!rc?.current?.cert) throw updown(1201, `no resource class '${c.className}'`)
+  let csr
+  try {
+    csr = decodeCsr(fromBase64(c.csr))
+    verifyCsr(csr)
+  } catch (e) {
+    throw updown(1203, `badly formed certificate request: ${reasonOf(e)}`)
+  }
+  const problems = inspectCsr(csr)
+  if (problems.length) throw updown(1203, `certificate request: ${problems.map((p) => `${p.rule}: ${p.message}`).join('; ')}`)
+  const sia = csrSia(csr) as Exclude<ReturnType<typeof csrSia>, string>
+  const keyId = keyIdHex(keyIdentifier(csr.spki))
+  if (Object.values(s.classes).some((k) => [k.current, k.next, k.old].some((x) => x?.keyId === keyId))) throw updown(1204, 'the request uses a key of the parent itself')
+  for (const other of Object.values(s.children)) if (other.handle !== ch.handle && other.issued[keyId]) throw updown(1204, 'the key is already certified for another child')
+  let entitled = ResourceSet.parse(ch.resources).intersection(ResourceSet.parse(rc.current.cert.resources))
+  if (c.limit) entitled = entitled.intersection(ResourceSet.parse(c.limit))
+  if (entitled.isEmpty()) throw updown(1202, `no resources allocated to child '${ch.handle}' in resource class '${rc.name}'`)
+  return [{ type: 'child-certificate-issued', child: ch.handle, cert: issueChildCertificate(s, rc, csr.spki, sia, entitled, ctx) }]
+}
+
+export function processChildRevoke(s: CaState, c: Extract<CaCommand, { type: 'child-revoke' }>): CaEvent[] {
+  const ch = child(s, c.handle)
+  const cert = ch.issued[c.keyId]
+  if (!s.classes[c.className]) throw updown(1301, `no resource class '${c.className}'`)
+  if (!cert || cert.className !== c.className) throw updown(1302, `no certified key '${c.keyId}' in resource class '${c.className}'`)
+  return [{ type: 'child-key-revoked', child: c.handle, keyId: c.keyId }]
+}
+
+/** The child certificate: RFC 6487 CA profile, signed by the class's current key. */
+export function issueChildCertificate(s: CaState, rc: ResourceClass, spki: Uint8Array, sia: { caRepository: string; rpkiManifest: string; rpkiNotify?: string }, resources: ResourceSet, ctx: CaContext): IssuedCert {
+  const issuer = rc.current!
+  const own = decodeCert(fromBase64(issuer.cert!.der))
+  const key = ctx.signer.signingKey(issuer.keyId)
+  const ski = keyIdentifier(spki)
+  const keyId = keyIdHex(ski)
+  const notBefore = new Date(ctx.now.getTime() - 5 * 60_000)
+  const notAfter = new Date(Math.min(ctx.now.getTime() + ctx.timing.childCertValidSeconds * 1000, own.notAfter.getTime()))
+  const serial = serialFromRandom(ctx.random(20))
+  const der = buildCert(
+    {
+      profile: 'rpki', kind: 'ca', serial, issuerName: issuer.keyId, subjectName: keyId, subjectSpki: spki, subjectKeyId: ski, notBefore, notAfter,
+      crldp: crlUri(s, rc.name, issuer.keyId), aia: issuer.cert!.uri, sia,
+      resources: { ipv4: resources.ipv4, ipv6: resources.ipv6, asn: resources.asn },
+    },
+    key,
+  )
+  return { keyId, className: rc.name, der: toBase64(der), uri: `${classDir(s, rc.name)}${keyId}.cer`, serial: serial.toString(), notAfter: notAfter.toISOString(), resources: resources.toJSON(), signedBy: issuer.keyId }
+}
+
+/** The child's entitlements (RFC 6492 §3.3.2): per class with a current certificate, what the child may get there. */
+export function childEntitlements(s: CaState, ch: ChildInfo, now: Date, timing: CaContext['timing']): { rc: ResourceClass; resources: ResourceSet; notAfter: Date; issued: IssuedCert[] }[] {
+  const out = []
+  for (const rc of Object.values(s.classes)) {
+    if (!rc.current?.cert) continue
+    const resources = ResourceSet.parse(ch.resources).intersection(ResourceSet.parse(rc.current.cert.resources))
+    if (resources.isEmpty()) continue
+    const issued = Object.values(ch.issued).filter((c) => c.className === rc.name)
+    const own = Date.parse(rc.current.cert.notAfter)
+    let notAfter = Math.min(now.getTime() + timing.childCertValidSeconds * 1000, own)
+    // Report the current certificate's notAfter while it is not due for renewal, so the child does not re-request.
+    const current = issued.find((c) => ResourceSet.parse(c.resources).equals(resources) && Date.parse(c.notAfter) - now.getTime() > timing.childCertReissueBeforeSeconds * 1000)
+    if (current) notAfter = Date.parse(current.notAfter)
+    out.push({ rc, resources, notAfter: new Date(Math.floor(notAfter / 1000) * 1000), issued })
+  }
+  return out
+}
+
+function checkChildResources(s: CaState, handle: string, text: ResourceSetText): ResourceSetText {
+  let r: ResourceSet
+  try {
+    r = ResourceSet.parse(text)
+  } catch (e) {
+    throw new AppError('api-invalid-body', { reason: reasonOf(e) })
+  }
+  if (r.isEmpty()) throw new AppError('ca-child-resources-required')
+  const extra = r.difference(heldResources(s))
+  if (!extra.isEmpty()) throw new AppError('ca-child-resources-extra', { ca: s.handle, child: handle, resources: extra.toString() })
+  return r.toJSON()
+}
+
+/** An RFC 6492 error: the route maps `args.code` to an error_response status (RFC 6492 §3.6). */
+export function updown(code: number, reason: string): AppError {
+  return new AppError('rfc6492-protocol', { code: String(code), reason })
+}

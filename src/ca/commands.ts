@@ -1,0 +1,65 @@
+/**
+ * What an operator or a protocol exchange asks of a CA (imperative, style.md §6), and how each appears in the
+ * history (spec §2.9: "repository update, parent add, parent entitlements update, received certificate update in a
+ * resource class, ROA update with counts of added and removed authorisations").
+ */
+import type { CommandSummary } from '../eventsourcing.js'
+import type { ResourceSetText } from '../resources/resource-set.js'
+import type { ParentInfo, RepoInfo } from './state.js'
+
+/** One class as listed by a parent (RFC 6492 §3.3.2), reduced to what the child keeps. */
+export interface Entitlement {
+  className: string
+  resources: ResourceSetText
+  notAfter: string
+  /** Where the parent publishes the certificates it issued to us in this class, by our key's SPKI hash (hex). */
+  issued: { uri: string; der: string }[]
+}
+
+/** Stored in the history: changing these shapes needs a migration. */
+export type CaCommand =
+  | { type: 'repo-update'; repo: RepoInfo }
+  | { type: 'parent-add'; parent: ParentInfo }
+  | { type: 'parent-update'; parent: ParentInfo }
+  | { type: 'parent-remove'; name: string }
+  | { type: 'parent-entitlements-update'; parent: string; classes: Entitlement[] }
+  | { type: 'certificate-request'; className: string; keyId: string }
+  | { type: 'certificate-receive'; parent: string; className: string; keyId: string; cert: string; uri: string }
+  | { type: 'key-revoked'; parent: string; className: string; keyId: string }
+  | { type: 'child-add'; handle: string; idCert: string; resources: ResourceSetText }
+  | { type: 'child-update'; handle: string; idCert?: string; resources?: ResourceSetText }
+  | { type: 'child-remove'; handle: string }
+  | { type: 'child-certify'; handle: string; className: string; csr: string; limit?: Partial<ResourceSetText> }
+  | { type: 'child-revoke'; handle: string; className: string; keyId: string }
+  | { type: 'roas-update'; added: { asn: number; prefix: string; max_length: number; comment?: string }[]; removed: { asn: number; prefix: string; max_length: number }[] }
+  | { type: 'keyroll-init' }
+  | { type: 'keyroll-activate' }
+  | { type: 'children-shrink'; reason: string }
+
+/** The history label and text of a command (krill-reference.md §4: `cmd-ca-*` labels). */
+export function commandSummary(c: CaCommand): CommandSummary {
+  const s = (label: string, msg: string, args: Record<string, string> = {}): CommandSummary => ({ label: `cmd-ca-${label}`, msg, args })
+  switch (c.type) {
+    case 'repo-update': return s('repo-update', `Update repository to server '${c.repo.serviceUri}'`, { service_uri: c.repo.serviceUri })
+    case 'parent-add': return s('parent-add', `Add parent '${c.parent.name}' as 'RFC 6492 Parent'`, { parent: c.parent.name })
+    case 'parent-update': return s('parent-update', `Update contact for parent '${c.parent.name}'`, { parent: c.parent.name })
+    case 'parent-remove': return s('parent-remove', `Remove parent '${c.name}'`, { parent: c.name })
+    case 'parent-entitlements-update': return s('parent-entitlements', `Update entitlements under parent '${c.parent}': ${c.classes.map((e) => `${e.className} => ${formatResources(e.resources)}`).join('; ') || 'none'}`, { parent: c.parent })
+    case 'certificate-request': return s('rc-request', `Request certificate for key '${c.keyId}' in resource class '${c.className}'`, { class_name: c.className, key: c.keyId })
+    case 'certificate-receive': return s('rcn-receive', `Update received cert in RC '${c.className}', with resources '${c.uri}'`, { class_name: c.className, key: c.keyId })
+    case 'key-revoked': return s('keyroll-finish', `Parent '${c.parent}' revoked key '${c.keyId}' in resource class '${c.className}'`, { parent: c.parent, key: c.keyId })
+    case 'child-add': return s('child-add', `Add child '${c.handle}' with resources '${formatResources(c.resources)}'`, { child: c.handle })
+    case 'child-update': return s('child-update', `Update child '${c.handle}'${c.resources ? ` with resources '${formatResources(c.resources)}'` : ''}${c.idCert ? ' with a new id certificate' : ''}`, { child: c.handle })
+    case 'child-remove': return s('child-remove', `Remove child '${c.handle}'`, { child: c.handle })
+    case 'child-certify': return s('child-certify', `Issue certificate to child '${c.handle}' in resource class '${c.className}'`, { child: c.handle, class_name: c.className })
+    case 'child-revoke': return s('child-revoke', `Revoke certificate of child '${c.handle}' for key '${c.keyId}'`, { child: c.handle, key: c.keyId })
+    case 'roas-update': return s('roas-updated', `Update ROAs add: ${c.added.length} remove: ${c.removed.length}`, { added: String(c.added.length), removed: String(c.removed.length) })
+    case 'keyroll-init': return s('keyroll-init', 'Initialise key roll for all resource classes')
+    case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
+    case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)
+  }
+}
+
+function formatResources(r: ResourceSetText): string {
+  return [r.asn && `asn: ${r.asn}`, r.ipv4 && `ipv4: ${r.ipv4}`, r.ipv6 && `ipv6: ${r.ipv6}`].filter(Boolean).join(', ') || 'none'
+}

@@ -1,0 +1,119 @@
+/**
+ * What happened to a CA (past tense, style.md §6): the only way CA state changes. `apply` folds them into the state
+ * and never fails for events that `process` produced. Stored in the history with their command.
+ */
+import type { ResourceSetText } from '../resources/resource-set.js'
+import { applyRouteChanges, type RouteChanges } from './routes.js'
+import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
+
+/** Stored in the history: changing these shapes needs a migration. */
+export type CaEvent =
+  | { type: 'repo-updated'; repo: RepoInfo }
+  | { type: 'parent-added'; parent: ParentInfo }
+  | { type: 'parent-updated'; parent: ParentInfo }
+  | { type: 'parent-removed'; name: string }
+  | { type: 'resource-class-added'; rc: ResourceClass }
+  | { type: 'resource-class-updated'; name: string; entitled: ResourceSetText; notAfter: string }
+  | { type: 'resource-class-removed'; name: string }
+  | { type: 'certificate-requested'; className: string; keyId: string; time: string }
+  | { type: 'certificate-received'; className: string; keyId: string; cert: IncomingCert }
+  | { type: 'child-added'; handle: string; idCert: string; resources: ResourceSetText }
+  | { type: 'child-resources-updated'; handle: string; resources: ResourceSetText }
+  | { type: 'child-id-cert-updated'; handle: string; idCert: string }
+  | { type: 'child-removed'; handle: string }
+  | { type: 'child-certificate-issued'; child: string; cert: IssuedCert }
+  | { type: 'child-key-revoked'; child: string; keyId: string }
+  | { type: 'roas-updated'; changes: RouteChanges }
+  | { type: 'key-roll-initiated'; className: string; keyId: string }
+  | { type: 'key-roll-activated'; className: string }
+  | { type: 'key-roll-finished'; className: string }
+
+/** Fold one event into the state (mutates `s`). */
+export function applyEvent(s: CaState, e: CaEvent): void {
+  switch (e.type) {
+    case 'repo-updated':
+      s.repo = e.repo
+      return
+    case 'parent-added':
+    case 'parent-updated':
+      s.parents[e.parent.name] = e.parent
+      return
+    case 'parent-removed':
+      delete s.parents[e.name]
+      return
+    case 'resource-class-added':
+      s.classes[e.rc.name] = e.rc
+      s.nextClass = Math.max(s.nextClass, Number(e.rc.name) + 1 || s.nextClass + 1)
+      return
+    case 'resource-class-updated':
+      Object.assign(s.classes[e.name], { entitled: e.entitled, notAfter: e.notAfter })
+      return
+    case 'resource-class-removed':
+      delete s.classes[e.name]
+      return
+    default:
+      return applyKeyOrChildEvent(s, e)
+  }
+}
+
+function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
+  switch (e.type) {
+    case 'certificate-requested':
+      for (const k of keysOf(s.classes[e.className])) if (k.keyId === e.keyId) k.requested = e.time
+      return
+    case 'certificate-received':
+      for (const k of keysOf(s.classes[e.className])) {
+        if (k.keyId !== e.keyId) continue
+        k.cert = e.cert
+        delete k.requested
+      }
+      return
+    case 'child-added':
+      s.children[e.handle] = { handle: e.handle, idCert: e.idCert, resources: e.resources, issued: {} }
+      return
+    case 'child-resources-updated':
+      s.children[e.handle].resources = e.resources
+      return
+    case 'child-id-cert-updated':
+      s.children[e.handle].idCert = e.idCert
+      return
+    case 'child-removed':
+      delete s.children[e.handle]
+      return
+    case 'child-certificate-issued':
+      s.children[e.child].issued[e.cert.keyId] = e.cert
+      return
+    case 'child-key-revoked':
+      delete s.children[e.child].issued[e.keyId]
+      return
+    case 'roas-updated':
+      applyRouteChanges(s.routes, e.changes)
+      return
+    default:
+      return applyKeyRollEvent(s, e)
+  }
+}
+
+function applyKeyRollEvent(s: CaState, e: CaEvent): void {
+  switch (e.type) {
+    case 'key-roll-initiated':
+      s.classes[e.className].next = { keyId: e.keyId }
+      return
+    case 'key-roll-activated': {
+      const rc = s.classes[e.className]
+      rc.old = rc.current
+      rc.current = rc.next
+      delete rc.next
+      return
+    }
+    case 'key-roll-finished':
+      delete s.classes[e.className].old
+      return
+    default:
+      return
+  }
+}
+
+function keysOf(rc: ResourceClass | undefined) {
+  return rc ? [rc.current, rc.next, rc.old].filter((k) => k !== undefined) : []
+}
