@@ -1,0 +1,24 @@
+/**
+ * DER first, BER as the fallback: RFC 6488 §3 and RFC 5280 want DER, but real repositories hold BER (RIPE NCC objects
+ * up to about 2019, the ARIN and LACNIC TA manifests: fixtures/README.md §3). Decoders read strictly with the DER
+ * reader and, only when the input is valid BER that is not DER, re-read it through asn1/ber.ts. Used by cert.ts,
+ * crl.ts and signed-object.ts.
+ */
+import { type BerNode, isStrictDer, parseBer } from '../asn1/ber.js'
+import { DecodeError } from '../util/errors.js'
+
+/**
+ * The BER tree of `bytes` when the strict DER decode failed with `derError` because the input is BER but not DER;
+ * otherwise `derError` is rethrown (the input is broken, and the DER reader's message says where).
+ */
+export function berFallback(bytes: Uint8Array, derError: unknown): BerNode {
+  if (!(derError instanceof DecodeError)) throw derError
+  let tree: BerNode
+  try {
+    tree = parseBer(bytes)
+  } catch {
+    throw derError
+  }
+  if (isStrictDer(bytes)) throw derError
+  return tree
+}
