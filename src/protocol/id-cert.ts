@@ -4,7 +4,11 @@
  * and as PEM, and create our own self-signed identity certificate and its CRL. Used by ca/ (parents and children),
  * pubd/ (publishers), signed-message.ts and the API mapping.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
+import { keyIdentifier } from '../crypto/key-id.js'
+import type { SigningKey } from '../crypto/signer.js'
+import { buildCert, serialFromRandom } from '../objects/cert.js'
+import { buildCrl } from '../objects/crl.js'
 import { toBase64 } from '../util/base64.js'
 import { DecodeError } from '../util/errors.js'
 import { toHex } from '../util/hex.js'
@@ -24,6 +28,66 @@ export interface IdCertInfo {
   base64: string
   /** Hex SHA-256 of the SubjectPublicKeyInfo DER ("hash of the identity certificate key", 64 hex digits). */
   hash: string
+}
+
+/** Backdating of notBefore / thisUpdate: a peer whose clock is a little behind ours still sees them as valid. */
+const BACKDATE_MS = 5 * 60 * 1000
+
+/**
+ * Our identity certificate: a self-signed BPKI CA certificate (RFC 8183 §4, RFC 6492 §3.1.1.2) for `key`, v3 with a
+ * random 159-bit serial, subject = issuer = CN of the key's hex key id (as Krill does), basicConstraints cA and
+ * keyUsage keyCertSign|cRLSign (both critical), SKI, and no RFC 3779, SIA, AIA, CRLDP or policy extensions.
+ * The AKI is left out: RFC 5280 §4.2.1.1 lets a self-signed certificate omit it (Krill writes AKI = SKI; readers
+ * accept both). Valid from 5 minutes before `now` for `years` calendar years (krill-reference.md §3: 15).
+ */
+export function createIdCert(key: SigningKey, now: Date, years = 15, serial?: bigint): Uint8Array {
+  const notBefore = new Date(Math.floor(now.getTime() / 1000) * 1000 - BACKDATE_MS)
+  const notAfter = new Date(Math.floor(now.getTime() / 1000) * 1000)
+  notAfter.setUTCFullYear(notAfter.getUTCFullYear() + years)
+  return buildCert({
+    profile: 'bpki', kind: 'ca', serial: serial ?? serialFromRandom(randomBytes(20)), issuerName: key.keyId,
+    subjectName: key.keyId, subjectSpki: key.spki, subjectKeyId: key.ski, notBefore, notAfter,
+  }, key)
+}
+
+export interface IdEeCertSpec {
+  idKey: SigningKey
+  idCert: BpkiCert
+  eeSpki: Uint8Array
+  serial: bigint
+  notBefore: Date
+  notAfter: Date
+}
+
+/** The EE certificate of an RFC 6492 / RFC 8181 CMS message (RFC 6492 §3.1.1.4), issued by our identity
+ *  certificate: issuer = the ID certificate's subject (its exact DER), subject CN = the EE key id in hex, SKI, AKI,
+ *  keyUsage digitalSignature (critical); no basicConstraints, SIA or resources. */
+export function issueIdEeCert(spec: IdEeCertSpec): Uint8Array {
+  const eeSki = keyIdentifier(spec.eeSpki)
+  return buildCert({
+    profile: 'bpki', kind: 'ee', serial: spec.serial, issuerName: spec.idCert.subjectDer,
+    subjectName: toHex(eeSki).toUpperCase(), subjectSpki: spec.eeSpki, subjectKeyId: eeSki,
+    notBefore: spec.notBefore, notAfter: spec.notAfter,
+  }, spec.idKey)
+}
+
+export interface IdCrlSpec {
+  idKey: SigningKey
+  idCert: BpkiCert
+  crlNumber: bigint
+  thisUpdate: Date
+  nextUpdate: Date
+  /** Serials to list (default none: our EE certificates are short-lived and never revoked). */
+  revoked?: readonly { serial: bigint; revocationDate: Date }[]
+}
+
+/** The BPKI CRL of our identity certificate (RFC 6492 §3.1.1.5): v2, AKI, CRL number, nextUpdate, issuer = the ID
+ *  certificate's subject; revokedCertificates absent when empty (RFC 5280 §5.1.2.6). */
+export function buildIdCrl(spec: IdCrlSpec): Uint8Array {
+  return buildCrl({
+    issuerName: spec.idCert.subjectDer, thisUpdate: spec.thisUpdate, nextUpdate: spec.nextUpdate,
+    crlNumber: spec.crlNumber, revoked: spec.revoked ?? [],
+  }, spec.idKey)
 }
 
 /** Decode an identity certificate as received in RFC 8183 XML or the JSON API. Never requires self-signature, an
