@@ -114,7 +114,7 @@ function addCommand(parent: Command, def: CommandDef, io: CliIo, setExit: (code:
       if (!def.run) throw new UsageError(`'${def.path.join(' ')}' is not implemented in svcc ${VERSION} yet`)
       const report = await def.run(ctx, opts, args)
       if (report) render(report, ctx.format, io.out)
-      setExit(0)
+      setExit(report?.exitCode ?? 0)
     } catch (e) {
       if (e instanceof ApiPrinted) return setExit(0)
       const f = failure(e, fmt)

@@ -12,6 +12,8 @@ export interface Report {
   text: string
   json?: unknown
   xml?: string
+  /** The exit code after printing (default 0); offline commands use it, e.g. `svcc inspect` exits 1 on profile problems. */
+  exitCode?: number
 }
 
 /** Bad invocation: a missing or malformed argument or variable. Exit code 2. */
