@@ -28,6 +28,7 @@ export interface Config {
   post_limit_api: number
   post_limit_rfc6492: number
   post_limit_rfc8181: number
+  key_pool_size: number
   repository: RepositoryConfig
   testbed: TestbedConfig
   timing: TimingConfig
@@ -112,6 +113,7 @@ const TOP: Record<string, OptSpec> = {
   post_limit_api: { kind: 'integer', min: 1024 },
   post_limit_rfc6492: { kind: 'integer', min: 1024 },
   post_limit_rfc8181: { kind: 'integer', min: 1024 },
+  key_pool_size: { kind: 'integer', min: 1, max: 10000 },
 }
 
 const SECTIONS: Record<string, Record<string, OptSpec>> = {
@@ -166,6 +168,7 @@ export function defaults(): Config {
     post_limit_api: 256 * 1024,
     post_limit_rfc6492: 1024 * 1024,
     post_limit_rfc8181: 32 * 1024 * 1024,
+    key_pool_size: 32,
     repository: {
       enabled: false,
       rrdp_base_uri: undefined,

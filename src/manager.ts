@@ -7,6 +7,34 @@ import type { Logger } from './log.js'
 import type { Db } from './store/db.js'
 import { propertyStore, type PropertyStore } from './store/properties.js'
 import type { ServerInfo } from './api/status.js'
+import {
+  publisherRequestFromJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson,
+} from './api/pubd.js'
+import type { PubServer, RrdpFile } from './app/pub-server.js'
+import {
+  checkAddParent, childRequestJson, parentResponseFromJson, parentResponseJson,
+  type AddChildJson, type AddParentJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildInfoJson, type ChildRequestJson,
+  type ConfiguredRoa, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson, type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
+} from './api/cas.js'
+import { CaManager } from './app/ca-manager.js'
+import { CaServices } from './app/ca-services.js'
+import { caIssues, certAuthInfo, childInfo, configuredRoas, exchangeJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
+import type { LocalUpdown } from './app/ca-parents.js'
+import { repoList } from './app/ca-repo.js'
+import { classDir } from './ca/locations.js'
+import type { ParentInfo } from './ca/state.js'
+import type { Signer } from './crypto/signer.js'
+import { decodeChildRequest, decodeParentResponse, encodeChildRequest, encodeParentResponse, encodePublisherRequest, type ParentResponse } from './protocol/idexchange.js'
+import { ResourceSet } from './resources/resource-set.js'
+import { decodeCert } from './objects/cert.js'
+import { createTrustAnchor, talText, TA_HANDLE, TESTBED_HANDLE } from './ta/testbed.js'
+import { fromBase64 } from './util/base64.js'
+import { childHandle, isWireHandle } from './util/handle.js'
+import { AppError, reasonOf } from './errors.js'
+import { decodePublisherRequest, encodeRepositoryResponse } from './protocol/idexchange.js'
+import { idCertInfo } from './protocol/id-cert.js'
+import { toBase64 } from './util/base64.js'
+import { caHandle, publisherHandle } from './util/handle.js'
 import { VERSION } from './version.js'
 
 export interface ManagerDeps {
@@ -15,6 +43,9 @@ export interface ManagerDeps {
   log: Logger
   /** The clock; tests inject a fixed or shifted one. */
   now?: () => Date
+  /** The embedded publication server, when [repository] is enabled. */
+  pub?: PubServer
+  signer: Signer
 }
 
 export class Manager {
@@ -24,6 +55,9 @@ export class Manager {
   private readonly now: () => Date
   private readonly started: Date
   private readonly properties: PropertyStore
+  private readonly pub: PubServer | undefined
+  readonly cas: CaManager
+  private readonly svc: CaServices
 
   constructor(deps: ManagerDeps) {
     this.config = deps.config
@@ -32,7 +66,43 @@ export class Manager {
     this.now = deps.now ?? (() => new Date())
     this.started = this.now()
     this.properties = propertyStore(this.db)
+    this.pub = deps.pub
+    this.svc = new CaServices({ config: deps.config, db: deps.db, signer: deps.signer, log: deps.log, now: this.now, pub: deps.pub })
+    this.cas = new CaManager(this.svc)
     this.recordVersion()
+  }
+
+  /** Start background work: the repository writers and rsyncd. */
+  async start(): Promise<void> {
+    await this.pub?.start()
+    if (this.config.testbed.enabled) await this.ensureTestbed()
+    // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
+    for (const ca of this.svc.cas.handles()) this.cas.publish(ca)
+  }
+
+  /** [testbed]: CA `ta` (self-signed, all resources) and CA `testbed` under it, created once. */
+  private async ensureTestbed(): Promise<void> {
+    if (!this.svc.cas.exists(TA_HANDLE)) {
+      await this.cas.add(TA_HANDLE, { ta: (s) => createTrustAnchor(s, this.svc.signer, this.config.service_uri, this.now(), this.svc.random) })
+    }
+    if (!this.svc.cas.exists(TESTBED_HANDLE)) {
+      await this.cas.add(TESTBED_HANDLE)
+      const testbed = this.svc.state(TESTBED_HANDLE)
+      await this.caChildAdd(TA_HANDLE, { handle: TESTBED_HANDLE, resources: ResourceSet.all().toJSON(), id_cert: testbed.idCert })
+      await this.caParentAdd(TESTBED_HANDLE, { json: { handle: TA_HANDLE, response: this.caChildContact(TA_HANDLE, TESTBED_HANDLE) } })
+      this.log.info('testbed created: trust anchor ta with CA testbed under it', { tal: `${this.config.service_uri}ta/ta.tal` })
+    }
+  }
+
+  /** The TAL of the embedded trust anchor (RFC 8630), or undefined without [testbed]. */
+  taTal(): string | undefined {
+    const ta = this.svc.cas.load(TA_HANDLE)?.state.ta
+    return ta && talText(ta, decodeCert(fromBase64(ta.certDer)).spki)
+  }
+
+  taCert(): Uint8Array | undefined {
+    const ta = this.svc.cas.load(TA_HANDLE)?.state.ta
+    return ta && fromBase64(ta.certDer)
   }
 
   /** Version and start time (krill-reference.md §1.1 `info`: unix seconds). */
@@ -47,7 +117,302 @@ export class Manager {
 
   /** Stop background work; called on shutdown before the database closes. */
   async shutdown(): Promise<void> {
+    await this.cas.stop()
+    await this.pub?.stop()
     this.log.debug('manager stopped')
+  }
+
+  //------------ CAs (krill-reference.md §1.1 "CA lifecycle") ----------------------------------------------------
+
+  caList(): CaList {
+    return { cas: this.svc.cas.handles().map((handle) => ({ handle })) }
+  }
+
+  async caAdd(handle: string): Promise<void> {
+    await this.cas.add(handle)
+  }
+
+  caShow(ca: string): CertAuthInfo {
+    return certAuthInfo(this.svc.state(caPath(ca)), this.svc.objects.load(ca))
+  }
+
+  async caDelete(ca: string): Promise<void> {
+    this.svc.state(caPath(ca))
+    await this.cas.delete(ca, this.localUpdown)
+  }
+
+  caChildRequest(ca: string): ChildRequestJson {
+    const s = this.svc.state(caPath(ca))
+    return childRequestJson({ childHandle: s.handle, idCert: fromBase64(s.idCert) })
+  }
+
+  caChildRequestXml(ca: string): string {
+    const s = this.svc.state(caPath(ca))
+    return encodeChildRequest({ childHandle: s.handle, idCert: fromBase64(s.idCert) })
+  }
+
+  caPublisherRequestXml(ca: string): string {
+    const s = this.svc.state(caPath(ca))
+    return encodePublisherRequest({ publisherHandle: s.handle, idCert: fromBase64(s.idCert) })
+  }
+
+  //------------ Parents ------------------------------------------------------------------------------------------
+
+  /** Add (or, with `update`, replace) a parent from an RFC 8183 parent response, then sync with it at once. */
+  async caParentAdd(ca: string, input: { json: unknown } | { xml: string }, opts: { name?: string; update?: boolean } = {}): Promise<void> {
+    const s = this.svc.state(caPath(ca))
+    const { name, response } = this.parentInput(input, opts.name)
+    const parent: ParentInfo = { name, parentHandle: response.parentHandle, childHandle: response.childHandle, serviceUri: response.serviceUri, idCert: toBase64(response.idCert) }
+    const exists = name in s.parents
+    if (opts.update && !exists) throw new AppError('ca-parent-unknown', { ca, parent: name })
+    await this.cas.run(ca, { type: exists && opts.update ? 'parent-update' : 'parent-add', parent })
+    this.cas.syncParentLater(ca, name, this.localUpdown)
+  }
+
+  caParentContact(ca: string, parent: string): ParentContactJson {
+    const s = this.svc.state(caPath(ca))
+    if (!s.parents[parent]) throw new AppError('ca-parent-unknown', { ca, parent })
+    return parentContact(s, parent)
+  }
+
+  caParentStatuses(ca: string): Record<string, ParentStatusJson> {
+    const s = this.svc.state(caPath(ca))
+    return Object.fromEntries(Object.keys(s.parents).sort().map((p) => [p, parentStatus(s, p, this.svc.status.get(ca, 'parent', p))]))
+  }
+
+  async caParentRemove(ca: string, parent: string): Promise<void> {
+    const s = this.svc.state(caPath(ca))
+    if (!s.parents[parent]) throw new AppError('ca-parent-unknown', { ca, parent })
+    await this.cas.revokeAll(ca, parent, this.localUpdown)
+    await this.cas.run(ca, { type: 'parent-remove', name: parent })
+    this.svc.status.remove(ca, 'parent', parent)
+  }
+
+  /** Sync with all parents now (used by `parents add` waiters, bulk refresh and tests). */
+  async caSyncParents(ca: string): Promise<void> {
+    for (const p of Object.keys(this.svc.state(caPath(ca)).parents)) await this.cas.syncParent(ca, p, this.localUpdown).catch(() => undefined)
+  }
+
+  //------------ Children -----------------------------------------------------------------------------------------
+
+  async caChildAdd(ca: string, body: AddChildJson | { handle: string; resources: AddChildJson['resources']; xml: string }): Promise<ParentResponseJson> {
+    this.svc.state(caPath(ca))
+    const handle = checkChild(body.handle)
+    let idCert: string
+    if ('xml' in body) {
+      try {
+        idCert = toBase64(decodeChildRequest(body.xml).idCert)
+      } catch (e) {
+        throw new AppError('ca-child-request-invalid-xml', { reason: reasonOf(e) })
+      }
+    } else idCert = checkIdCert(body.id_cert)
+    const resources = ResourceSet.parse(body.resources ?? {}).toJSON()
+    await this.cas.run(ca, { type: 'child-add', handle, idCert, resources })
+    return parentResponseJson(this.parentResponseFor(ca, handle))
+  }
+
+  caChildContact(ca: string, child: string): ParentResponseJson {
+    return parentResponseJson(this.parentResponseFor(ca, child))
+  }
+
+  caChildContactXml(ca: string, child: string): string {
+    return encodeParentResponse(this.parentResponseFor(ca, child))
+  }
+
+  caChildInfo(ca: string, child: string): ChildInfoJson {
+    const s = this.svc.state(caPath(ca))
+    if (!s.children[child]) throw new AppError('ca-child-unknown', { ca, child })
+    return childInfo(s, child)
+  }
+
+  async caChildUpdate(ca: string, child: string, body: UpdateChildJson): Promise<void> {
+    this.svc.state(caPath(ca))
+    const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert) } : {}), ...(body.resources ? { resources: ResourceSet.parse(body.resources).toJSON() } : {}) }
+    await this.cas.run(ca, update)
+    this.notifyLocalChild(ca, child)
+  }
+
+  async caChildRemove(ca: string, child: string): Promise<void> {
+    this.svc.state(caPath(ca))
+    await this.cas.run(ca, { type: 'child-remove', handle: child })
+    this.notifyLocalChild(ca, child)
+  }
+
+  /** POST /rfc6492/{ca}: the signed answer to a child's CMS-wrapped RFC 6492 message. */
+  rfc6492(ca: string, body: Uint8Array): Promise<Uint8Array> {
+    this.svc.state(caPath(ca))
+    return this.cas.rfc6492(ca, body)
+  }
+
+  //------------ ROAs ---------------------------------------------------------------------------------------------
+
+  caRoas(ca: string): ConfiguredRoa[] {
+    const s = this.svc.state(caPath(ca))
+    return configuredRoas(s, this.svc.objects.load(ca), (rc, name) => classDir(s, rc) + name)
+  }
+
+  async caRoasUpdate(ca: string, delta: RoaDeltaJson): Promise<void> {
+    this.svc.state(caPath(ca))
+    const norm = (r: RoaDeltaJson['added'][number]) => ({ asn: r.asn, prefix: r.prefix, max_length: r.max_length ?? Number(r.prefix.split('/')[1]), ...(r.comment ? { comment: r.comment } : {}) })
+    await this.cas.run(ca, { type: 'roas-update', added: (delta.added ?? []).map(norm), removed: (delta.removed ?? []).map(norm) })
+  }
+
+  //------------ Repository and issues ----------------------------------------------------------------------------
+
+  caRepo(ca: string): RepoInfoJson {
+    return repoInfo(this.svc.state(caPath(ca)))
+  }
+
+  /** What the repository holds for the CA, from a real RFC 8181 `list` query (spec §2.6), or `ca-repo-issue`. */
+  async caRepoStatus(ca: string): Promise<RepoStatusJson> {
+    const s = this.svc.state(caPath(ca))
+    if (!s.repo) throw new AppError('repo-not-set', { ca })
+    let held: Map<string, string>
+    try {
+      held = await repoList(this.svc, s, s.repo)
+    } catch (e) {
+      throw new AppError('ca-repo-issue', { ca, uri: s.repo.serviceUri, reason: reasonOf(e) })
+    }
+    const st = this.svc.status.get(ca, 'repo', 'repo')
+    const published = [...held].map(([uri, hash]) => ({ uri, hash })).sort((a, b) => (a.uri < b.uri ? -1 : 1))
+    return { last_exchange: exchangeJson(st), last_success: st?.lastSuccess ?? null, published }
+  }
+
+  caIssues(ca: string): CaIssuesJson {
+    this.svc.state(caPath(ca))
+    return caIssues(this.svc.status.all(ca))
+  }
+
+  bulkIssues(): { cas: Record<string, CaIssuesJson> } {
+    const out: Record<string, CaIssuesJson> = {}
+    for (const ca of this.svc.cas.handles()) {
+      const i = caIssues(this.svc.status.all(ca))
+      if (i.repo_issue || i.parent_issues.length || i.objects_issue) out[ca] = i
+    }
+    return { cas: out }
+  }
+
+  /** Wait until a CA's pending publication is done (tests and `--wait` style operations). */
+  async caFlushed(ca: string): Promise<void> {
+    await this.cas.parentsIdle()
+    await this.cas.flushed(ca)
+    await this.pub?.flushed()
+  }
+
+  //------------ helpers ------------------------------------------------------------------------------------------
+
+  /** Deliver RFC 6492 messages to a parent CA in this svcd in-process (same checks, no network). */
+  readonly localUpdown: LocalUpdown = (uri, cms) => {
+    const prefix = `${this.config.service_uri}rfc6492/`
+    if (!uri.startsWith(prefix)) return undefined
+    const ca = decodeURIComponent(uri.slice(prefix.length).replace(/\/$/, ''))
+    return this.svc.cas.exists(ca) ? this.cas.rfc6492(ca, cms) : undefined
+  }
+
+  private parentResponseFor(ca: string, child: string): ParentResponse {
+    const s = this.svc.state(caPath(ca))
+    if (!s.children[child]) throw new AppError('ca-child-unknown', { ca, child })
+    return { parentHandle: s.handle, childHandle: child, serviceUri: `${this.config.service_uri}rfc6492/${encodeURIComponent(s.handle)}`, idCert: fromBase64(s.idCert) }
+  }
+
+  private parentInput(input: { json: unknown } | { xml: string }, pathName: string | undefined): { name: string; response: ParentResponse } {
+    try {
+      if ('xml' in input) {
+        const response = decodeParentResponse(input.xml)
+        return { name: pathName ?? response.parentHandle, response }
+      }
+      const problem = checkAddParent(input.json)
+      if (problem) throw new AppError('api-invalid-body', { reason: problem })
+      const j = input.json as AddParentJson & { contact?: ParentResponseJson }
+      if (pathName !== undefined && pathName !== j.handle) throw new AppError('api-invalid-body', { reason: `the parent name '${j.handle}' in the body differs from '${pathName}' in the path` })
+      const response = parentResponseFromJson(j.response ?? j.contact!)
+      for (const h of [response.parentHandle, response.childHandle]) if (!isWireHandle(h)) throw new Error(`'${h}' is not a valid RFC 8183 handle`)
+      return { name: j.handle, response }
+    } catch (e) {
+      if (e instanceof AppError) throw e
+      throw new AppError('ca-parent-response-invalid-xml', { reason: reasonOf(e) })
+    }
+  }
+
+  /** A parent in this svcd changed a child's entitlements: the child (if local) syncs at once. */
+  private notifyLocalChild(parentCa: string, child: string): void {
+    const uri = `${this.config.service_uri}rfc6492/${encodeURIComponent(parentCa)}`
+    for (const ca of this.svc.cas.handles()) {
+      const s = this.svc.cas.load(ca)?.state
+      for (const p of Object.values(s?.parents ?? {})) if (p.serviceUri === uri && p.childHandle === child) this.cas.syncParentLater(ca, p.name, this.localUpdown)
+    }
+  }
+
+  //------------ Publication server (krill-reference.md §1.1 "Publication server") --------------------------------
+
+  pubdPublishers(): PublisherList {
+    return { publishers: this.pubd().store.publishers().map((p) => ({ handle: p.handle })) }
+  }
+
+  pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }): RepositoryResponseJson {
+    const pub = this.pubd()
+    let req
+    try {
+      req = 'xml' in input ? decodePublisherRequest(input.xml) : publisherRequestFromJson(input.json)
+      idCertInfo(req.idCert)
+    } catch (e) {
+      throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
+    }
+    return repositoryResponseJson(pub.publisherAdd(req))
+  }
+
+  pubdPublisherShow(handle: string): PublisherDetails {
+    const p = this.pubd().publisher(pathHandle(handle))
+    const files = this.pubd().store.objectsWithContent(p.handle).map((o) => ({ uri: o.uri, base64: toBase64(o.content) }))
+    return { handle: p.handle, id_cert: idCertInfo(p.idCert), base_uri: p.baseUri, current_files: files }
+  }
+
+  pubdPublisherRemove(handle: string): void {
+    this.pubd().publisherRemove(pathHandle(handle))
+  }
+
+  pubdPublisherResponse(handle: string): RepositoryResponseJson {
+    return repositoryResponseJson(this.pubd().publisherResponse(pathHandle(handle)))
+  }
+
+  pubdPublisherResponseXml(handle: string): string {
+    return encodeRepositoryResponse(this.pubd().publisherResponse(pathHandle(handle)))
+  }
+
+  pubdStale(seconds: number): PublisherList {
+    return { publishers: this.pubd().stale(seconds).map((p) => ({ handle: p.handle })) }
+  }
+
+  pubdStats(): RepoStats {
+    const { publishers, rrdp } = this.pubd().stats()
+    const repo = this.config.repository
+    return {
+      publishers: Object.fromEntries(publishers.map((p) => [p.handle, { objects: p.objects, size: p.size, last_update: p.lastPublish ?? null, manifests: this.pubd().manifests(p.handle) }])),
+      session: rrdp.session,
+      serial: rrdp.serial,
+      last_update: rrdp.updated,
+      rsync_base: repo.rsync_base_uri!,
+      rrdp_base: repo.rrdp_base_uri!,
+    }
+  }
+
+  async pubdSessionReset(): Promise<void> {
+    await this.pubd().sessionReset()
+  }
+
+  /** POST /rfc8181/{publisher}: the signed reply to a CMS-wrapped RFC 8181 message. */
+  rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
+    return this.pubd().rfc8181(handle, body)
+  }
+
+  /** GET /rrdp/{path}: an RRDP file, or undefined (404) when the repository is disabled or the name unknown. */
+  rrdpFile(rel: string): RrdpFile | undefined {
+    return this.pub?.rrdpFile(rel)
+  }
+
+  private pubd(): PubServer {
+    if (!this.pub) throw new AppError('pub-repo-not-initialized')
+    return this.pub
   }
 
   private recordVersion(): void {
@@ -55,5 +420,40 @@ export class Manager {
       if (!this.properties.get('created')) this.properties.set('created', this.now().toISOString())
       this.properties.set('version', VERSION)
     })
+  }
+}
+
+/** A CA handle taken from a URL path: checked (404 comes from the lookup). */
+function caPath(text: string): string {
+  try {
+    return caHandle(text)
+  } catch (e) {
+    throw new AppError('api-invalid-path-handle', { handle: text, reason: reasonOf(e) })
+  }
+}
+
+function checkChild(text: string): string {
+  try {
+    return childHandle(text)
+  } catch (e) {
+    throw new AppError('api-invalid-body', { reason: reasonOf(e) })
+  }
+}
+
+function checkIdCert(b64: string): string {
+  try {
+    idCertInfo(fromBase64(b64))
+    return toBase64(fromBase64(b64))
+  } catch (e) {
+    throw new AppError('ca-child-request-invalid-xml', { reason: `id_cert: ${reasonOf(e)}` })
+  }
+}
+
+/** A handle taken from a URL path: checked, or 400 `api-invalid-path-handle`. */
+function pathHandle(text: string): string {
+  try {
+    return publisherHandle(text)
+  } catch (e) {
+    throw new AppError('api-invalid-path-handle', { handle: text, reason: reasonOf(e) })
   }
 }

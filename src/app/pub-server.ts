@@ -10,6 +10,7 @@ import type { RepositoryConfig } from '../config.js'
 import { AppError, reasonOf } from '../errors.js'
 import type { Logger } from '../log.js'
 import type { PublisherRequest, RepositoryResponse } from '../protocol/idexchange.js'
+import { decodeManifest } from '../objects/manifest.js'
 import { decodePublicationQuery, encodePublicationReply, type PublicationQuery, type PublicationReply } from '../protocol/publication.js'
 import { planDelta } from '../pubd/content.js'
 import { jailOf, type Publisher } from '../pubd/publishers.js'
@@ -25,9 +26,9 @@ import { RsyncDaemon } from './rsync-daemon.js'
 export interface MessageCodec {
   /** Our BPKI identity certificate (DER), as given in repository responses. */
   readonly idCert: Uint8Array
-  sign(xml: string, now: Date): Uint8Array
+  sign(xml: string, now: Date): Promise<Uint8Array>
   /** The XML of a message verified against the peer's identity certificate; throws with a reason otherwise. */
-  verify(cms: Uint8Array, peerIdCert: Uint8Array, now: Date): string
+  verify(cms: Uint8Array, peer: { handle: string; idCert: Uint8Array }, now: Date): string
 }
 
 export interface PubServerOptions {
@@ -150,6 +151,21 @@ export class PubServer {
     return { publishers: this.store.stats(), rrdp: this.store.rrdpState()! }
   }
 
+  /** This update and next update of each manifest a publisher has published (for stats), undecodable ones skipped. */
+  manifests(handle: string): { uri: string; this_update: string; next_update: string }[] {
+    const out = []
+    for (const o of this.store.objectsWithContent(handle)) {
+      if (!o.uri.endsWith('.mft')) continue
+      try {
+        const m = decodeManifest(o.content)
+        out.push({ uri: o.uri, this_update: m.thisUpdate.toISOString(), next_update: m.nextUpdate.toISOString() })
+      } catch {
+        // Not a manifest we can read: the publisher's business, not a statistics failure.
+      }
+    }
+    return out
+  }
+
   async sessionReset(): Promise<void> {
     await this.rrdpPacer.idle()
     await this.rrdp.resetSession()
@@ -159,7 +175,7 @@ export class PubServer {
   //------------ RFC 8181 ------------------------------------------------------------------------------------------
 
   /** Handle one CMS-wrapped RFC 8181 message; the answer is always a signed reply (report_error on failure). */
-  rfc8181(handle: string, body: Uint8Array): Uint8Array {
+  rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
     const now = this.o.now()
     return this.o.codec.sign(encodePublicationReply(this.rfc8181Reply(handle, body, now)), now)
   }
@@ -169,7 +185,7 @@ export class PubServer {
     if (!publisher) return replyError('permission_failure', `RFC 8181 §2: '${handle}' is not a publisher of this server`)
     let xml: string
     try {
-      xml = this.o.codec.verify(body, publisher.idCert, now)
+      xml = this.o.codec.verify(body, publisher, now)
     } catch (e) {
       this.o.log.warn('RFC 8181 message refused', { publisher: handle, reason: reasonOf(e) })
       return replyError('bad_cms_signature', reasonOf(e))

@@ -4,7 +4,7 @@
  * if it dies and stopped on shutdown. When rsync is missing, a clear warning is logged and RRDP keeps working.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../log.js'
 import { rsyncModule, rsyncUri } from '../util/uri.js'
@@ -21,6 +21,7 @@ export interface RsyncDaemonOptions {
 }
 
 const TEMPLATE = new URL('../../repository/rsyncd.conf.template', import.meta.url)
+const HAS_SETPRIV = !spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).error
 
 export class RsyncDaemon {
   private child: ChildProcess | undefined
@@ -36,9 +37,27 @@ export class RsyncDaemon {
       this.o.log.warn('rsync is not installed: the repository is served over RRDP only (install the Debian package rsync)')
       return false
     }
+    this.stopStale()
     this.writeConfig()
     this.spawn()
     return true
+  }
+
+  /** An rsyncd left by a svcd that was killed still holds the port: stop it (it serves our own config). */
+  private stopStale(): void {
+    const pidFile = join(this.o.workDir, 'rsyncd.pid')
+    if (!existsSync(pidFile)) return
+    const pid = Number(readFileSync(pidFile, 'utf8').trim())
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      if (!cmd.includes('rsync') || !cmd.includes(join(this.o.workDir, 'rsyncd.conf'))) return
+      process.kill(pid, 'SIGTERM')
+      this.o.log.warn('stopped an rsync daemon left behind by an earlier svcd', { pid })
+      const end = Date.now() + 3000
+      while (Date.now() < end && existsSync(`/proc/${pid}`)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
+    } catch {
+      // Not running (or not ours): nothing to do.
+    }
   }
 
   async stop(): Promise<void> {
@@ -57,31 +76,36 @@ export class RsyncDaemon {
   }
 
   private writeConfig(): string {
-    const { module, port } = rsyncModule(rsyncUri(this.o.rsyncBaseUri))
+    const { module } = rsyncModule(rsyncUri(this.o.rsyncBaseUri))
     const values: Record<string, string> = {
       pid_file: join(this.o.workDir, 'rsyncd.pid'),
       log_file: join(this.o.workDir, 'rsyncd.log'),
       max_connections: '50',
+      uid: String(process.getuid?.() ?? 'nobody'),
+      gid: String(process.getgid?.() ?? 'nogroup'),
       module,
       path: this.o.modulePath,
     }
     const text = readFileSync(TEMPLATE, 'utf8').replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k])
     const file = join(this.o.workDir, 'rsyncd.conf')
     writeFileSync(file, text)
-    void port
     return file
   }
 
   private spawn(): void {
     const { port } = rsyncModule(rsyncUri(this.o.rsyncBaseUri))
     const args = ['--daemon', '--no-detach', `--config=${join(this.o.workDir, 'rsyncd.conf')}`, `--port=${port ?? 873}`, `--address=${this.o.address}`]
-    const child = spawn('rsync', args, { stdio: ['ignore', 'ignore', 'pipe'] })
+    // With util-linux setpriv, rsyncd gets SIGTERM when svcd dies, even by kill -9, instead of holding the port.
+    const [cmd, argv] = HAS_SETPRIV ? ['setpriv', ['--pdeathsig', 'TERM', '--', 'rsync', ...args]] : ['rsync', args]
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] })
+    const started = Date.now()
     this.child = child
     let stderr = ''
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)))
     child.once('spawn', () => this.o.log.info('rsync daemon started', { pid: child.pid, port: port ?? 873, uri: this.o.rsyncBaseUri }))
     child.once('exit', (code, signal) => {
       if (this.stopping) return this.o.log.info('rsync daemon stopped')
+      if (Date.now() - started > 60_000) this.restarts = 0
       const delay = Math.min(30_000, 500 * 2 ** Math.min(this.restarts++, 6))
       this.o.log.error('rsync daemon exited; restarting', { code, signal, stderr: stderr.trim(), retry_ms: delay })
       this.timer = setTimeout(() => this.spawn(), delay)

@@ -5,6 +5,7 @@
  */
 import { AppError, reasonOf } from '../errors.js'
 import { buildCert, decodeCert, serialFromRandom } from '../objects/cert.js'
+import { certFileName } from '../objects/naming.js'
 import { csrSia, decodeCsr, inspectCsr, verifyCsr } from '../objects/csr.js'
 import { keyIdentifier, keyIdHex } from '../crypto/key-id.js'
 import { ResourceSet, type ResourceSetText } from '../resources/resource-set.js'
@@ -119,13 +120,13 @@ export function issueChildCertificate(s: CaState, rc: ResourceClass, spki: Uint8
   const serial = serialFromRandom(ctx.random(20))
   const der = buildCert(
     {
-      profile: 'rpki', kind: 'ca', serial, issuerName: issuer.keyId, subjectName: keyId, subjectSpki: spki, subjectKeyId: ski, notBefore, notAfter,
+      profile: 'rpki', kind: 'ca', serial, issuerName: own.subject.der, subjectName: keyId, subjectSpki: spki, subjectKeyId: ski, notBefore, notAfter,
       crldp: crlUri(s, rc.name, issuer.keyId), aia: issuer.cert!.uri, sia,
       resources: { ipv4: resources.ipv4, ipv6: resources.ipv6, asn: resources.asn },
     },
     key,
   )
-  return { keyId, className: rc.name, der: toBase64(der), uri: `${classDir(s, rc.name)}${keyId}.cer`, serial: serial.toString(), notAfter: notAfter.toISOString(), resources: resources.toJSON(), signedBy: issuer.keyId }
+  return { keyId, className: rc.name, der: toBase64(der), uri: classDir(s, rc.name) + certFileName(keyId), serial: serial.toString(), notAfter: notAfter.toISOString(), resources: resources.toJSON(), signedBy: issuer.keyId }
 }
 
 /** The child's entitlements (RFC 6492 §3.3.2): per class with a current certificate, what the child may get there. */

@@ -2,6 +2,7 @@
  * Where a CA's objects live (RFC 6487 §4.8.8, krill-reference.md §3 "Publisher paths"): each resource class has
  * its own directory `<sia_base><class>/` with `<KEYID>.mft`, `<KEYID>.crl`, the ROAs and the child certificates.
  */
+import { crlFileName, manifestFileName } from '../objects/naming.js'
 import type { CaState } from './state.js'
 
 export function classDir(s: CaState, rcName: string): string {
@@ -10,11 +11,11 @@ export function classDir(s: CaState, rcName: string): string {
 }
 
 export function crlUri(s: CaState, rcName: string, keyId: string): string {
-  return `${classDir(s, rcName)}${keyId}.crl`
+  return classDir(s, rcName) + crlFileName(keyId)
 }
 
 export function mftUri(s: CaState, rcName: string, keyId: string): string {
-  return `${classDir(s, rcName)}${keyId}.mft`
+  return classDir(s, rcName) + manifestFileName(keyId)
 }
 
 /** The SIA a CA key asks its parent for (RFC 6487 §4.8.8.1): its class directory, manifest and RRDP notification. */

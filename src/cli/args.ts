@@ -42,6 +42,11 @@ export class CliContext {
     return value
   }
 
+  /** True when a CA was given (argument or environment): commands that work on one CA or all CAs. */
+  hasCa(): boolean {
+    return (this.globals.ca ?? this.env.SVC_CLI_MY_CA ?? '') !== ''
+  }
+
   /** The API client for the configured server and token. */
   client(): ApiClient {
     if (!this.clientCache) this.clientCache = new ApiClient({ server: this.server(), token: this.token() })

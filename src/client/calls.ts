@@ -3,6 +3,10 @@
  * the spec's table and krill-reference.md §1.1; names mirror the manager methods (caList ↔ Manager.caList).
  */
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../api/pubd.js'
+import type {
+  AddChildJson, AddParentJson, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
+  ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, UpdateChildJson,
+} from '../api/cas.js'
 import type { ServerInfo } from '../api/status.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
@@ -18,6 +22,33 @@ export function seg(s: string): string {
 export const calls = {
   info: (): ApiCall<ServerInfo> => call('GET', '/stats/info', 'json'),
   authorized: (): ApiCall<void> => call('GET', '/api/v1/authorized', 'empty'),
+
+  caList: (): ApiCall<CaList> => call('GET', '/api/v1/cas', 'json'),
+  caAdd: (handle: string): ApiCall<void> => call('POST', '/api/v1/cas', 'empty', { handle }),
+  caShow: (ca: string): ApiCall<CertAuthInfo> => call('GET', `/api/v1/cas/${seg(ca)}`, 'json'),
+  caDelete: (ca: string): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}`, 'empty'),
+  caIssues: (ca: string): ApiCall<CaIssuesJson> => call('GET', `/api/v1/cas/${seg(ca)}/issues`, 'json'),
+  bulkIssues: (): ApiCall<{ cas: Record<string, CaIssuesJson> }> => call('GET', '/api/v1/bulk/cas/issues', 'json'),
+
+  caChildRequest: (ca: string): ApiCall<ChildRequestJson> => call('GET', `/api/v1/cas/${seg(ca)}/child_request.json`, 'json'),
+  caParentAdd: (ca: string, body: AddParentJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/parents`, 'empty', body),
+  caParentUpdate: (ca: string, parent: string, body: AddParentJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/parents/${seg(parent)}`, 'empty', body),
+  caParentContact: (ca: string, parent: string): ApiCall<ParentContactJson> => call('GET', `/api/v1/cas/${seg(ca)}/parents/${seg(parent)}`, 'json'),
+  caParentStatuses: (ca: string): ApiCall<Record<string, ParentStatusJson>> => call('GET', `/api/v1/cas/${seg(ca)}/parents`, 'json'),
+  caParentRemove: (ca: string, parent: string): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}/parents/${seg(parent)}`, 'empty'),
+
+  caChildAdd: (ca: string, body: AddChildJson): ApiCall<ParentResponseJson> => call('POST', `/api/v1/cas/${seg(ca)}/children`, 'json', body),
+  caChildInfo: (ca: string, child: string): ApiCall<ChildInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/children/${seg(child)}`, 'json'),
+  caChildUpdate: (ca: string, child: string, body: UpdateChildJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/children/${seg(child)}`, 'empty', body),
+  caChildRemove: (ca: string, child: string): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}/children/${seg(child)}`, 'empty'),
+  caChildContact: (ca: string, child: string): ApiCall<ParentResponseJson> => call('GET', `/api/v1/cas/${seg(ca)}/children/${seg(child)}/contact`, 'json'),
+
+  caRoas: (ca: string): ApiCall<ConfiguredRoa[]> => call('GET', `/api/v1/cas/${seg(ca)}/routes`, 'json'),
+  caRoasUpdate: (ca: string, delta: RoaDeltaJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/routes`, 'empty', delta),
+
+  caRepo: (ca: string): ApiCall<RepoInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo`, 'json'),
+  caRepoStatus: (ca: string): ApiCall<RepoStatusJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo/status`, 'json'),
+  caPublisherRequest: (ca: string): ApiCall<string> => call('GET', `/api/v1/cas/${seg(ca)}/id/publisher_request.xml`, 'text'),
 
   pubdPublishers: (): ApiCall<PublisherList> => call('GET', '/api/v1/pubd/publishers', 'json'),
   pubdPublisherAdd: (req: PublisherRequestJson): ApiCall<RepositoryResponseJson> => call('POST', '/api/v1/pubd/publishers', 'json', req),

@@ -11,7 +11,11 @@ import type { Logger } from '../log.js'
 import type { Manager } from '../manager.js'
 import { apiAuth } from './auth.js'
 import { errorMiddleware } from './errors.js'
+import { casRouter } from './routes/cas.js'
+import { pubdRouter, rrdpMiddleware } from './routes/pubd.js'
+import { rfc6492Router } from './routes/rfc6492.js'
 import { statusRouter } from './routes/status.js'
+import { taRouter } from './routes/ta.js'
 
 export interface HttpDeps {
   manager: Manager
@@ -28,7 +32,8 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(requestLog(deps.log))
   app.use(errorMiddleware(deps.log))
   app.use(apiAuth(deps.token))
-  for (const router of [statusRouter(deps)]) {
+  app.use(rrdpMiddleware(deps))
+  for (const router of [statusRouter(deps), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

@@ -107,12 +107,15 @@ async function waitHealthy(d: Daemon, exited: Promise<number | null>): Promise<v
 }
 
 /** A raw HTTPS request to a loopback daemon (self-signed certificate accepted). */
-export function httpsRequest(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+export function httpsRequest(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; binary?: boolean } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; raw: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = https.request(url, { method: opts.method ?? 'GET', headers: opts.headers, rejectUnauthorized: false }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('end', () => {
+        const raw = Buffer.concat(chunks)
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: raw.toString('utf8'), raw })
+      })
     })
     req.on('error', reject)
     req.end(opts.body)

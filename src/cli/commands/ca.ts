@@ -1,11 +1,43 @@
-/** CA-level subcommands: list, add, show, delete, history, action, issues. */
+/** CA-level subcommands: list, add, show, delete, history, action, issues (spec §4.1, §4.2 `show`). */
+import type { CaIssuesJson, CertAuthInfo } from '../../api/cas.js'
+import { calls } from '../../client/calls.js'
+import { idCertPem } from '../../protocol/id-cert.js'
+import { fromBase64 } from '../../util/base64.js'
 import type { CommandDef } from '../command.js'
 
 export const caCommands: CommandDef[] = [
-  { path: ['list'], summary: 'List the CAs' },
-  { path: ['add'], summary: 'Add a CA (-c <name>; a-z, A-Z, 0-9, - and _ only)' },
-  { path: ['show'], summary: 'Show CA details' },
-  { path: ['delete'], summary: 'Delete a CA: revoke its children, withdraw its objects, tell its parents (best effort)' },
+  {
+    path: ['list'],
+    summary: 'List the CAs',
+    async run(ctx) {
+      const list = await ctx.send(calls.caList())
+      return { json: list, text: list.cas.map((c) => c.handle).join('\n') }
+    },
+  },
+  {
+    path: ['add'],
+    summary: 'Add a CA (-c <name>; a-z, A-Z, 0-9, - and _ only)',
+    async run(ctx) {
+      await ctx.send(calls.caAdd(ctx.ca()))
+      return { text: '' }
+    },
+  },
+  {
+    path: ['show'],
+    summary: 'Show CA details',
+    async run(ctx) {
+      const info = await ctx.send(calls.caShow(ctx.ca()))
+      return { json: info, text: showText(info) }
+    },
+  },
+  {
+    path: ['delete'],
+    summary: 'Delete a CA: revoke its children, withdraw its objects, tell its parents (best effort)',
+    async run(ctx) {
+      await ctx.send(calls.caDelete(ctx.ca()))
+      return { text: '' }
+    },
+  },
   {
     path: ['history'],
     summary: 'Show the history of a CA',
@@ -18,5 +50,49 @@ export const caCommands: CommandDef[] = [
     ],
   },
   { path: ['action'], summary: 'Show one historic CA action', options: [{ flags: '--key <key>', description: 'action key string (from history)', required: true }] },
-  { path: ['issues'], summary: 'Show issues of one CA (-c) or of all CAs' },
+  {
+    path: ['issues'],
+    summary: 'Show issues of one CA (-c) or of all CAs',
+    async run(ctx) {
+      if (ctx.hasCa()) {
+        const i = await ctx.send(calls.caIssues(ctx.ca()))
+        return { json: i, text: issuesText(i) || 'no issues' }
+      }
+      const all = await ctx.send(calls.bulkIssues())
+      const text = Object.entries(all.cas).map(([ca, i]) => `CA '${ca}':\n${issuesText(i)}`).join('\n')
+      return { json: all, text: text || 'no issues' }
+    },
+  },
 ]
+
+/** Spec §4.2 `show`: Name, Base uri, RRDP uri, ID cert PEM, Hash, Total resources, Parents, Children. */
+export function showText(i: CertAuthInfo): string {
+  const lines = [`Name:     ${i.handle}`, '']
+  if (i.repo_info) lines.push(`Base uri: ${i.repo_info.sia_base}`, `RRDP uri: ${i.repo_info.rrdp_notification_uri}`)
+  else lines.push('Base uri: <none>', 'RRDP uri: <none>')
+  lines.push('', 'ID cert PEM:', idCertPem(fromBase64(i.id_cert.base64)).trimEnd(), `Hash: ${i.id_cert.hash}`, '')
+  lines.push('Total resources:', `    ASNs: ${i.resources.asn}`, `    IPv4: ${i.resources.ipv4}`, `    IPv6: ${i.resources.ipv6}`, '')
+  lines.push('Parents:')
+  if (i.parents.length === 0) lines.push('<none>')
+  for (const p of i.parents) {
+    lines.push(`Handle: ${p.handle} Kind: RFC 6492 Parent`)
+    for (const [name, rc] of Object.entries(i.resource_classes).filter(([, rc]) => rc.parent_handle === p.handle)) {
+      const [state, keys] = Object.entries(rc.keys)[0] ?? ['pending', {}]
+      const cert = Object.values(keys).find((k) => k.incoming_cert)?.incoming_cert
+      lines.push(`  Resource Class: ${name}`, `  Parent: ${p.handle}`, `  State: ${state}`)
+      if (cert) lines.push(`  Resources:`, `    ASNs: ${cert.resources.asn}`, `    IPv4: ${cert.resources.ipv4}`, `    IPv6: ${cert.resources.ipv6}`)
+      lines.push('  Current objects:', ...rc.current_objects.map((o) => `    ${o}`))
+    }
+  }
+  lines.push('', 'Children:')
+  lines.push(...(i.children.length ? i.children : ['<none>']))
+  return lines.join('\n')
+}
+
+function issuesText(i: CaIssuesJson): string {
+  const lines: string[] = []
+  if (i.repo_issue) lines.push(`Repository issue: ${i.repo_issue.msg} (${i.repo_issue.label})`)
+  for (const p of i.parent_issues) lines.push(`Parent '${p.parent}' issue: ${p.issue.msg} (${p.issue.label})`)
+  if (i.objects_issue) lines.push(`Objects issue: ${i.objects_issue.msg} (${i.objects_issue.label})`)
+  return lines.join('\n')
+}

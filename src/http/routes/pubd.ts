@@ -58,17 +58,25 @@ export function pubdRouter(deps: HttpDeps): Router {
   const rfc8181 = async (ctx: Context) => {
     const body = await readBytes(ctx, deps.config.post_limit_rfc8181, RFC8181_TYPE)
     ctx.type = RFC8181_TYPE
-    ctx.body = Buffer.from(m.rfc8181(ctx.params.publisher, body))
+    ctx.body = Buffer.from(await m.rfc8181(ctx.params.publisher, body))
   }
   router.post('/rfc8181/:publisher', rfc8181)
   router.post('/rfc8181/:publisher/', rfc8181)
-  router.get('/rrdp/:path*', (ctx) => serveRrdp(ctx, deps))
   return router
 }
 
+/** GET /rrdp/<path>: a plain middleware (file paths are not route parameters). */
+export function rrdpMiddleware(deps: HttpDeps) {
+  return async function rrdp(ctx: Context, next: () => Promise<unknown>): Promise<void> {
+    if (!ctx.path.startsWith('/rrdp/')) return void (await next())
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AppError('api-unknown-method', { method: ctx.method, path: ctx.path })
+    serveRrdp(ctx, deps, ctx.path.slice('/rrdp/'.length))
+  }
+}
+
 /** Serve one RRDP file: notification briefly cacheable, the rest immutable; ETag and If-Modified-Since → 304. */
-function serveRrdp(ctx: Context, deps: HttpDeps): void {
-  const file = deps.manager.rrdpFile(ctx.params.path ?? '')
+function serveRrdp(ctx: Context, deps: HttpDeps, path: string): void {
+  const file = deps.manager.rrdpFile(path)
   if (!file) throw new AppError('api-unknown-resource', { path: ctx.path })
   ctx.set('Cache-Control', file.notification ? 'public, max-age=60' : 'public, max-age=86400, immutable')
   ctx.set('ETag', file.etag)

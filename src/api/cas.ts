@@ -1,0 +1,200 @@
+/**
+ * Wire types of the CA part of the JSON API (krill-reference.md §1.1: CertAuthInfo, parents, children, ROAs, repo),
+ * with the checks of request bodies and the mapping of RFC 8183 documents to and from their JSON form.
+ */
+import type { ChildRequest, ParentResponse } from '../protocol/idexchange.js'
+import type { ResourceSetText } from '../resources/resource-set.js'
+import { fromBase64, toBase64 } from '../util/base64.js'
+import type { IdCertInfo } from './pubd.js'
+
+export interface CaList {
+  cas: { handle: string }[]
+}
+
+export interface KeyInfoJson {
+  key_id: string
+  incoming_cert: { cert: string; uri: string; resources: ResourceSetText } | null
+  request: { time: string } | null
+}
+
+export interface ResourceClassInfo {
+  name_space: string
+  parent_handle: string
+  keys: Record<string, Record<string, KeyInfoJson>>
+  current_objects: string[]
+}
+
+export interface CertAuthInfo {
+  handle: string
+  id_cert: IdCertInfo
+  repo_info: { sia_base: string; rrdp_notification_uri: string } | null
+  parents: { handle: string; kind: 'rfc6492' }[]
+  resources: ResourceSetText
+  resource_classes: Record<string, ResourceClassInfo>
+  children: string[]
+  suspended_children: string[]
+}
+
+export interface ChildRequestJson {
+  child_handle: string
+  id_cert: string
+  tag: string | null
+}
+
+export interface ParentResponseJson {
+  id_cert: string
+  parent_handle: string
+  child_handle: string
+  service_uri: string
+  tag: string | null
+}
+
+export interface AddParentJson {
+  handle: string
+  response: ParentResponseJson
+}
+
+export interface ParentContactJson {
+  type: 'rfc6492'
+  service_uri: string
+  parent_handle: string
+  child_handle: string
+  id_cert: IdCertInfo
+}
+
+export interface ExchangeJson {
+  timestamp: string
+  uri: string
+  result: 'Success' | { Failure: { label: string; msg: string; args: Record<string, string> } }
+}
+
+export interface ParentStatusJson {
+  last_exchange: ExchangeJson | null
+  last_success: string | null
+  all_resources: ResourceSetText
+  classes: { class_name: string; resource_set: ResourceSetText; not_after: string }[]
+}
+
+export interface AddChildJson {
+  handle: string
+  resources: ResourceSetText
+  id_cert: string
+}
+
+export interface UpdateChildJson {
+  id_cert?: string
+  resources?: ResourceSetText
+}
+
+export interface ChildInfoJson {
+  state: 'active'
+  id_cert: IdCertInfo
+  entitled_resources: ResourceSetText
+}
+
+export interface RoaJson {
+  asn: number
+  prefix: string
+  max_length?: number
+  comment?: string | null
+}
+
+export interface RoaDeltaJson {
+  added: RoaJson[]
+  removed: RoaJson[]
+}
+
+export interface ConfiguredRoa {
+  asn: number
+  prefix: string
+  max_length: number
+  comment: string | null
+  roa_objects: { authorizations: string[]; validity: { not_before: string; not_after: string }; serial: string; uri: string; base64: string; hash: string }[]
+}
+
+export interface RepoInfoJson {
+  contact: { type: 'embedded' | 'remote'; repo_info: { sia_base: string; rrdp_notification_uri: string }; server_info: { public_key: string; service_uri: string } } | null
+}
+
+export interface RepoStatusJson {
+  last_exchange: ExchangeJson | null
+  last_success: string | null
+  published: { uri: string; hash: string }[]
+}
+
+export interface IssueJson {
+  label: string
+  msg: string
+  args: Record<string, string>
+}
+
+export interface CaIssuesJson {
+  repo_issue: IssueJson | null
+  parent_issues: { parent: string; issue: IssueJson }[]
+  objects_issue?: IssueJson | null
+}
+
+//------------ Body checks ----------------------------------------------------------------------------------------
+
+const obj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+export function checkResourcesJson(v: unknown): string | undefined {
+  if (!obj(v)) return 'resources must be an object {"asn","ipv4","ipv6"}'
+  for (const k of ['asn', 'ipv4', 'ipv6']) if (v[k] !== undefined && v[k] !== null && typeof v[k] !== 'string') return `resources.${k} must be a string`
+  return undefined
+}
+
+export function checkAddCa(v: unknown): string | undefined {
+  return obj(v) && typeof v.handle === 'string' ? undefined : 'expected {"handle": "<name>"}'
+}
+
+export function checkAddChild(v: unknown): string | undefined {
+  if (!obj(v) || typeof v.handle !== 'string' || typeof v.id_cert !== 'string') return 'expected {"handle","resources":{"asn","ipv4","ipv6"},"id_cert"}'
+  return checkResourcesJson(v.resources)
+}
+
+export function checkUpdateChild(v: unknown): string | undefined {
+  if (!obj(v)) return 'expected {"id_cert"?, "resources"?}'
+  if (v.id_cert !== undefined && typeof v.id_cert !== 'string') return 'id_cert must be a base64 string'
+  return v.resources === undefined ? undefined : checkResourcesJson(v.resources)
+}
+
+export function checkParentResponseJson(v: unknown): string | undefined {
+  if (!obj(v)) return 'response must be an object'
+  for (const k of ['id_cert', 'parent_handle', 'child_handle', 'service_uri']) if (typeof v[k] !== 'string') return `response.${k} must be a string`
+  return undefined
+}
+
+/** `{"handle","response":{…}}`, with `contact` accepted as an alias of `response` (krill-reference.md §1.1). */
+export function checkAddParent(v: unknown): string | undefined {
+  if (!obj(v) || typeof v.handle !== 'string') return 'expected {"handle","response":{…}}'
+  return checkParentResponseJson(v.response ?? v.contact)
+}
+
+export function checkRoaDelta(v: unknown): string | undefined {
+  if (!obj(v) || !Array.isArray(v.added ?? []) || !Array.isArray(v.removed ?? [])) return 'expected {"added":[…],"removed":[…]}'
+  for (const r of [...((v.added as unknown[]) ?? []), ...((v.removed as unknown[]) ?? [])]) {
+    if (!obj(r) || typeof r.asn !== 'number' || !Number.isInteger(r.asn) || typeof r.prefix !== 'string') return 'each ROA needs "asn" (a number) and "prefix" (a string)'
+    if (r.max_length !== undefined && r.max_length !== null && (typeof r.max_length !== 'number' || !Number.isInteger(r.max_length))) return 'max_length must be an integer'
+    if (r.comment !== undefined && r.comment !== null && typeof r.comment !== 'string') return 'comment must be a string'
+  }
+  return undefined
+}
+
+//------------ RFC 8183 documents as JSON -------------------------------------------------------------------------
+
+export function childRequestJson(r: ChildRequest): ChildRequestJson {
+  return { child_handle: r.childHandle, id_cert: toBase64(r.idCert), tag: r.tag ?? null }
+}
+
+export function childRequestFromJson(j: ChildRequestJson): ChildRequest {
+  return { childHandle: j.child_handle, idCert: fromBase64(j.id_cert), ...(j.tag ? { tag: j.tag } : {}) }
+}
+
+export function parentResponseJson(r: ParentResponse): ParentResponseJson {
+  return { id_cert: toBase64(r.idCert), parent_handle: r.parentHandle, child_handle: r.childHandle, service_uri: r.serviceUri, tag: r.tag ?? null }
+}
+
+export function parentResponseFromJson(j: ParentResponseJson): ParentResponse {
+  return { idCert: fromBase64(j.id_cert), parentHandle: j.parent_handle, childHandle: j.child_handle, serviceUri: j.service_uri, ...(j.tag ? { tag: j.tag } : {}) }
+}

@@ -1,0 +1,146 @@
+/**
+ * CAs as an application service: creating and deleting CAs (with their identity, and their registration as a
+ * publisher in the embedded repository), running commands, keeping objects and the repository up to date
+ * (per-CA pacers, so bursts of changes coalesce), syncing with parents, and answering children.
+ */
+import { toBase64 } from '../util/base64.js'
+import { caHandle } from '../util/handle.js'
+import { AppError, reasonOf } from '../errors.js'
+import { initialState } from '../ca/cert-auth.js'
+import type { CaCommand } from '../ca/commands.js'
+import type { CaState } from '../ca/state.js'
+import { createIdCert } from '../protocol/id-cert.js'
+import { publishedFiles, updateObjects } from './ca-objects.js'
+import { revokeAllUnder, syncParent, type LocalUpdown } from './ca-parents.js'
+import { rfc6492 } from './ca-children.js'
+import { syncRepo } from './ca-repo.js'
+import type { CaServices } from './ca-services.js'
+import { Pacer } from './pacer.js'
+
+export class CaManager {
+  private readonly publishers = new Map<string, Pacer>()
+  private readonly parentSyncs = new Map<string, Pacer>()
+  private stopped = false
+
+  constructor(readonly svc: CaServices) {}
+
+  /** Create a CA: identity key and certificate; registered in the embedded repository when there is one. */
+  async add(handleText: string, opts: { ta?: (state: CaState) => Promise<Partial<CaState>> } = {}): Promise<void> {
+    let handle: string
+    try {
+      handle = caHandle(handleText)
+    } catch (e) {
+      throw new AppError('ca-handle-invalid', { reason: reasonOf(e) })
+    }
+    const svc = this.svc
+    await svc.commands.run(handle, async () => {
+      if (svc.cas.exists(handle)) throw new AppError('ca-duplicate', { ca: handle })
+      const keyId = await svc.signer.createKey()
+      const idCert = createIdCert(svc.signer.signingKey(keyId), svc.now())
+      let state = initialState(handle, keyId, toBase64(idCert))
+      if (svc.pub) {
+        const r = svc.pub.publisherAdd({ publisherHandle: handle, idCert })
+        state.repo = { embedded: true, publisherHandle: handle, serviceUri: r.serviceUri, siaBase: r.siaBase, rrdpNotificationUri: r.rrdpNotificationUri ?? '', serverIdCert: toBase64(r.idCert) }
+      }
+      if (opts.ta) state = { ...state, ...(await opts.ta(state)) }
+      const summary = { label: 'cmd-ca-init', msg: opts.ta ? `Initialise trust anchor '${handle}'` : `Initialise CA '${handle}'`, args: { ca: handle } }
+      svc.cas.create({ handle, time: svc.now().toISOString(), actor: 'admin-token', kind: 'ca-init', summary, details: { type: 'ca-init', handle }, effect: { result: 'success', events: [] } }, state)
+    })
+    svc.log.info('CA created', { ca: handle })
+    this.publish(handle)
+  }
+
+  /** Delete a CA: revoke its children's certificates, withdraw its objects, tell its parents (best effort). */
+  async delete(handle: string, local: LocalUpdown): Promise<void> {
+    const s = this.svc.state(handle)
+    for (const name of Object.keys(s.parents)) await revokeAllUnder(this.svc, handle, name, local)
+    for (const child of Object.keys(s.children)) await this.run(handle, { type: 'child-remove', handle: child })
+    await this.publishers.get(handle)?.stop()
+    this.publishers.delete(handle)
+    await this.svc.publishing.run(handle, async () => {
+      const state = this.svc.state(handle)
+      if (state.repo) await syncRepo(this.svc, state, [])
+      if (state.repo?.embedded) this.svc.pub?.publisherRemove(state.repo.publisherHandle)
+    })
+    await this.svc.commands.run(handle, () => this.svc.cas.remove(handle))
+    this.svc.forget(handle)
+    this.svc.log.info('CA deleted', { ca: handle })
+  }
+
+  /** Run a command and, when it changed anything, schedule publication. */
+  async run(handle: string, cmd: CaCommand, actor?: string) {
+    const r = await this.svc.run(handle, cmd, actor)
+    if (r.events.length) this.publish(handle)
+    return r
+  }
+
+  /** Ask for the CA's objects and repository to be brought up to date (coalesced; returns at once). */
+  publish(handle: string): void {
+    if (this.stopped) return
+    let p = this.publishers.get(handle)
+    if (!p) {
+      p = new Pacer(() => this.publishNow(handle), 0, (e) => this.svc.log.error('publication failed', { ca: handle, err: reasonOf(e), stack: (e as Error)?.stack }))
+      this.publishers.set(handle, p)
+    }
+    p.kick()
+  }
+
+  /** Resolves when the CA's pending publication work is done. */
+  async flushed(handle: string): Promise<void> {
+    await this.publishers.get(handle)?.idle()
+  }
+
+  /** Update objects now (forcing new manifests and CRLs with `force`) and sync the repository. */
+  async publishNow(handle: string, force = false): Promise<void> {
+    const svc = this.svc
+    await svc.publishing.run(handle, async () => {
+      if (!svc.cas.exists(handle)) return
+      const state = svc.state(handle)
+      const previous = svc.objects.load(handle)
+      const upd = await updateObjects(state, previous, { now: svc.now(), signer: svc.signer, random: svc.random, timing: svc.objectsTiming(), force })
+      if (upd.changed) svc.objects.save(handle, upd.keys)
+      const time = svc.now().toISOString()
+      if (upd.refused.length) {
+        svc.log.error('objects refused by the self-check, not published', { ca: handle, refused: upd.refused })
+        svc.status.record(handle, 'objects', 'objects', { time, uri: state.repo?.siaBase ?? '', result: 'failure', label: 'objects-invalid', msg: upd.refused.join('; '), args: { reason: upd.refused.join('; ') } })
+      } else svc.status.remove(handle, 'objects', 'objects')
+      await syncRepo(svc, state, publishedFiles(state, upd.changed ? upd.keys : previous))
+    })
+  }
+
+  /** Sync with a parent now; a failure is recorded as the parent's issue (and rethrown to the caller). */
+  async syncParent(handle: string, name: string, local: LocalUpdown): Promise<void> {
+    const changed = await syncParent(this.svc, handle, name, local)
+    if (changed) this.publish(handle)
+  }
+
+  /** Sync with a parent in the background, coalescing repeated requests. */
+  syncParentLater(handle: string, name: string, local: LocalUpdown): void {
+    if (this.stopped) return
+    const key = `${handle}/${name}`
+    let p = this.parentSyncs.get(key)
+    if (!p) {
+      p = new Pacer(() => this.syncParent(handle, name, local).catch(() => undefined), 0, () => undefined)
+      this.parentSyncs.set(key, p)
+    }
+    p.kick()
+  }
+
+  async parentsIdle(): Promise<void> {
+    await Promise.all([...this.parentSyncs.values()].map((p) => p.idle()))
+  }
+
+  /** Ask a parent to revoke all our keys under it (best effort, before the parent is removed). */
+  revokeAll(handle: string, parent: string, local: LocalUpdown): Promise<void> {
+    return revokeAllUnder(this.svc, handle, parent, local)
+  }
+
+  rfc6492(handle: string, body: Uint8Array): Promise<Uint8Array> {
+    return rfc6492(this.svc, handle, body, (h) => this.publish(h))
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true
+    await Promise.all([...this.parentSyncs.values(), ...this.publishers.values()].map((p) => p.stop()))
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * A CA's published objects per key (design.md §3 "Timing defaults", krill-reference.md §3 and §5): ROAs per
+ * resource class (current key only), certificates issued to children, and for every certified key a manifest and a
+ * CRL. Objects are re-signed only when needed: a changed set, a ROA close to expiry, or a manifest due for renewal.
+ * New one-off EE keys come from the key pool in parallel. Every new object is checked with the library's
+ * inspect/verify before it may be published. Not evented (the hybrid rule): the result is stored per CA.
+ */
+import { createHash } from 'node:crypto'
+import { decodeCert, serialFromRandom, type ResourceCert } from '../objects/cert.js'
+import { buildCrl, decodeCrl, inspectCrl, verifyCrl } from '../objects/crl.js'
+import { buildManifest, decodeManifest, fileHash, inspectManifest, verifyManifest } from '../objects/manifest.js'
+import { buildRoa, decodeRoa, inspectRoa, verifyRoa } from '../objects/roa.js'
+import { errorsOf, formatProblem, type Problem } from '../objects/problem.js'
+import type { ObjectIssuer } from '../objects/signed-object.js'
+import { certResources } from '../ca/parents.js'
+import { crlUri, classDir } from '../ca/locations.js'
+import { nextRoaMode, planRoas, type PlannedRoa } from '../ca/routes.js'
+import { certifiedKeys, type CaKey, type CaState, type IncomingCert, type ResourceClass } from '../ca/state.js'
+import { keyIdentifier } from '../crypto/key-id.js'
+import type { OneOffKey, Signer } from '../crypto/signer.js'
+import { roaPayloadKey } from '../resources/roa-payload.js'
+import { ResourceSet } from '../resources/resource-set.js'
+import { fromBase64 } from '../util/base64.js'
+import { aggregateRoaFileName, certFileName, crlFileName, manifestFileName, roaFileName } from '../objects/naming.js'
+import type { CaKeyObjects, KeyObjectsState, StoredCaObject } from '../store/ca-objects-store.js'
+
+export interface ObjectsTiming {
+  mftNextUpdateSeconds: number
+  mftReissueSeconds: number
+  roaValidSeconds: number
+  roaReissueBeforeSeconds: number
+  roaAggregateThreshold: number
+  roaDeaggregateThreshold: number
+}
+
+export interface ObjectsContext {
+  now: Date
+  signer: Signer
+  random(n: number): Uint8Array
+  timing: ObjectsTiming
+  /** Re-sign manifests and CRLs even when nothing else is due (bulk publish, forced renewal). */
+  force?: boolean
+}
+
+export interface ObjectsUpdate {
+  keys: CaKeyObjects[]
+  /** True when any object was added, replaced or removed. */
+  changed: boolean
+  /** Objects refused by the self-check, with the reason (the CA's issue). */
+  refused: string[]
+}
+
+/** A file to publish: its rsync URI and bytes. */
+export interface PublishedFile {
+  uri: string
+  der: Uint8Array
+  hash: string
+}
+
+/** Bring a CA's objects up to date with its state. */
+export async function updateObjects(state: CaState, previous: readonly CaKeyObjects[], ctx: ObjectsContext): Promise<ObjectsUpdate> {
+  const keys: CaKeyObjects[] = []
+  const refused: string[] = []
+  let changed = previous.some((p) => !Object.values(state.classes).some((rc) => certifiedKeys(rc).some((k) => k.key.keyId === p.keyId)))
+  if (!state.repo) return { keys: [], changed, refused }
+  for (const rc of Object.values(state.classes)) {
+    for (const { role, key } of certifiedKeys(rc)) {
+      const prev = previous.find((p) => p.keyId === key.keyId)
+      const r = await updateKey(state, rc, role, key, prev, ctx)
+      keys.push(r.objects)
+      changed ||= r.changed
+      refused.push(...r.refused)
+    }
+  }
+  return { keys, changed, refused }
+}
+
+/** Every file of a CA as published: each key's objects in its class directory, and a TA's own certificate. */
+export function publishedFiles(state: CaState, keys: readonly CaKeyObjects[]): PublishedFile[] {
+  const out: PublishedFile[] = []
+  for (const k of keys) for (const o of k.objects) out.push({ uri: classDir(state, k.state.className) + o.name, der: o.der, hash: o.hash })
+  if (state.ta && state.repo) {
+    const der = fromBase64(state.ta.certDer)
+    out.push({ uri: state.ta.rsyncUri, der, hash: sha256Hex(der) })
+  }
+  return out
+}
+
+interface KeyUpdate {
+  objects: CaKeyObjects
+  changed: boolean
+  refused: string[]
+}
+
+async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'next' | 'old', key: CaKey & { cert: IncomingCert }, prev: CaKeyObjects | undefined, ctx: ObjectsContext): Promise<KeyUpdate> {
+  const now = ctx.now
+  const issuerCert = ownCert(key.cert)
+  const issuer: ObjectIssuer = { key: ctx.signer.signingKey(key.keyId), name: issuerCert.subject.der, crlUri: crlUri(state, rc.name, key.keyId), certUri: key.cert.uri }
+  const revocations = (prev?.state.revocations ?? []).filter((r) => Date.parse(r.expires) > now.getTime())
+  const revoke = (o: StoredCaObject) => revocations.push({ serial: o.meta.serial, date: now.toISOString(), expires: o.notAfter })
+  const old = new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'cer').map((o) => [o.name, o]))
+  const kept: StoredCaObject[] = []
+  const refused: string[] = []
+  let changed = false
+  // Child certificates signed by this key.
+  for (const ch of Object.values(state.children)) {
+    for (const c of Object.values(ch.issued)) {
+      if (c.signedBy !== key.keyId || c.className !== rc.name) continue
+      const name = certFileName(c.keyId)
+      const der = fromBase64(c.der)
+      const before = old.get(name)
+      old.delete(name)
+      if (before && before.hash === sha256Hex(der)) kept.push(before)
+      else {
+        if (before) revoke(before)
+        kept.push({ name, kind: 'cer', der, hash: sha256Hex(der), notAfter: c.notAfter, meta: { serial: c.serial, child: ch.handle } })
+        changed = true
+      }
+    }
+  }
+  // ROAs: only under the current key, for the authorisations this class holds.
+  const mode = nextRoaMode(prev?.state.roaMode ?? 'simple', role === 'current' ? Object.keys(state.routes).length : 0, { aggregate: ctx.timing.roaAggregateThreshold, deaggregate: ctx.timing.roaDeaggregateThreshold })
+  const planned = role === 'current' ? planRoas(Object.values(state.routes), certResources(issuerCert), mode, ROA_NAMES) : []
+  const toBuild: PlannedRoa[] = []
+  for (const p of planned) {
+    const before = old.get(p.name)
+    old.delete(p.name)
+    const keysOf = p.payloads.map(roaPayloadKey)
+    const fresh = before && sameList(before.meta.payloads ?? [], keysOf) && Date.parse(before.notAfter) - now.getTime() > ctx.timing.roaReissueBeforeSeconds * 1000
+    if (before && fresh) kept.push(before)
+    else {
+      if (before) revoke(before)
+      toBuild.push(p)
+    }
+  }
+  const built = await buildRoas(toBuild, issuer, issuerCert, rc, state, ctx)
+  kept.push(...built.objects)
+  refused.push(...built.refused)
+  changed ||= toBuild.length > 0
+  // Whatever is left in `old` is no longer wanted: withdrawn, and revoked while it is still valid.
+  for (const o of old.values()) {
+    revoke(o)
+    changed = true
+  }
+  const due = !prev || ctx.force || changed || now.getTime() - Date.parse(prev.state.thisUpdate) >= ctx.timing.mftReissueSeconds * 1000 || prev.state.roaMode !== mode
+  if (!due) return { objects: prev, changed: false, refused }
+  const mftCrl = await signManifestAndCrl(state, rc, key, issuer, issuerCert, kept, revocations, prev, mode, ctx)
+  return { objects: mftCrl.objects, changed: true, refused: [...refused, ...mftCrl.refused] }
+}
+
+/** krill-reference.md §5: hex of the UTF-8 text "<prefix>-<maxlen> => <asn>", and AS<asn>.roa when aggregated. */
+const ROA_NAMES = { simple: roaFileName, aggregate: aggregateRoaFileName }
+
+/** Build ROAs with one-off keys taken from the pool concurrently; each is self-checked before it is kept. */
+async function buildRoas(planned: readonly PlannedRoa[], issuer: ObjectIssuer, issuerCert: ResourceCert, rc: ResourceClass, state: CaState, ctx: ObjectsContext): Promise<{ objects: StoredCaObject[]; refused: string[] }> {
+  const now = ctx.now
+  const notBefore = new Date(Math.floor(now.getTime() / 1000) * 1000 - 5 * 60_000)
+  const notAfter = new Date(Math.min(now.getTime() + ctx.timing.roaValidSeconds * 1000, issuerCert.notAfter.getTime()))
+  const objects: StoredCaObject[] = []
+  const refused: string[] = []
+  await Promise.all(
+    planned.map(async (p) => {
+      const eeKey = await ctx.signer.oneOffKey()
+      try {
+        const serial = serialFromRandom(ctx.random(20))
+        const uri = classDir(state, rc.name) + p.name
+        const der = buildRoa({ asn: p.asn, prefixes: p.payloads.map((x) => ({ prefix: x.prefix, maxLength: x.maxLength })) }, eeKey, issuer, { serial, uri, notBefore, notAfter, signingTime: now })
+        const problems = selfCheck(() => { const roa = decodeRoa(der); verifyRoa(roa, issuerCert, now); return inspectRoa(roa) })
+        if (problems) return void refused.push(`${uri}: ${problems}`)
+        objects.push({ name: p.name, kind: 'roa', der, hash: sha256Hex(der), notAfter: notAfter.toISOString(), meta: { serial: serial.toString(), payloads: p.payloads.map(roaPayloadKey) } })
+      } finally {
+        destroy(eeKey)
+      }
+    }),
+  )
+  return { objects, refused }
+}
+
+async function signManifestAndCrl(
+  state: CaState, rc: ResourceClass, key: CaKey & { cert: IncomingCert }, issuer: ObjectIssuer, issuerCert: ResourceCert, kept: StoredCaObject[],
+  revocations: KeyObjectsState['revocations'], prev: CaKeyObjects | undefined, roaMode: KeyObjectsState['roaMode'], ctx: ObjectsContext,
+): Promise<{ objects: CaKeyObjects; refused: string[] }> {
+  const now = ctx.now
+  // Krill: thisUpdate five minutes back for peers' clocks; nextUpdate a configured time ahead (RFC 9286 §4.2.1).
+  const thisUpdate = new Date(Math.floor(now.getTime() / 1000) * 1000 - 5 * 60_000)
+  const nextUpdate = new Date(Math.min(now.getTime() + ctx.timing.mftNextUpdateSeconds * 1000, issuerCert.notAfter.getTime()))
+  const revision = BigInt(prev?.state.revision ?? '0') + 1n
+  const prevMft = prev?.objects.find((o) => o.kind === 'mft')
+  if (prevMft) revocations.push({ serial: prevMft.meta.serial, date: now.toISOString(), expires: prevMft.notAfter })
+  const crlName = crlFileName(key.keyId)
+  const crlDer = buildCrl({ issuerName: issuer.name, thisUpdate, nextUpdate, crlNumber: revision, revoked: revocations.map((r) => ({ serial: BigInt(r.serial), revocationDate: new Date(r.date) })) }, issuer.key)
+  const refused: string[] = []
+  const crlProblems = selfCheck(() => { const crl = decodeCrl(crlDer); verifyCrl(crl, issuerCert, now); return inspectCrl(crl) })
+  if (crlProblems) refused.push(`${crlName}: ${crlProblems}`)
+  const crl: StoredCaObject = { name: crlName, kind: 'crl', der: crlDer, hash: sha256Hex(crlDer), notAfter: nextUpdate.toISOString(), meta: { serial: revision.toString() } }
+  const files = [...kept, crl].sort((a, b) => (a.name < b.name ? -1 : 1)).map((o) => ({ file: o.name, hash: fileHash(o.der) }))
+  const eeKey = await ctx.signer.oneOffKey()
+  let mft: StoredCaObject
+  try {
+    const serial = serialFromRandom(ctx.random(20))
+    const uri = classDir(state, rc.name) + manifestFileName(key.keyId)
+    const der = buildManifest({ manifestNumber: revision, thisUpdate, nextUpdate, files }, eeKey, issuer, { serial, uri, signingTime: now })
+    const problems = selfCheck(() => { const m = decodeManifest(der); verifyManifest(m, issuerCert, now); return inspectManifest(m) })
+    if (problems) refused.push(`${uri}: ${problems}`)
+    mft = { name: manifestFileName(key.keyId), kind: 'mft', der, hash: sha256Hex(der), notAfter: nextUpdate.toISOString(), meta: { serial: serial.toString() } }
+  } finally {
+    destroy(eeKey)
+  }
+  const state2: KeyObjectsState = { className: rc.name, revision: revision.toString(), thisUpdate: thisUpdate.toISOString(), nextUpdate: nextUpdate.toISOString(), revocations, roaMode }
+  if (refused.length && prev) return { objects: prev, refused }
+  return { objects: { keyId: key.keyId, state: state2, objects: [...kept, crl, mft] }, refused }
+}
+
+/** Run a decode + verify + inspect; undefined when the object is fine, else the problems as text. */
+function selfCheck(check: () => Problem[]): string | undefined {
+  try {
+    const errors = errorsOf(check())
+    return errors.length ? errors.map(formatProblem).join('; ') : undefined
+  } catch (e) {
+    return (e as Error).message
+  }
+}
+
+/** Our own certificate as an issuer for verification: resources explicit as received from the parent. */
+function ownCert(cert: IncomingCert): ResourceCert {
+  const c = decodeCert(fromBase64(cert.der))
+  return { ...c, keyId: keyIdentifier(c.spki), resources: ResourceSet.parse(cert.resources), profile: 'rpki' }
+}
+
+function destroy(k: OneOffKey): void {
+  try {
+    k.destroy()
+  } catch {
+    /* already gone */
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i])
+}
+
+export function sha256Hex(b: Uint8Array): string {
+  return createHash('sha256').update(b).digest('hex')
+}
+

@@ -1,0 +1,71 @@
+/**
+ * A CA's side of publishing (RFC 8181 client, design.md §1): bring the repository in line with the CA's objects by
+ * asking what it holds (`list`) and sending one delta of publishes and withdraws. The embedded publication server
+ * is called in-process with the same semantics; a remote one over CMS-wrapped RFC 8181 on HTTPS. A failure is
+ * recorded as the CA's repository issue and retried at the next publication or renewal; success clears it.
+ */
+import { AppError, reasonOf } from '../errors.js'
+import type { CaState, RepoInfo } from '../ca/state.js'
+import { decodePublicationReply, encodePublicationQuery, type PublicationQuery, type PublicationReply, type PublishPdu, type WithdrawPdu } from '../protocol/publication.js'
+import { unwrapMessage } from '../protocol/signed-message.js'
+import { fromBase64 } from '../util/base64.js'
+import type { PublishedFile } from './ca-objects.js'
+import type { CaServices } from './ca-services.js'
+import { postMessage } from './protocol-client.js'
+
+const PUBLICATION_TYPE = 'application/rpki-publication'
+
+/** Send one query to the CA's repository and return the verified reply. */
+export async function repoExchange(svc: CaServices, s: CaState, repo: RepoInfo, query: PublicationQuery): Promise<PublicationReply> {
+  if (repo.embedded) {
+    if (!svc.pub) throw new AppError('pub-repo-not-initialized')
+    return svc.pub.publish(repo.publisherHandle, query)
+  }
+  const now = svc.now()
+  const cms = await svc.messageSigner(s).sign(encodePublicationQuery(query), now)
+  const answer = await postMessage(repo.serviceUri, cms, { contentType: PUBLICATION_TYPE, timeoutMs: 240_000, maxBytes: svc.config.post_limit_rfc8181 })
+  const m = unwrapMessage(answer, { idCert: fromBase64(repo.serverIdCert), now: svc.now() })
+  return decodePublicationReply(m.xml)
+}
+
+/** What the repository holds for the CA: uri → hash (a real `list` query). */
+export async function repoList(svc: CaServices, s: CaState, repo: RepoInfo): Promise<Map<string, string>> {
+  const reply = await repoExchange(svc, s, repo, { type: 'list' })
+  if (reply.type === 'error_reply') throw new Error(`the repository refused the list query: ${reply.errors.map((e) => `${e.code}${e.text ? ` (${e.text})` : ''}`).join(', ')}`)
+  if (reply.type !== 'list_reply') throw new Error(`the repository answered a list query with '${reply.type}'`)
+  return new Map(reply.elements.map((e) => [e.uri, e.hash.toLowerCase()]))
+}
+
+/** The delta that turns `held` into `wanted`: publishes (with the old hash when replacing) and withdraws. */
+export function repoDelta(held: Map<string, string>, wanted: readonly PublishedFile[], jail: string): (PublishPdu | WithdrawPdu)[] {
+  const pdus: (PublishPdu | WithdrawPdu)[] = []
+  const want = new Map(wanted.filter((f) => f.uri.startsWith(jail)).map((f) => [f.uri, f]))
+  for (const f of want.values()) {
+    const have = held.get(f.uri)
+    if (have === f.hash) continue
+    pdus.push(have ? { type: 'publish', uri: f.uri, hash: have, content: f.der } : { type: 'publish', uri: f.uri, content: f.der })
+  }
+  for (const [uri, hash] of held) if (!want.has(uri)) pdus.push({ type: 'withdraw', uri, hash })
+  return pdus
+}
+
+/** Sync the CA's files to its repository; records the repository status (issue) either way. */
+export async function syncRepo(svc: CaServices, s: CaState, files: readonly PublishedFile[]): Promise<boolean> {
+  const repo = s.repo
+  if (!repo) return false
+  const time = svc.now().toISOString()
+  try {
+    const held = await repoList(svc, s, repo)
+    const pdus = repoDelta(held, files, repo.siaBase)
+    if (pdus.length) {
+      const reply = await repoExchange(svc, s, repo, { type: 'delta', pdus })
+      if (reply.type !== 'success') throw new Error(`the repository refused the update: ${reply.type === 'error_reply' ? reply.errors.map((e) => `${e.code}${e.text ? ` (${e.text})` : ''}`).join(', ') : reply.type}`)
+    }
+    svc.status.record(s.handle, 'repo', 'repo', { time, uri: repo.serviceUri, result: 'success' })
+    return true
+  } catch (e) {
+    svc.log.warn('repository sync failed', { ca: s.handle, uri: repo.serviceUri, reason: reasonOf(e) })
+    svc.status.record(s.handle, 'repo', 'repo', { time, uri: repo.serviceUri, result: 'failure', label: 'ca-repo-issue', msg: reasonOf(e), args: { ca: s.handle, uri: repo.serviceUri } })
+    return false
+  }
+}

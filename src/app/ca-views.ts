@@ -1,0 +1,119 @@
+/**
+ * CA state as the JSON API shows it (krill-reference.md §1.1): CertAuthInfo, parent contacts and statuses, child
+ * info, configured ROAs with their objects, repository details, issues. Read-only mapping; no decisions.
+ */
+import type { CaIssuesJson, CertAuthInfo, ChildInfoJson, ConfiguredRoa, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../api/cas.js'
+import { heldResources } from '../ca/children.js'
+import { keyState, type CaKey, type CaState } from '../ca/state.js'
+import { routePayload } from '../ca/routes.js'
+import { decodeRoa } from '../objects/roa.js'
+import { idCertInfo } from '../protocol/id-cert.js'
+import { formatRoaPayload, roaPayloadKey } from '../resources/roa-payload.js'
+import { ResourceSet } from '../resources/resource-set.js'
+import type { CaKeyObjects } from '../store/ca-objects-store.js'
+import type { ExchangeStatus } from '../store/ca-status-store.js'
+import { fromBase64, toBase64 } from '../util/base64.js'
+
+export function certAuthInfo(s: CaState, objects: readonly CaKeyObjects[]): CertAuthInfo {
+  const classes: CertAuthInfo['resource_classes'] = {}
+  for (const rc of Object.values(s.classes)) {
+    const state = keyState(rc)
+    const keys: Record<string, KeyInfoJson> = {}
+    if (rc.current) keys[state === 'pending' ? 'pending_key' : 'active_key'] = keyInfo(rc.current)
+    if (rc.next) keys.new_key = keyInfo(rc.next)
+    if (rc.old) keys.old_key = keyInfo(rc.old)
+    const current_objects = objects.filter((o) => o.state.className === rc.name).flatMap((o) => o.objects.map((x) => x.name))
+    classes[rc.name] = { name_space: rc.name, parent_handle: rc.parent || s.handle, keys: { [state]: keys }, current_objects }
+  }
+  return {
+    handle: s.handle,
+    id_cert: idCertInfo(fromBase64(s.idCert)),
+    repo_info: s.repo ? { sia_base: s.repo.siaBase, rrdp_notification_uri: s.repo.rrdpNotificationUri } : null,
+    parents: Object.keys(s.parents).sort().map((handle) => ({ handle, kind: 'rfc6492' as const })),
+    resources: heldResources(s).toJSON(),
+    resource_classes: classes,
+    children: Object.keys(s.children).sort(),
+    suspended_children: [],
+  }
+}
+
+function keyInfo(k: CaKey): KeyInfoJson {
+  return {
+    key_id: k.keyId,
+    incoming_cert: k.cert ? { cert: k.cert.der, uri: k.cert.uri, resources: k.cert.resources } : null,
+    request: k.requested ? { time: k.requested } : null,
+  }
+}
+
+export function parentContact(s: CaState, name: string): ParentContactJson {
+  const p = s.parents[name]
+  return { type: 'rfc6492', service_uri: p.serviceUri, parent_handle: p.parentHandle, child_handle: p.childHandle, id_cert: idCertInfo(fromBase64(p.idCert)) }
+}
+
+export function exchangeJson(e: ExchangeStatus | undefined): ExchangeJson | null {
+  if (!e) return null
+  return { timestamp: e.time, uri: e.uri, result: e.result === 'success' ? 'Success' : { Failure: { label: e.label ?? 'general-error', msg: e.msg ?? '', args: e.args ?? {} } } }
+}
+
+export function parentStatus(s: CaState, name: string, status: ExchangeStatus | undefined): ParentStatusJson {
+  const classes = Object.values(s.classes).filter((rc) => rc.parent === name)
+  const all = classes.reduce((acc, rc) => acc.union(ResourceSet.parse(rc.entitled)), ResourceSet.empty())
+  return {
+    last_exchange: exchangeJson(status),
+    last_success: status?.lastSuccess ?? null,
+    all_resources: all.toJSON(),
+    classes: classes.map((rc) => ({ class_name: rc.parentClass, resource_set: rc.entitled, not_after: rc.notAfter })),
+  }
+}
+
+export function childInfo(s: CaState, child: string): ChildInfoJson {
+  const c = s.children[child]
+  return { state: 'active', id_cert: idCertInfo(fromBase64(c.idCert)), entitled_resources: c.resources }
+}
+
+/** Configured ROAs with the objects that carry them (krill-reference.md §1.1 `roas list` JSON). */
+export function configuredRoas(s: CaState, objects: readonly CaKeyObjects[], uriOf: (className: string, name: string) => string): ConfiguredRoa[] {
+  const byPayload = new Map<string, ConfiguredRoa['roa_objects']>()
+  for (const k of objects) {
+    for (const o of k.objects) {
+      if (o.kind !== 'roa') continue
+      const roa = decodeRoa(o.der)
+      const entry = {
+        authorizations: roa.payloads.map(formatRoaPayload),
+        validity: { not_before: roa.ee.notBefore.toISOString(), not_after: roa.ee.notAfter.toISOString() },
+        serial: o.meta.serial,
+        uri: uriOf(k.state.className, o.name),
+        base64: toBase64(o.der),
+        hash: o.hash,
+      }
+      for (const key of o.meta.payloads ?? []) byPayload.set(key, [...(byPayload.get(key) ?? []), entry])
+    }
+  }
+  return Object.values(s.routes)
+    .map((r) => ({ r, key: roaPayloadKey(routePayload(r)) }))
+    .sort((a, b) => (a.key < b.key ? -1 : 1))
+    .map(({ r, key }) => ({ asn: r.asn, prefix: r.prefix, max_length: r.maxLength, comment: r.comment ?? null, roa_objects: byPayload.get(key) ?? [] }))
+}
+
+export function repoInfo(s: CaState): RepoInfoJson {
+  if (!s.repo) return { contact: null }
+  const r = s.repo
+  return {
+    contact: {
+      type: r.embedded ? 'embedded' : 'remote',
+      repo_info: { sia_base: r.siaBase, rrdp_notification_uri: r.rrdpNotificationUri },
+      server_info: { public_key: idCertInfo(fromBase64(r.serverIdCert)).public_key, service_uri: r.serviceUri },
+    },
+  }
+}
+
+export function caIssues(statuses: { kind: string; name: string; status: ExchangeStatus }[]): CaIssuesJson {
+  const issue = (st: ExchangeStatus) => ({ label: st.label ?? 'general-error', msg: st.msg ?? '', args: st.args ?? {} })
+  const repo = statuses.find((x) => x.kind === 'repo' && x.status.result === 'failure')
+  const objects = statuses.find((x) => x.kind === 'objects' && x.status.result === 'failure')
+  return {
+    repo_issue: repo ? issue(repo.status) : null,
+    parent_issues: statuses.filter((x) => x.kind === 'parent' && x.status.result === 'failure').map((x) => ({ parent: x.name, issue: issue(x.status) })),
+    ...(objects ? { objects_issue: issue(objects.status) } : {}),
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * HTTPS transport of RFC 6492 and RFC 8181 messages (one POST of a CMS body, one CMS answer). TLS is verified;
+ * only for loopback peers is a self-signed certificate accepted, as svcc does. A size limit and a timeout bound
+ * what a peer can make us read.
+ */
+import http from 'node:http'
+import https from 'node:https'
+
+export class TransportError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'TransportError'
+  }
+}
+
+export interface PostOptions {
+  contentType: string
+  timeoutMs: number
+  maxBytes: number
+}
+
+const LOOPBACK = /^(localhost|[^.]+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i
+
+/** POST `body` to `uri`; resolves to the answer's bytes for a 200 with the expected content type. */
+export function postMessage(uri: string, body: Uint8Array, o: PostOptions): Promise<Uint8Array> {
+  const url = new URL(uri)
+  const lib = url.protocol === 'http:' ? http : https
+  const options = { method: 'POST', headers: { 'Content-Type': o.contentType, 'Content-Length': String(body.length), 'User-Agent': 'svc' }, timeout: o.timeoutMs, ...(url.protocol === 'https:' ? { rejectUnauthorized: !LOOPBACK.test(url.hostname) } : {}) }
+  return new Promise((resolve, reject) => {
+    const req = lib.request(url, options, (res) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      res.on('data', (c: Buffer) => {
+        size += c.length
+        if (size > o.maxBytes) req.destroy(new TransportError(`the answer from ${url.origin} exceeds ${o.maxBytes} bytes`))
+        else chunks.push(c)
+      })
+      res.on('end', () => {
+        const text = Buffer.concat(chunks)
+        if (res.statusCode !== 200) return reject(new TransportError(`${url.href} answered HTTP ${res.statusCode}${text.length < 500 ? `: ${text.toString('utf8').trim()}` : ''}`))
+        const type = (res.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase()
+        if (type !== o.contentType) return reject(new TransportError(`${url.href} answered with content type '${type}', not '${o.contentType}'`))
+        resolve(new Uint8Array(text))
+      })
+      res.on('error', (e) => reject(new TransportError(`reading the answer from ${url.origin}: ${e.message}`)))
+    })
+    req.on('timeout', () => req.destroy(new TransportError(`no answer from ${url.origin} within ${Math.round(o.timeoutMs / 1000)} s`)))
+    req.on('error', (e) => reject(e instanceof TransportError ? e : new TransportError(`cannot reach ${url.origin}: ${e.message}`)))
+    req.end(body)
+  })
+}

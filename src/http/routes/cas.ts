@@ -1,0 +1,87 @@
+/**
+ * CA routes under /api/v1/cas (spec §4 table, krill-reference.md §1.1): lifecycle, parents, children, ROAs,
+ * repository, issues. Each handler reads and checks its input, makes one manager call, and responds.
+ */
+import Router from '@koa/router'
+import type { Context } from 'koa'
+import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
+import type { HttpDeps } from '../app.js'
+import { readJson, readJsonOrXml, readNoBody } from '../body.js'
+
+export function casRouter(deps: HttpDeps): Router {
+  const m = deps.manager
+  const limit = deps.config.post_limit_api
+  const r = new Router({ prefix: '/api/v1' })
+  const empty = (ctx: Context) => {
+    ctx.status = 200
+    ctx.body = ''
+  }
+  const xml = (ctx: Context, text: string) => {
+    ctx.type = 'application/xml'
+    ctx.body = text
+  }
+
+  r.get('/cas', (ctx) => void (ctx.body = m.caList()))
+  r.post('/cas', async (ctx) => {
+    const body = await readJson<{ handle: string }>(ctx, limit, checkAddCa)
+    await m.caAdd(body.handle)
+    empty(ctx)
+  })
+  r.get('/cas/:ca', (ctx) => void (ctx.body = m.caShow(ctx.params.ca)))
+  r.delete('/cas/:ca', async (ctx) => {
+    await m.caDelete(ctx.params.ca)
+    empty(ctx)
+  })
+  r.get('/cas/:ca/child_request.json', (ctx) => void (ctx.body = m.caChildRequest(ctx.params.ca)))
+  r.get('/cas/:ca/id/child_request.json', (ctx) => void (ctx.body = m.caChildRequest(ctx.params.ca)))
+  r.get('/cas/:ca/id/child_request.xml', (ctx) => xml(ctx, m.caChildRequestXml(ctx.params.ca)))
+  r.get('/cas/:ca/id/publisher_request.xml', (ctx) => xml(ctx, m.caPublisherRequestXml(ctx.params.ca)))
+
+  r.get('/cas/:ca/parents', (ctx) => void (ctx.body = m.caParentStatuses(ctx.params.ca)))
+  r.post('/cas/:ca/parents', async (ctx) => {
+    await m.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit))
+    empty(ctx)
+  })
+  r.post('/cas/:ca/parents/:parent', async (ctx) => {
+    await m.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit), { name: ctx.params.parent, update: true })
+    empty(ctx)
+  })
+  r.get('/cas/:ca/parents/:parent', (ctx) => void (ctx.body = m.caParentContact(ctx.params.ca, ctx.params.parent)))
+  r.delete('/cas/:ca/parents/:parent', async (ctx) => {
+    await m.caParentRemove(ctx.params.ca, ctx.params.parent)
+    empty(ctx)
+  })
+
+  r.post('/cas/:ca/children', async (ctx) => {
+    ctx.body = await m.caChildAdd(ctx.params.ca, await readJson<AddChildJson>(ctx, limit, checkAddChild))
+  })
+  r.get('/cas/:ca/children/:child', (ctx) => void (ctx.body = m.caChildInfo(ctx.params.ca, ctx.params.child)))
+  r.post('/cas/:ca/children/:child', async (ctx) => {
+    await m.caChildUpdate(ctx.params.ca, ctx.params.child, await readJson<UpdateChildJson>(ctx, limit, checkUpdateChild))
+    empty(ctx)
+  })
+  r.delete('/cas/:ca/children/:child', async (ctx) => {
+    await m.caChildRemove(ctx.params.ca, ctx.params.child)
+    empty(ctx)
+  })
+  r.get('/cas/:ca/children/:child/contact', (ctx) => void (ctx.body = m.caChildContact(ctx.params.ca, ctx.params.child)))
+  r.get('/cas/:ca/children/:child/parent_response.json', (ctx) => void (ctx.body = m.caChildContact(ctx.params.ca, ctx.params.child)))
+  r.get('/cas/:ca/children/:child/parent_response.xml', (ctx) => xml(ctx, m.caChildContactXml(ctx.params.ca, ctx.params.child)))
+
+  r.get('/cas/:ca/routes', (ctx) => void (ctx.body = m.caRoas(ctx.params.ca)))
+  r.post('/cas/:ca/routes', async (ctx) => {
+    await m.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, limit, checkRoaDelta))
+    empty(ctx)
+  })
+
+  r.get('/cas/:ca/repo', (ctx) => void (ctx.body = m.caRepo(ctx.params.ca)))
+  r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await m.caRepoStatus(ctx.params.ca)))
+  r.get('/cas/:ca/issues', (ctx) => void (ctx.body = m.caIssues(ctx.params.ca)))
+  r.get('/bulk/cas/issues', (ctx) => void (ctx.body = m.bulkIssues()))
+  r.post('/cas/:ca/sync/parents', async (ctx) => {
+    await readNoBody(ctx)
+    await m.caSyncParents(ctx.params.ca)
+    empty(ctx)
+  })
+  return r
+}

@@ -1,0 +1,23 @@
+/**
+ * POST /rfc6492/{ca}: the up-down endpoint (RFC 6492 §3, content type application/rpki-updown). The body is a CMS
+ * message from a child; the answer is the CA's signed reply (an error_response for any protocol problem).
+ */
+import Router from '@koa/router'
+import type { Context } from 'koa'
+import type { HttpDeps } from '../app.js'
+import { readBytes } from '../body.js'
+
+const UPDOWN_TYPE = 'application/rpki-updown'
+
+export function rfc6492Router(deps: HttpDeps): Router {
+  const router = new Router()
+  const handle = async (ctx: Context) => {
+    const body = await readBytes(ctx, deps.config.post_limit_rfc6492, UPDOWN_TYPE)
+    const answer = await deps.manager.rfc6492(ctx.params.ca, body)
+    ctx.type = UPDOWN_TYPE
+    ctx.body = Buffer.from(answer)
+  }
+  router.post('/rfc6492/:ca', handle)
+  router.post('/rfc6492/:ca/', handle)
+  return router
+}
