@@ -82,7 +82,7 @@ export class PubServer {
       now: o.now,
       retention: { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds },
     })
-    this.rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: reader(), now: o.now })
+    this.rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: reader(), now: o.now, onSwitch: (tree) => this.daemon?.setPath(tree) })
     const fail = (what: string) => (e: unknown) => o.log.error(`${what} failed`, { err: reasonOf(e), stack: (e as Error)?.stack })
     this.rrdpPacer = new Pacer(() => this.rrdpCycle(), r.rrdp_delta_interval_min_seconds * 1000, fail('RRDP update'))
     this.rsyncPacer = new Pacer(() => this.rsync.cycle(), 1000, fail('rsync tree update'))
@@ -95,7 +95,7 @@ export class PubServer {
     this.rrdpPacer.kick()
     this.rsyncPacer.kick()
     if (this.o.repository.rsync_daemon === 'auto') {
-      this.daemon = new RsyncDaemon({ rsyncBaseUri: this.o.repository.rsync_base_uri!, modulePath: this.rsync.modulePath(), workDir: join(this.o.dataDir, 'repo'), address: this.o.ip, log: this.o.log })
+      this.daemon = new RsyncDaemon({ rsyncBaseUri: this.o.repository.rsync_base_uri!, modulePath: this.rsync.currentTree(), workDir: join(this.o.dataDir, 'repo'), address: this.o.ip, log: this.o.log })
       this.daemon.start()
     }
   }

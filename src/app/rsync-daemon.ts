@@ -4,14 +4,14 @@
  * if it dies and stopped on shutdown. When rsync is missing, a clear warning is logged and RRDP keeps working.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../log.js'
 import { rsyncModule, rsyncUri } from '../util/uri.js'
 
 export interface RsyncDaemonOptions {
   rsyncBaseUri: string
-  /** The directory to serve (the `current` symlink). */
+  /** The directory to serve: the current tree's real path (updated with setPath). */
   modulePath: string
   /** Where to put rsyncd.conf, its pid and log files. */
   workDir: string
@@ -29,7 +29,17 @@ export class RsyncDaemon {
   private restarts = 0
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly o: RsyncDaemonOptions) {}
+  private path: string
+
+  constructor(private readonly o: RsyncDaemonOptions) {
+    this.path = o.modulePath
+  }
+
+  /** Serve another tree from the next connection on (rsyncd re-reads its config per connection). */
+  setPath(path: string): void {
+    this.path = path
+    if (this.child) this.writeConfig()
+  }
 
   /** Start rsyncd; false (with a warning) when rsync is not installed. */
   start(): boolean {
@@ -84,11 +94,12 @@ export class RsyncDaemon {
       uid: String(process.getuid?.() ?? 'nobody'),
       gid: String(process.getgid?.() ?? 'nogroup'),
       module,
-      path: this.o.modulePath,
+      path: this.path,
     }
     const text = readFileSync(TEMPLATE, 'utf8').replace(/\{\{(\w+)\}\}/g, (_, k: string) => values[k])
     const file = join(this.o.workDir, 'rsyncd.conf')
-    writeFileSync(file, text)
+    writeFileSync(`${file}.tmp`, text)
+    renameSync(`${file}.tmp`, file)
     return file
   }
 

@@ -4,7 +4,7 @@
  * changed ones, then switches the symlink <dir>/current to it with an atomic rename. rsyncd resolves the module
  * path once per connection, so a client sees one whole tree for its session, never a half-updated one.
  */
-import { linkSync, mkdirSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { PubdReader } from '../store/pubd-store.js'
 import { relativePath } from './publishers.js'
@@ -18,6 +18,8 @@ export interface RsyncWriterOptions {
   now: () => Date
   /** Seconds an old tree stays, so rsync sessions that started in it can finish. */
   graceSeconds?: number
+  /** Called with the real directory of each new tree after the switch (rsyncd's module path follows it). */
+  onSwitch?: (treeDir: string) => void
 }
 
 const YIELD_EVERY = 500
@@ -32,9 +34,18 @@ export class RsyncWriter {
     this.o = options
   }
 
-  /** The directory an rsync daemon serves as the module (a symlink to the current tree). */
+  /** The symlink to the current tree (stable name for tools and external servers). */
   modulePath(): string {
     return join(this.o.dir, 'current')
+  }
+
+  /**
+   * The real directory of the current tree. rsyncd must serve this, not the symlink: rsync rebuilds absolute paths
+   * during a transfer, so a symlink switched mid-session would mix two trees (rsyncd re-reads its config for each
+   * connection, so each session gets the tree current at its start).
+   */
+  currentTree(): string {
+    return realpathSync(this.modulePath())
   }
 
   /** Make sure `current` exists (an empty tree at first start), so rsyncd can serve before the first cycle. */
@@ -92,6 +103,7 @@ export class RsyncWriter {
     rmSync(tmp, { force: true })
     symlinkSync(join('trees', name), tmp)
     renameSync(tmp, this.modulePath())
+    this.o.onSwitch?.(join(this.o.dir, 'trees', name))
   }
 
   /** Remove trees other than the current one once they are older than the grace period. */

@@ -4,7 +4,7 @@
  *
  *   TestPublisher ──RFC 8181 (CMS)──► svcd /rfc8181/alice ──► RRDP /rrdp/ + rsyncd rsync://localhost:<port>/repo/
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -18,16 +18,15 @@ import { MessageSigner } from '../../src/protocol/signed-message.js'
 const noRsync = spawnSync('rsync', ['--version']).error ? 'rsync is not installed' : false
 const bytes = (s: string) => new TextEncoder().encode(s)
 
-async function repoDaemon(t: Tap, extra = '', dataDir?: string, ports?: { port: number; rsync: number }): Promise<Daemon & { rsyncPort: number; rsyncBase: string }> {
+async function repoDaemon(t: Test, extra = '', dataDir?: string, ports?: { port: number; rsync: number }): Promise<Daemon & { rsyncPort: number; rsyncBase: string }> {
   const port = ports?.port ?? (await freePort())
   const rsync = ports?.rsync ?? (await freePort())
   const toml = `[repository]\nenabled = true\nrrdp_base_uri = "https://localhost:${port}/rrdp/"\nrsync_base_uri = "rsync://localhost:${rsync}/repo/"\nrsync_daemon = "auto"\n${extra}`
   const d = await startDaemon(t, { port, toml, ...(dataDir ? { dataDir } : {}) })
   return Object.assign(d, { rsyncPort: rsync, rsyncBase: `rsync://localhost:${rsync}/repo/` })
 }
-type Tap = Parameters<Parameters<typeof t.test>[1]>[0]
 
-async function addPublisher(t: Tap, d: Daemon, pub: TestPublisher): Promise<string> {
+async function addPublisher(t: Test, d: Daemon, pub: TestPublisher): Promise<string> {
   const file = join(tempDir(t), 'req.xml')
   writeFileSync(file, pub.requestXml())
   const r = await svcc(['publishers', 'add', '--request', file], { env: d.env })
@@ -47,21 +46,24 @@ t.test('publish, replace, withdraw, list: RRDP, deltas and the rsync tree follow
   if (!xmllintMissing()) t.ok(validateWithSchema(responseXml, 'rfc8183').ok, 'repository response validates (RFC 8183 schema)')
 
   const ok: PublicationReply = { type: 'success' }
+  // A large object that never changes: the snapshot outweighs the deltas, so the size rule keeps them listed.
+  const ballast = bytes('Z'.repeat(30_000))
+  t.same(await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: jail + 'ballast.cer', content: ballast }] }), ok)
   t.same(await alice.send({ type: 'delta', pdus: [
     { type: 'publish', uri: jail + 'a.cer', content: bytes('A') },
     { type: 'publish', uri: jail + '0/b.roa', content: bytes('B') },
     { type: 'publish', uri: jail + '0/c.mft', content: bytes('C') },
   ] }), ok, 'a signed success reply')
-  let v = await waitRrdp(d.url, (v) => v.objects.size === 3)
-  t.same([...v.objects.keys()].sort(), [jail + '0/b.roa', jail + '0/c.mft', jail + 'a.cer'])
+  let v = await waitRrdp(d.url, (v) => v.objects.size === 4)
+  t.same([...v.objects.keys()].sort(), [jail + '0/b.roa', jail + '0/c.mft', jail + 'a.cer', jail + 'ballast.cer'])
 
   t.same(await alice.send({ type: 'delta', pdus: [
     { type: 'publish', uri: jail + 'a.cer', hash: sha('A'), content: bytes('A2') },
     { type: 'withdraw', uri: jail + '0/c.mft', hash: sha('C') },
   ] }), ok)
-  v = await waitRrdp(d.url, (v) => v.objects.get(jail + 'a.cer') === sha('A2') && v.objects.size === 2)
+  v = await waitRrdp(d.url, (v) => v.objects.get(jail + 'a.cer') === sha('A2') && v.objects.size === 3)
   const list = await alice.send({ type: 'list' })
-  t.same(list.type === 'list_reply' && list.elements.map((e) => [e.uri, e.hash]).sort(), [[jail + '0/b.roa', sha('B')], [jail + 'a.cer', sha('A2')]])
+  t.same(list.type === 'list_reply' && list.elements.map((e) => [e.uri, e.hash]).sort(), [[jail + '0/b.roa', sha('B')], [jail + 'a.cer', sha('A2')], [jail + 'ballast.cer', sha(ballast)]])
 
   const deltas = await readDeltas(v.notification)
   t.ok(deltas.length >= 1, 'deltas are listed and their hashes match')
@@ -72,9 +74,9 @@ t.test('publish, replace, withdraw, list: RRDP, deltas and the rsync tree follow
   }
   const tree = await waitFor(() => {
     const files = rsyncFetch(d.rsyncBase)
-    return files.get('alice/a.cer') === sha('A2') && files.size === 2 ? files : undefined
+    return files.get('alice/a.cer') === sha('A2') && files.size === 3 ? files : undefined
   })
-  t.same([...tree.keys()].sort(), ['alice/0/b.roa', 'alice/a.cer'], 'rsync lists and fetches exactly the published set')
+  t.same([...tree.keys()].sort(), ['alice/0/b.roa', 'alice/a.cer', 'alice/ballast.cer'], 'rsync lists and fetches exactly the published set')
 
   const cache = await httpsRequest(v.notification.snapshot.uri, { headers: { 'If-None-Match': String((await httpsRequest(v.notification.snapshot.uri)).headers.etag) } })
   t.equal(cache.status, 304, 'ETag answered with 304')
@@ -88,11 +90,11 @@ t.test('publish, replace, withdraw, list: RRDP, deltas and the rsync tree follow
   const show = await svcc(['publishers', 'show', '-p', 'alice'], { env: d.env })
   t.match(show.stdout, new RegExp(`handle: alice\\nid: [0-9a-f]{64}\\nbase uri: ${jail.replace(/[/.]/g, '\\$&')}`))
   const showJson = JSON.parse((await svcc(['publishers', 'show', '-p', 'alice', '-f', 'json'], { env: d.env })).stdout)
-  t.equal(showJson.current_files.length, 2)
+  t.equal(showJson.current_files.length, 3)
   t.match(showJson.id_cert, { public_key: String, base64: String, hash: String })
   t.equal((await svcc(['publishers', 'list'], { env: d.env })).stdout, 'alice\n')
   const stats = JSON.parse((await svcc(['publishers', 'stats', '-f', 'json'], { env: d.env })).stdout)
-  t.match(stats, { session: v.notification.sessionId, publishers: { alice: { objects: 2, size: 3 } } })
+  t.match(stats, { session: v.notification.sessionId, publishers: { alice: { objects: 3, size: 30_003 } } })
   t.equal((await svcc(['publishers', 'stale', '--seconds', '3600'], { env: d.env })).stdout, '', 'alice published recently')
   await new Promise((r) => setTimeout(r, 1100))
   t.equal((await svcc(['publishers', 'stale', '--seconds', '1'], { env: d.env })).stdout, 'alice\n')
