@@ -4,9 +4,12 @@
  * Used by cert.ts, crl.ts and signed-object.ts.
  */
 import { int, nul, oid, seq } from '../asn1/der.js'
-import { children, type DerNode, expectSequence, parseDer, readBigInt, readBitString, readOid } from '../asn1/der-reader.js'
+import {
+  children, type DerNode, expectSequence, expectTag, firstChild, nextSibling, parseDer, readBigInt, readBitString, readInt, readOid,
+} from '../asn1/der-reader.js'
 import { rsaEncryption, sha256, sha256WithRsaEncryption } from '../asn1/oids.js'
 import { DecodeError } from '../util/errors.js'
+import { OidTable } from './oid-table.js'
 
 export interface AlgorithmId {
   readonly oid: string
@@ -23,18 +26,18 @@ export const ALG_SHA256: Uint8Array = seq(oid(sha256))
 /** INTEGER 3: SignedData and SignerInfo version (RFC 6488 §2.1.1, §2.1.6.1). */
 export const INT_3: Uint8Array = int(3)
 
+const ID_EC_PUBLIC_KEY = '1.2.840.10045.2.1'
+const ALGORITHMS = new OidTable([sha256WithRsaEncryption, rsaEncryption, sha256, ID_EC_PUBLIC_KEY])
+
 /** Read an AlgorithmIdentifier (RFC 5280 §4.1.1.2). */
 export function readAlgorithm(node: DerNode | undefined, rule: string, what = 'AlgorithmIdentifier'): AlgorithmId {
-  const c = expectSequence(node, rule, what)
-  const id = readOid(c.next(rule, 0x06, `${what} algorithm`), rule)
-  const p = c.peek()
-  let params: AlgorithmId['params'] = 'absent'
-  if (p !== undefined) {
-    c.next(rule)
-    params = p.tag === 0x05 && p.length === 0 ? 'null' : 'other'
-  }
-  c.end(rule)
-  return { oid: id, params }
+  const seqNode = expectTag(node, 0x30, rule, what)
+  const idNode = expectTag(firstChild(seqNode), 0x06, rule, `${what} algorithm`)
+  const id = ALGORITHMS.read(idNode, rule)
+  const p = nextSibling(idNode)
+  if (p === undefined) return { oid: id, params: 'absent' }
+  if (nextSibling(p) !== undefined) throw new DecodeError(rule, `${what} has more than two elements`)
+  return { oid: id, params: p.tag === 0x05 && p.length === 0 ? 'null' : 'other' }
 }
 
 /** Facts about a SubjectPublicKeyInfo (RFC 5280 §4.1.2.7) needed by the profile checks. */
@@ -45,8 +48,6 @@ export interface PublicKeyInfo {
   /** The OID of the named curve for id-ecPublicKey keys (BGPsec router certificates, RFC 8208). */
   curve?: string
 }
-
-const ID_EC_PUBLIC_KEY = '1.2.840.10045.2.1'
 
 /** Decode the algorithm and, for RSA, the modulus size and exponent (RFC 3279 §2.3.1). */
 export function readPublicKeyInfo(node: DerNode): PublicKeyInfo {
@@ -68,7 +69,8 @@ function rsaKey(bytes: Uint8Array): { modulusBits: number; exponent: bigint } {
   const rule = 'RFC 3279 §2.3.1'
   const c = expectSequence(parseDer(bytes, { maxNodes: 8 }), rule, 'RSAPublicKey')
   const modulus = c.next(rule, 0x02, 'modulus')
-  const exponent = readBigInt(c.next(rule, 0x02, 'publicExponent'), rule)
+  const e = c.next(rule, 0x02, 'publicExponent')
+  const exponent = e.length <= 6 ? BigInt(readInt(e, rule)) : readBigInt(e, rule)
   c.end(rule)
   const n = modulus.content()
   if (n.length === 0 || n[0] & 0x80) throw new DecodeError(rule, 'RSA modulus is not a positive INTEGER')

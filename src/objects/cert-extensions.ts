@@ -6,7 +6,7 @@
  */
 import { bitString, bool, EncodeError, explicit, octetString, oid, seq, seqOf, tlv } from '../asn1/der.js'
 import {
-  children, cursor, type DerNode, expectSequence, expectTag, parseEmbedded, readBigInt, readBool, readInt, readNamedBitString,
+  children, cursor, type DerNode, expectSequence, expectTag, firstChild, nextSibling, parseEmbedded, readBigInt, readBool, readInt, readNamedBitString,
   readOctetString, readOid, tagName,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
@@ -15,6 +15,7 @@ import {
   encodeAsIdentifiers, encodeIpAddrBlocks, type IpAddrBlocksValue,
 } from '../asn1/rfc3779.js'
 import { DecodeError } from '../util/errors.js'
+import { OidTable } from './oid-table.js'
 
 //------------ Types ---------------------------------------------------------------------------------------------------
 
@@ -70,11 +71,11 @@ export interface CertExtensions {
   ski?: Uint8Array
   aki?: AuthorityKeyId
   keyUsage?: KeyUsageBits
-  eku?: string[]
+  eku?: readonly string[]
   crldp?: DistributionPoints
-  aia?: AccessDescription[]
-  sia?: AccessDescription[]
-  policies?: PolicyInformation[]
+  aia?: readonly AccessDescription[]
+  sia?: readonly AccessDescription[]
+  policies?: readonly PolicyInformation[]
   ip?: DecodedIpAddrBlocks
   as?: DecodedAsIdentifiers
   /** CRLs only (RFC 5280 §5.2.3): the CRL number and its contents octets. */
@@ -142,28 +143,37 @@ export function asResourcesExtension(asn: AsChoice): Uint8Array {
 
 const RULE = 'RFC 5280 §4.2'
 
+const EXTENSION_IDS = new OidTable([
+  oids.basicConstraints, oids.subjectKeyIdentifier, oids.authorityKeyIdentifier, oids.keyUsage, oids.cRLDistributionPoints,
+  oids.idPeAuthorityInfoAccess, oids.idPeSubjectInfoAccess, oids.certificatePolicies, oids.idPeIpAddrBlocks,
+  oids.idPeAutonomousSysIds, oids.extKeyUsage, oids.cRLNumber,
+])
+const ACCESS_METHODS = new OidTable([oids.idAdCaIssuers, oids.idAdCaRepository, oids.idAdRpkiManifest, oids.idAdSignedObject, oids.idAdRpkiNotify])
+const POLICIES = new OidTable([oids.idCpIpAddrAsNumber, oids.idQtCps])
+
 /** Read the Extensions SEQUENCE (the contents of TBSCertificate [3]); each known extension is decoded. */
 export function readExtensions(node: DerNode): CertExtensions {
   const exts: Extension[] = []
-  const seen = new Set<string>()
   const duplicates: string[] = []
   const out: CertExtensions = { list: exts, duplicates }
-  for (const e of children(expectSequence(node, RULE, 'Extensions').node)) {
+  for (let e = firstChild(expectTag(node, 0x30, RULE, 'Extensions')); e !== undefined; e = nextSibling(e)) {
     const { ext, valueNode } = readExtension(e)
+    // RFC 5280 §4.2: an extension appears at most once (the first instance counts; inspect reports the rest).
+    if (seenBefore(exts, ext.oid)) duplicates.push(ext.oid)
+    else readKnownExtension(ext, valueNode, out)
     exts.push(ext)
-    if (seen.has(ext.oid)) {
-      duplicates.push(ext.oid)
-      continue
-    }
-    seen.add(ext.oid)
-    readKnownExtension(ext, valueNode, out)
   }
   return out
 }
 
+function seenBefore(exts: readonly Extension[], id: string): boolean {
+  for (let i = 0; i < exts.length; i++) if (exts[i].oid === id) return true
+  return false
+}
+
 function readExtension(e: DerNode): { ext: Extension; valueNode: DerNode } {
   const c = expectSequence(e, RULE, 'Extension')
-  const id = readOid(c.next(RULE, 0x06, 'extnID'), RULE)
+  const id = EXTENSION_IDS.read(c.next(RULE, 0x06, 'extnID'), RULE)
   const b = c.optional(0x01)
   const critical = b === undefined ? false : readBool(b, RULE)
   const valueNode = c.next(RULE, 0x04, 'extnValue')
@@ -230,9 +240,9 @@ function readKeyUsage(node: DerNode): KeyUsageBits {
 function generalNameUri(n: DerNode, rule: string): string | undefined {
   if (n.tag !== 0x86) return undefined
   let s = ''
-  const b = n.content()
-  for (let i = 0; i < b.length; i++) {
-    if (b[i] > 0x7e || b[i] < 0x20) throw new DecodeError(rule, `URI contains the octet 0x${b[i].toString(16)}`)
+  const b = n.bytes
+  for (let i = n.start + n.headerLength; i < n.end; i++) {
+    if (b[i] > 0x7e || b[i] < 0x20) throw new DecodeError(rule, `URI contains the octet 0x${b[i].toString(16)} at offset ${i}`)
     s += String.fromCharCode(b[i])
   }
   return s
@@ -267,7 +277,7 @@ function readCrldp(node: DerNode): DistributionPoints {
 function readAccessDescriptions(node: DerNode, rule: string): AccessDescription[] {
   return children(expectSequence(node, rule, 'AccessDescriptions').node).map((ad) => {
     const c = expectSequence(ad, rule, 'AccessDescription')
-    const method = readOid(c.next(rule, 0x06, 'accessMethod'), rule)
+    const method = ACCESS_METHODS.read(c.next(rule, 0x06, 'accessMethod'), rule)
     const uri = generalNameUri(c.next(rule, undefined, 'accessLocation'), rule)
     c.end(rule)
     return { method, uri }
@@ -278,10 +288,10 @@ function readPolicies(node: DerNode): PolicyInformation[] {
   const rule = 'RFC 5280 §4.2.1.4'
   return children(expectSequence(node, rule, 'CertificatePolicies').node).map((pi) => {
     const c = expectSequence(pi, rule, 'PolicyInformation')
-    const id = readOid(c.next(rule, 0x06, 'policyIdentifier'), rule)
+    const id = POLICIES.read(c.next(rule, 0x06, 'policyIdentifier'), rule)
     const q = c.optional(0x30)
     c.end(rule)
-    const qualifiers = q === undefined ? [] : children(q).map((pq) => readOid(expectSequence(pq, rule).next(rule, 0x06), rule))
+    const qualifiers = q === undefined ? [] : children(q).map((pq) => POLICIES.read(expectSequence(pq, rule).next(rule, 0x06), rule))
     return { oid: id, qualifiers }
   })
 }

@@ -9,7 +9,7 @@ import { createPublicKey, type KeyObject, verify } from 'node:crypto'
 import { toDer } from '../asn1/ber.js'
 import { bitString, EncodeError, explicit, int, seq, x509Time } from '../asn1/der.js'
 import {
-  cursor, type DerNode, expectSequence, parseDer, readBigInt, readBitString, readInt, readTime,
+  cursor, type DerNode, expectSequence, parseDer, readBitString, readInt, readIntegerContent, readTime,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { AsChoice, IpChoice } from '../asn1/rfc3779.js'
@@ -18,7 +18,7 @@ import type { SigningKey } from '../crypto/signer.js'
 import { AsBlocks } from '../resources/asn.js'
 import { IpBlocks } from '../resources/ip.js'
 import { ResourceSet } from '../resources/resource-set.js'
-import { bytesEqual } from '../util/bytes.js'
+import { asBytes, bytesEqual } from '../util/bytes.js'
 import { DecodeError, VerificationError } from '../util/errors.js'
 import { httpsUri, rsyncUri } from '../util/uri.js'
 import { ALG_SHA256_WITH_RSA, type AlgorithmId, type PublicKeyInfo, readAlgorithm, readPublicKeyInfo } from './algorithm.js'
@@ -118,7 +118,8 @@ export interface CertSpec {
 const RULE = 'RFC 5280 §4.1'
 
 /** Decode a certificate: strict DER, or BER re-encoded as DER (the signature still covers the received TBS). */
-export function decodeCert(bytes: Uint8Array): Cert {
+export function decodeCert(input: Uint8Array): Cert {
+  const bytes = asBytes(input)
   try {
     return readCert(parseDer(bytes), 'der')
   } catch (e) {
@@ -138,32 +139,42 @@ export function readCert(node: DerNode, encoding: 'der' | 'ber' = 'der'): Cert {
   const sig = readBitString(c.next(RULE, 0x03, 'signatureValue'), 'RFC 5280 §4.1.1.3')
   c.end(RULE)
   if (sig.unusedBits !== 0) throw new DecodeError('RFC 5280 §4.1.1.3', 'signatureValue has unused bits')
-  return { ...readTbs(tbsNode), bytes: node.raw(), encoding, tbs: tbsNode.raw(), signatureAlgorithm, signature: sig.bytes }
-}
-
-type Tbs = Omit<Cert, 'bytes' | 'encoding' | 'tbs' | 'signatureAlgorithm' | 'signature'>
-
-function readTbs(node: DerNode): Tbs {
-  const c = expectSequence(node, RULE, 'TBSCertificate')
-  const v = c.optional(0xa0)
+  const t = expectSequence(tbsNode, RULE, 'TBSCertificate')
+  const v = t.optional(0xa0)
   const version = v === undefined ? 1 : readExplicitInt(v) + 1
-  const serialNode = c.next(RULE, 0x02, 'serialNumber')
-  const tbsSignature = readAlgorithm(c.next(RULE, 0x30, 'signature'), 'RFC 5280 §4.1.2.3')
-  const issuer = readName(c.next(RULE, 0x30, 'issuer'), 'RFC 5280 §4.1.2.4')
-  const validity = expectSequence(c.next(RULE, 0x30, 'validity'), 'RFC 5280 §4.1.2.5')
+  const serialNode = t.next(RULE, 0x02, 'serialNumber')
+  const tbsSignature = readAlgorithm(t.next(RULE, 0x30, 'signature'), 'RFC 5280 §4.1.2.3')
+  const issuer = readName(t.next(RULE, 0x30, 'issuer'), 'RFC 5280 §4.1.2.4')
+  const validity = expectSequence(t.next(RULE, 0x30, 'validity'), 'RFC 5280 §4.1.2.5')
   const nb = validity.next('RFC 5280 §4.1.2.5', undefined, 'notBefore')
   const na = validity.next('RFC 5280 §4.1.2.5', undefined, 'notAfter')
   validity.end('RFC 5280 §4.1.2.5')
-  const subject = readName(c.next(RULE, 0x30, 'subject'), 'RFC 5280 §4.1.2.6')
-  const spkiNode = c.next(RULE, 0x30, 'subjectPublicKeyInfo')
-  const uniqueIds = (c.optional(0x81) ?? c.optional(0xa1)) !== undefined || (c.optional(0x82) ?? c.optional(0xa2)) !== undefined
-  const ext = c.optional(0xa3)
-  c.end(RULE)
+  const subject = readName(t.next(RULE, 0x30, 'subject'), 'RFC 5280 §4.1.2.6')
+  const spkiNode = t.next(RULE, 0x30, 'subjectPublicKeyInfo')
+  const uniqueIds = (t.optional(0x81) ?? t.optional(0xa1)) !== undefined || (t.optional(0x82) ?? t.optional(0xa2)) !== undefined
+  const ext = t.optional(0xa3)
+  t.end(RULE)
   return {
-    version, serial: readBigInt(serialNode, 'RFC 5280 §4.1.2.2'), serialOctets: serialNode.length, tbsSignature, issuer,
-    notBefore: readTime(nb), notAfter: readTime(na), validityTags: [nb.tag, na.tag], subject, spki: spkiNode.raw(),
-    publicKey: readPublicKeyInfo(spkiNode), uniqueIds, extensions: readExtensionsWrapper(ext),
+    bytes: node.raw(), encoding, tbs: tbsNode.raw(), version, serial: readSerial(serialNode),
+    serialOctets: serialNode.length, tbsSignature, signatureAlgorithm, issuer, subject, notBefore: readTime(nb), notAfter: readTime(na),
+    validityTags: [nb.tag, na.tag], spki: spkiNode.raw(), publicKey: readPublicKeyInfo(spkiNode), uniqueIds,
+    extensions: readExtensionsWrapper(ext), signature: sig.bytes,
   }
+}
+
+/** The serial INTEGER (RFC 5280 §4.1.2.2), converted six octets at a time (serials are often 20 octets long). */
+function readSerial(node: DerNode): bigint {
+  const c = readIntegerContent(node, 'RFC 5280 §4.1.2.2')
+  if (c.length <= 6) return BigInt(readInt(node, 'RFC 5280 §4.1.2.2'))
+  let v = 0n
+  for (let i = 0; i < c.length; i += 6) {
+    const end = Math.min(i + 6, c.length)
+    let chunk = 0
+    for (let j = i; j < end; j++) chunk = chunk * 256 + c[j]
+    v = (v << BigInt(8 * (end - i))) | BigInt(chunk)
+  }
+  // Two's complement: a set top bit makes the value negative (inspect reports non-positive serials).
+  return c[0] & 0x80 ? v - (1n << BigInt(8 * c.length)) : v
 }
 
 function readExplicitInt(wrapper: DerNode): number {

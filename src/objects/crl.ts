@@ -11,7 +11,7 @@ import {
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { SigningKey } from '../crypto/signer.js'
-import { bytesEqual } from '../util/bytes.js'
+import { asBytes, bytesEqual } from '../util/bytes.js'
 import { DecodeError, VerificationError } from '../util/errors.js'
 import { ALG_SHA256_WITH_RSA, type AlgorithmId, readAlgorithm } from './algorithm.js'
 import { type ResourceCert, signatureValid } from './cert.js'
@@ -64,7 +64,8 @@ export interface CrlSpec {
 const RULE = 'RFC 5280 §5.1'
 
 /** Decode a CRL (strict DER, or BER re-encoded as DER with the received TBS kept for the signature). */
-export function decodeCrl(bytes: Uint8Array): Crl {
+export function decodeCrl(input: Uint8Array): Crl {
+  const bytes = asBytes(input)
   try {
     return readCrl(parseDer(bytes), 'der')
   } catch (e) {

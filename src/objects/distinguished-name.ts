@@ -5,9 +5,10 @@
  * Used by cert.ts and crl.ts.
  */
 import { oid, printableString, seq, set } from '../asn1/der.js'
-import { children, type DerNode, expectSequence, readOid, readString, tagName } from '../asn1/der-reader.js'
+import { type DerNode, expectSequence, firstChild, nextSibling, readString, tagName } from '../asn1/der-reader.js'
 import { idAtCommonName, idAtSerialNumber, oidName } from '../asn1/oids.js'
 import { DecodeError } from '../util/errors.js'
+import { OidTable } from './oid-table.js'
 import { type Problem, problem } from './problem.js'
 
 /** A name as a builder takes it: a commonName, a commonName plus serialNumber, or the DER of a whole Name. */
@@ -34,6 +35,7 @@ export interface DistinguishedName {
 }
 
 const nameCache = new Map<string, Uint8Array>()
+const ATTRIBUTE_TYPES = new OidTable([idAtCommonName, idAtSerialNumber, '2.5.4.6', '2.5.4.10', '2.5.4.11'])
 
 /** Name DER for a NameSpec: SEQUENCE { SET { SEQUENCE { id-at-commonName, PrintableString } } [, serialNumber] }. */
 export function encodeName(spec: NameSpec): Uint8Array {
@@ -62,14 +64,14 @@ export function readName(node: DerNode, rule: string): DistinguishedName {
   let rdnCount = 0
   let commonName: string | undefined
   let serialNumber: string | undefined
-  for (const r of children(seqNode)) {
+  for (let r = firstChild(seqNode); r !== undefined; r = nextSibling(r)) {
     if (r.tag !== 0x31) throw new DecodeError(rule, `RelativeDistinguishedName: expected SET, found ${tagName(r.tag)}`)
-    for (const a of children(r)) {
+    for (let a = firstChild(r); a !== undefined; a = nextSibling(a)) {
       const c = expectSequence(a, rule, 'AttributeTypeAndValue')
-      const type = readOid(c.next(rule, 0x06, 'attribute type'), rule)
+      const type = ATTRIBUTE_TYPES.read(c.next(rule, 0x06, 'attribute type'), rule)
       const v = c.next(rule, undefined, 'attribute value')
       c.end(rule)
-      const value = isStringTag(v.tag) ? readString(v, rule) : ''
+      const value = v.tag === 0x13 ? printable(v) : isStringTag(v.tag) ? readString(v, rule) : ''
       attributes.push({ type, value, tag: v.tag, rdn: rdnCount })
       if (type === idAtCommonName && commonName === undefined) commonName = value
       if (type === idAtSerialNumber && serialNumber === undefined) serialNumber = value
@@ -77,6 +79,20 @@ export function readName(node: DerNode, rule: string): DistinguishedName {
     rdnCount++
   }
   return { der: seqNode.raw(), attributes, rdnCount, commonName, serialNumber }
+}
+
+/** X.680 §41.4: A–Z a–z 0–9 space ' ( ) + , - . / : = ? (a table: names are on every decode's hot path). */
+const PRINTABLE_CHARS = new Uint8Array(128)
+for (const c of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 '()+,-./:=?") PRINTABLE_CHARS[c.charCodeAt(0)] = 1
+
+function printable(v: DerNode): string {
+  const b = v.bytes
+  let s = ''
+  for (let i = v.start + v.headerLength; i < v.end; i++) {
+    if (b[i] >= 128 || PRINTABLE_CHARS[b[i]] === 0) throw new DecodeError('X.680 §41.4', `character outside PrintableString at offset ${v.start}`)
+    s += String.fromCharCode(b[i])
+  }
+  return s
 }
 
 function isStringTag(tag: number): boolean {

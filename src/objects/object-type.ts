@@ -7,7 +7,7 @@
 import { type BerNode, berStringValue, parseBer } from '../asn1/ber.js'
 import { oidContent } from '../asn1/der.js'
 import * as oids from '../asn1/oids.js'
-import { bytesEqual } from '../util/bytes.js'
+import { asBytes, bytesEqual } from '../util/bytes.js'
 
 export type ObjectType =
   | 'cert' | 'crl' | 'manifest' | 'roa' | 'aspa' | 'gbr' | 'signed-object' | 'cms-xml' | 'csr' | 'tal' | 'xml' | 'unknown'
@@ -23,7 +23,7 @@ const BY_CONTENT_TYPE: ReadonlyMap<string, ObjectType> = new Map([
 
 /** The type of `bytes`; `fileName` decides only when the content does not. */
 export function detectObjectType(bytes: Uint8Array, fileName?: string): ObjectType {
-  const byContent = fromContent(bytes)
+  const byContent = fromContent(asBytes(bytes))
   if (byContent !== 'unknown') return byContent
   const ext = fileName?.toLowerCase().match(/\.([a-z]+)$/)?.[1]
   return (ext !== undefined && BY_EXTENSION[ext]) || 'unknown'

@@ -6,23 +6,24 @@
 import type { BerSignedAttrs } from '../asn1/ber.js'
 import { octetString, oid, seq, set, setOf, x509Time } from '../asn1/der.js'
 import {
-  children, type DerNode, expectSequence, parseDer, readBigInt, readOctetString, readOid, readTime,
+  children, type DerNode, expectSequence, firstChild, nextSibling, parseDer, readBigInt, readOctetString, readTime,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import { compareBytes } from '../util/bytes.js'
+import { OidTable } from './oid-table.js'
 import { note, type Problem, problem } from './problem.js'
 
 export interface SignedAttribute {
   readonly type: string
-  /** Each AttributeValue as a complete DER TLV (a view). */
-  readonly values: readonly Uint8Array[]
+  /** Each AttributeValue (a DER node; for BER input, of the DER re-encoding). */
+  readonly values: readonly DerNode[]
 }
 
 export interface SignedAttrs {
-  /** The SET OF Attribute with the tag 0x31: the bytes the signature covers (RFC 5652 §5.4). */
-  readonly signed: Uint8Array
-  /** The bytes as received with the tag changed to 0x31 (differs from `signed` only for BER input). */
-  readonly received: Uint8Array
+  /** The SignedAttributes as received (tag 0xa0, [0] IMPLICIT); see signedAttrsCandidates for what is signed. */
+  readonly raw: Uint8Array
+  /** For BER input only: the DER re-encoding of the SET (tag 0x31). */
+  readonly der?: Uint8Array
   readonly attributes: readonly SignedAttribute[]
   /** The attributes are in DER SET OF order (X.690 §11.6). */
   readonly sorted: boolean
@@ -53,33 +54,56 @@ export function encodeSignedAttrs(eContentType: string, digest: Uint8Array, sign
 //------------ Reading -------------------------------------------------------------------------------------------------
 
 const RULE = 'RFC 5652 §5.3'
+const TYPES = new OidTable([oids.contentType, oids.signingTime, oids.messageDigest, oids.binarySigningTime])
 
-/** Read the [0] IMPLICIT SignedAttributes node of a DER SignerInfo. */
+/** Read the [0] IMPLICIT SignedAttributes node of a DER SignerInfo (no copies: values stay nodes of the input). */
 export function readSignedAttrs(node: DerNode): SignedAttrs {
   const attributes: SignedAttribute[] = []
   let sorted = true
-  let prev: Uint8Array | undefined
-  for (const a of children(node)) {
+  let prev: DerNode | undefined
+  for (let a = firstChild(node); a !== undefined; a = nextSibling(a)) {
     const c = expectSequence(a, RULE, 'Attribute')
-    const type = readOid(c.next(RULE, 0x06, 'attrType'), RULE)
+    const type = TYPES.read(c.next(RULE, 0x06, 'attrType'), RULE)
     const valuesNode = c.next(RULE, 0x31, 'attrValues')
     c.end(RULE)
-    attributes.push({ type, values: children(valuesNode).map((v) => v.raw()) })
-    const raw = a.raw()
-    if (prev !== undefined && compareBytes(prev, raw) > 0) sorted = false
-    prev = raw
+    attributes.push({ type, values: children(valuesNode) })
+    if (prev !== undefined && compareNodes(prev, a) > 0) sorted = false
+    prev = a
   }
-  const signed = node.raw().slice()
-  signed[0] = 0x31
-  return { signed, received: signed, attributes, sorted }
+  return { raw: node.raw(), attributes, sorted }
+}
+
+/** Byte order of two complete TLVs of the same input (X.690 §11.6 sorts SET OF by encoding). */
+function compareNodes(a: DerNode, b: DerNode): number {
+  const la = a.end - a.start
+  const lb = b.end - b.start
+  const n = Math.min(la, lb)
+  for (let i = 0; i < n; i++) {
+    const d = a.bytes[a.start + i] - b.bytes[b.start + i]
+    if (d !== 0) return d
+  }
+  return la - lb
 }
 
 /** The same from the BER decoder (asn1/ber.ts), whose attribute values are already DER. */
 export function fromBerSignedAttrs(b: BerSignedAttrs): SignedAttrs {
-  const attributes = b.attributes.map((a) => ({ type: a.type, values: a.values }))
-  const encodings = attributes.map((a) => seq(oid(a.type), set(...a.values)))
+  const attributes = b.attributes.map((a) => ({ type: a.type, values: a.values.map((v) => parseDer(v, { maxNodes: 10_000 })) }))
+  const encodings = b.attributes.map((a) => seq(oid(a.type), set(...a.values)))
   const sorted = encodings.every((e, i) => i === 0 || compareBytes(encodings[i - 1], e) <= 0)
-  return { signed: b.der, received: b.received, attributes, sorted }
+  return { raw: b.received, der: b.der, attributes, sorted }
+}
+
+/**
+ * The bytes the signature may cover (RFC 5652 §5.4: the DER of the SET, tag 0x31): the DER form first, then the
+ * received form retagged (for BER input the two can differ). Fresh copies: the input is never changed.
+ */
+export function signedAttrsCandidates(attrs: SignedAttrs): Uint8Array[] {
+  const retag = (b: Uint8Array): Uint8Array => {
+    const out = new Uint8Array(b)
+    out[0] = 0x31
+    return out
+  }
+  return attrs.der === undefined ? [retag(attrs.raw)] : [attrs.der, retag(attrs.raw)]
 }
 
 /** The first value of the first instance of each attribute that matters; a value of the wrong type stays undefined. */
@@ -88,21 +112,19 @@ export function attributeValues(attrs: SignedAttrs | undefined): AttributeValues
   for (const a of attrs?.attributes ?? []) {
     const v = a.values[0]
     if (v === undefined) continue
-    if (a.type === oids.contentType && out.contentType === undefined && v[0] === 0x06) out.contentType = readOid(value(v), 'RFC 6488 §2.1.6.4.1')
-    else if (a.type === oids.messageDigest && out.messageDigest === undefined && v[0] === 0x04) out.messageDigest = readOctetString(value(v))
-    else if (a.type === oids.signingTime && out.signingTime === undefined && (v[0] === 0x17 || v[0] === 0x18)) {
-      out.signingTime = readTime(value(v), 'RFC 6488 §2.1.6.4.3')
-      out.signingTimeTag = v[0]
-    } else if (a.type === oids.binarySigningTime && out.binarySigningTime === undefined && v[0] === 0x02) {
-      out.binarySigningTime = readBigInt(value(v), 'RFC 6019 §2')
+    if (a.type === oids.contentType && out.contentType === undefined && v.tag === 0x06) out.contentType = CONTENT_TYPES.read(v, 'RFC 6488 §2.1.6.4.1')
+    else if (a.type === oids.messageDigest && out.messageDigest === undefined && v.tag === 0x04) out.messageDigest = readOctetString(v)
+    else if (a.type === oids.signingTime && out.signingTime === undefined && (v.tag === 0x17 || v.tag === 0x18)) {
+      out.signingTime = readTime(v, 'RFC 6488 §2.1.6.4.3')
+      out.signingTimeTag = v.tag
+    } else if (a.type === oids.binarySigningTime && out.binarySigningTime === undefined && v.tag === 0x02) {
+      out.binarySigningTime = readBigInt(v, 'RFC 6019 §2')
     }
   }
   return out
 }
 
-function value(tlv: Uint8Array): DerNode {
-  return parseDer(tlv, { maxNodes: 4, maxDepth: 1 })
-}
+const CONTENT_TYPES = new OidTable([oids.idCtRouteOriginAuthz, oids.idCtRpkiManifest, oids.idCtAspa, oids.idCtRpkiGhostbusters, oids.idCtXml])
 
 //------------ Inspection ----------------------------------------------------------------------------------------------
 

@@ -13,7 +13,7 @@ import {
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { SigningKey } from '../crypto/signer.js'
-import { bytesEqual } from '../util/bytes.js'
+import { asBytes, bytesEqual } from '../util/bytes.js'
 import { DecodeError, VerificationError } from '../util/errors.js'
 import { ALG_RSA, ALG_SHA256, type AlgorithmId, INT_3, isRsaSignatureAlgorithm, readAlgorithm } from './algorithm.js'
 import {
@@ -25,7 +25,7 @@ import { berFallback } from './encoding.js'
 import { note, type Problem, problem } from './problem.js'
 import {
   attributeValues, type AttributeValues, encodeSignedAttrs, fromBerSignedAttrs, inspectSignedAttrs, readSignedAttrs,
-  type SignedAttrs,
+  signedAttrsCandidates, type SignedAttrs,
 } from './signed-attributes.js'
 
 //------------ Types ---------------------------------------------------------------------------------------------------
@@ -100,7 +100,9 @@ export interface SignedContent {
 const RULE = 'RFC 5652 §5'
 
 /** Decode a signed object: strict DER first, BER (asn1/ber.ts) for objects from implementations that wrote BER. */
-export function decodeSignedObject(bytes: Uint8Array): SignedObject {
+export function decodeSignedObject(input: Uint8Array): SignedObject {
+  // A plain Uint8Array view: a Buffer's slice() is not a copy, and decoding must never touch the caller's bytes.
+  const bytes = asBytes(input)
   try {
     return readSignedObject(parseDer(bytes), bytes)
   } catch (e) {
@@ -257,9 +259,7 @@ export function verifySignedObject(so: SignedObject, issuer: ResourceCert, now: 
   if (so.attributes.messageDigest === undefined || !bytesEqual(digest, so.attributes.messageDigest)) {
     throw new VerificationError(rule, 'message digest does not match the eContent')
   }
-  const attrs = si.signedAttrs
-  const ok = signatureValid(so.ee.spki, attrs.signed, si.signature) ||
-    (attrs.received !== attrs.signed && signatureValid(so.ee.spki, attrs.received, si.signature))
+  const ok = signedAttrsCandidates(si.signedAttrs).some((bytes) => signatureValid(so.ee.spki, bytes, si.signature))
   if (!ok) throw new VerificationError(rule, 'CMS signature does not verify with the EE key')
   if (so.ee.extensions.basicConstraints?.ca === true) throw new VerificationError('RFC 6487 §4.8.1', 'the signer is a CA certificate')
   return verifyCert(so.ee, issuer, now, { profile: 'rpki' })

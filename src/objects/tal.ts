@@ -8,7 +8,7 @@ import { EncodeError } from '../asn1/der.js'
 import { expectSequence, parseDer } from '../asn1/der-reader.js'
 import { keyIdentifier } from '../crypto/key-id.js'
 import { fromBase64, toBase64 } from '../util/base64.js'
-import { bytesEqual } from '../util/bytes.js'
+import { asBytes, bytesEqual } from '../util/bytes.js'
 import { DecodeError, LibraryError } from '../util/errors.js'
 import { parseUri } from '../util/uri.js'
 import { type PublicKeyInfo, readPublicKeyInfo } from './algorithm.js'
@@ -39,7 +39,7 @@ const MAX_TAL_BYTES = 64 * 1024
 
 /** Decode a TAL; CRLF line ends and trailing blank lines are fine, anything else out of place is a DecodeError. */
 export function decodeTal(input: string | Uint8Array): Tal {
-  const text = typeof input === 'string' ? input : decodeAscii(input)
+  const text = typeof input === 'string' ? input : decodeAscii(asBytes(input))
   if (text.length > MAX_TAL_BYTES) throw new DecodeError(RULE, `TAL of ${text.length} characters is too large`)
   const lines = text.replace(/\r\n/g, '\n').split('\n')
   let i = 0
