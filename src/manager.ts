@@ -19,7 +19,7 @@ import {
 import { CaManager } from './app/ca-manager.js'
 import { CaServices } from './app/ca-services.js'
 import { caIssues, certAuthInfo, childInfo, configuredRoas, exchangeJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
-import type { LocalUpdown } from './app/ca-parents.js'
+import { updown, type LocalUpdown } from './app/ca-parents.js'
 import { repoList } from './app/ca-repo.js'
 import { classDir } from './ca/locations.js'
 import type { ParentInfo } from './ca/state.js'
@@ -165,6 +165,14 @@ export class Manager {
     const parent: ParentInfo = { name, parentHandle: response.parentHandle, childHandle: response.childHandle, serviceUri: response.serviceUri, idCert: toBase64(response.idCert) }
     const exists = name in s.parents
     if (opts.update && !exists) throw new AppError('ca-parent-unknown', { ca, parent: name })
+    // Ask the parent first (a real RFC 6492 list): a response for another child, or an unreachable parent, is
+    // refused here and nothing changes.
+    try {
+      const r = await updown(this.svc, s, parent, { type: 'list' }, this.localUpdown)
+      if (r.type !== 'list_response') throw new Error(`the parent answered a list query with '${r.type}'`)
+    } catch (e) {
+      throw new AppError('ca-parent-issue', { ca, parent: name, reason: reasonOf(e) })
+    }
     await this.cas.run(ca, { type: exists && opts.update ? 'parent-update' : 'parent-add', parent })
     this.cas.syncParentLater(ca, name, this.localUpdown)
   }

@@ -8,7 +8,7 @@ import { keyState, type CaKey, type CaState } from '../ca/state.js'
 import { routePayload } from '../ca/routes.js'
 import { decodeRoa } from '../objects/roa.js'
 import { idCertInfo } from '../protocol/id-cert.js'
-import { formatRoaPayload, roaPayloadKey } from '../resources/roa-payload.js'
+import { compareRoaPayloads, formatRoaPayload, roaPayloadKey } from '../resources/roa-payload.js'
 import { ResourceSet } from '../resources/resource-set.js'
 import type { CaKeyObjects } from '../store/ca-objects-store.js'
 import type { ExchangeStatus } from '../store/ca-status-store.js'
@@ -90,8 +90,8 @@ export function configuredRoas(s: CaState, objects: readonly CaKeyObjects[], uri
     }
   }
   return Object.values(s.routes)
-    .map((r) => ({ r, key: roaPayloadKey(routePayload(r)) }))
-    .sort((a, b) => (a.key < b.key ? -1 : 1))
+    .map((r) => ({ r, p: routePayload(r), key: roaPayloadKey(routePayload(r)) }))
+    .sort((a, b) => compareRoaPayloads(a.p, b.p))
     .map(({ r, key }) => ({ asn: r.asn, prefix: r.prefix, max_length: r.maxLength, comment: r.comment ?? null, roa_objects: byPayload.get(key) ?? [] }))
 }
 
