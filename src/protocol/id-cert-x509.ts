@@ -84,15 +84,25 @@ const ATTR_NAMES: Record<string, string> = {
 }
 
 const utf8 = new TextDecoder('utf-8')
+const utf16be = new TextDecoder('utf-16be')
 
-/** Any DirectoryString or IA5String as text: UTF8 (0x0c), BMP (0x1e, UTF-16BE), Universal (0x1c), else Latin-1. */
+/** UniversalString (UCS-4 big-endian) as text; invalid code points become U+FFFD. */
+function ucs4(c: Uint8Array): string {
+  let out = ''
+  for (let i = 0; i + 3 < c.length; i += 4) {
+    const p = ((c[i] << 24) | (c[i + 1] << 16) | (c[i + 2] << 8) | c[i + 3]) >>> 0
+    out += p <= 0x10ffff && (p < 0xd800 || p > 0xdfff) ? String.fromCodePoint(p) : '\ufffd'
+  }
+  return out
+}
+
+/** Any DirectoryString or IA5String as text: UTF8 (0x0c), BMP (0x1e, UTF-16BE), Universal (0x1c), else Latin-1
+ *  (Printable, IA5, T61). Lenient on purpose: names are shown, and compared as DER bytes, never as text. */
 function directoryString(node: DerNode): string {
   const c = node.content()
   if (node.tag === 0x0c) return utf8.decode(c)
-  if (node.tag === 0x1e) return String.fromCharCode(...Array.from({ length: c.length >> 1 }, (_, i) => (c[2 * i] << 8) | c[2 * i + 1]))
-  if (node.tag === 0x1c) {
-    return String.fromCodePoint(...Array.from({ length: c.length >> 2 }, (_, i) => ((c[4 * i] << 24) | (c[4 * i + 1] << 16) | (c[4 * i + 2] << 8) | c[4 * i + 3]) >>> 0).filter((p) => p <= 0x10ffff))
-  }
+  if (node.tag === 0x1e) return utf16be.decode(c)
+  if (node.tag === 0x1c) return ucs4(c)
   if (node.constructed) return `#${Buffer.from(node.raw()).toString('hex')}`
   return Buffer.from(c).toString('latin1')
 }

@@ -23,8 +23,8 @@ export interface UnwrapOptions {
   maxSkewSeconds?: number
   /** How old a signing-time may be, in seconds (default 600): an older message is refused as a possible replay. */
   maxAgeSeconds?: number
-  /** The signing-time of the last message accepted from this peer: an earlier one is refused (RFC 8181 §2 replay
-   *  protection across the age window). Equal is accepted: signing-time has one-second resolution. */
+  /** The signing-time of the last message accepted from this peer: an earlier one is refused as a replay (this
+   *  closes the age window; keep it per peer). Equal is accepted: signing-time has one-second resolution. */
   lastSigningTime?: Date
 }
 
@@ -62,8 +62,8 @@ export function verifyMessageSignature(m: InspectedMessage): void {
   if (!ok) fail('RFC 5652 §5.6', 'signature does not verify with the EE certificate key')
 }
 
-/** The signing-time window (RFC 6492 §3.1.1.6.4.3, RFC 8181 §2): not in the future beyond the skew, not older than
- *  the age limit, and not before the last accepted message. */
+/** The signing-time window (RFC 6492 §3.1.1.6.4.3; RFC 8181 §2 uses the same CMS profile): not in the future beyond
+ *  the skew, not older than the age limit, and not before the last accepted message. */
 export function verifyMessageTime(m: InspectedMessage, opts: UnwrapOptions): void {
   const skew = (opts.maxSkewSeconds ?? DEFAULT_MAX_SKEW_SECONDS) * 1000
   const age = (opts.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS) * 1000
@@ -72,7 +72,7 @@ export function verifyMessageTime(m: InspectedMessage, opts: UnwrapOptions): voi
   if (t > now + skew) fail(rule, `signing-time ${iso(m.signingTime)} is in the future`)
   if (t < now - age) fail(rule, `signing-time ${iso(m.signingTime)} is older than ${age / 1000} s: possible replay`)
   if (opts.lastSigningTime !== undefined && t < opts.lastSigningTime.getTime()) {
-    fail('RFC 8181 §2', `signing-time ${iso(m.signingTime)} is before the last accepted message: possible replay`)
+    fail(rule, `signing-time ${iso(m.signingTime)} is before the last accepted message: possible replay`)
   }
 }
 

@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto'
 import { concat } from '../util/bytes.js'
 import { lengthOctets, nul, octetString, oid, retag, seq, set, setOf, tlv, x509Time, int } from '../asn1/der.js'
 import * as oids from '../asn1/oids.js'
-import type { SigningKey } from '../crypto/signer.js'
+import type { OneOffKey, SigningKey } from '../crypto/signer.js'
 import { buildIdCrl, decodeIdCert, type IdCert, issueIdEeCert } from './id-cert.js'
 
 export { unwrapUnverified, inspectSignedMessage, type UnverifiedMessage, type InspectedMessage } from './signed-message-decode.js'
@@ -99,7 +99,10 @@ export class MessageSigner {
     const n = BigInt(t) > this.lastCrlNumber ? BigInt(t) : this.lastCrlNumber + 1n
     this.lastCrlNumber = n
     const crl = buildIdCrl({ idKey: this.idKey, idCert: this.idCert, crlNumber: n, thisUpdate: notBefore, nextUpdate: notAfter })
+    const old = this.state?.eeKey as Partial<OneOffKey> | undefined
     this.state = { eeKey, eeCert, crl, notAfter }
+    // The replaced key is never used again (wrapMessage is synchronous): forget a one-off key's private half.
+    if (old !== undefined && old !== eeKey && old.keyId !== eeKey.keyId) old.destroy?.()
   }
 
   /** The EE key, certificate and CRL to use at `now`; throws when none is usable (call prepare first). */

@@ -8,7 +8,9 @@ import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { oid, seq, set, tlv } from '../../../src/asn1/der.js'
 import { keyIdentifier, keyIdHex } from '../../../src/crypto/key-id.js'
+import { buildCert } from '../../../src/objects/cert.js'
 import type { SigningKey } from '../../../src/crypto/signer.js'
 import { buildIdCrl, createIdCert, decodeIdCert, idCertInfo, idCertPem } from '../../../src/protocol/id-cert.js'
 import { decodeBpkiCrl, signedBy } from '../../../src/protocol/id-cert-x509.js'
@@ -163,6 +165,22 @@ t.test('buildIdCrl: empty BPKI CRL with number and nextUpdate, verified by OpenS
     t.match(v.out, /X509v3 CRL Number:\s+42/)
     t.match(v.out, /No Revoked Certificates/)
   })
+})
+
+t.test('names in any string type are shown as text (BMP, UTF8, Universal, T61), escaped', async (t) => {
+  const key = fixedKey('bpki-other')
+  const atv = (type: string, tag: number, bytes: Uint8Array) => set(seq(oid(type), tlv(tag, bytes)))
+  const name = seq(
+    atv('2.5.4.6', 0x13, Buffer.from('SE')),
+    atv('2.5.4.10', 0x1e, Buffer.from('\u00d6rebro, AB', 'utf16le').swap16()),
+    atv('2.5.4.11', 0x14, Buffer.from('Caf\u00e9', 'latin1')),
+    atv('2.5.4.3', 0x0c, Buffer.from('r\u00e9seau+1', 'utf8')),
+    atv('2.5.4.7', 0x1c, Uint8Array.of(0, 1, 0xf6, 0x00)),
+  )
+  const der = buildCert({ profile: 'bpki', kind: 'ca', serial: 1n, issuerName: name, subjectName: name, subjectSpki: key.spki, notBefore: NOW, notAfter: NOW }, key)
+  const c = decodeIdCert(der)
+  t.equal(c.subject, 'C=SE, O=\u00d6rebro\\, AB, OU=Caf\u00e9, CN=r\u00e9seau\\+1, L=\u{1f600}')
+  t.ok(c.selfSigned)
 })
 
 t.test('garbage is a DecodeError naming RFC 8183 §4', async (t) => {
