@@ -8,7 +8,7 @@ import type { Db } from './store/db.js'
 import { propertyStore, type PropertyStore } from './store/properties.js'
 import type { ServerInfo } from './api/status.js'
 import {
-  publisherRequestFromJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson,
+  publisherRequestFromJson, repositoryResponseFromJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson,
 } from './api/pubd.js'
 import type { PubServer, RrdpFile } from './app/pub-server.js'
 import {
@@ -24,7 +24,7 @@ import { repoList } from './app/ca-repo.js'
 import { classDir } from './ca/locations.js'
 import type { ParentInfo } from './ca/state.js'
 import type { Signer } from './crypto/signer.js'
-import { decodeChildRequest, decodeParentResponse, encodeChildRequest, encodeParentResponse, encodePublisherRequest, type ParentResponse } from './protocol/idexchange.js'
+import { decodeChildRequest, decodeParentResponse, decodeRepositoryResponse, encodeChildRequest, encodeParentResponse, encodePublisherRequest, type ParentResponse, type RepositoryResponse } from './protocol/idexchange.js'
 import { ResourceSet } from './resources/resource-set.js'
 import { decodeCert } from './objects/cert.js'
 import { createTrustAnchor, talText, TA_HANDLE, TESTBED_HANDLE } from './ta/testbed.js'
@@ -269,6 +269,42 @@ export class Manager {
 
   caRepo(ca: string): RepoInfoJson {
     return repoInfo(this.svc.state(caPath(ca)))
+  }
+
+  /**
+   * Change the CA's repository (spec §3 rule 1, in this order): check the new one is reachable and we are authorised
+   * there (a real RFC 8181 `list`); regenerate all objects under the new jail and publish them there; ask all parents
+   * for certificates with the new SIA; once received, clean up the old repository (best effort). Nothing changes
+   * when the check fails.
+   */
+  async caRepoUpdate(ca: string, input: { json: unknown } | { xml: string }): Promise<void> {
+    const s = this.svc.state(caPath(ca))
+    const response = this.repoInput(input)
+    const embedded = !!this.pub && response.serviceUri.startsWith(`${this.config.service_uri}rfc8181/`)
+    const repo = { embedded, publisherHandle: response.publisherHandle, serviceUri: response.serviceUri, siaBase: response.siaBase, rrdpNotificationUri: response.rrdpNotificationUri ?? '', serverIdCert: toBase64(response.idCert) }
+    if (JSON.stringify(s.repo) === JSON.stringify(repo)) throw new AppError('ca-repo-same', { ca })
+    try {
+      await repoList(this.svc, s, repo)
+    } catch (e) {
+      throw new AppError('ca-repo-issue', { ca, uri: repo.serviceUri, reason: reasonOf(e) })
+    }
+    await this.cas.run(ca, { type: 'repo-update', repo })
+    await this.cas.publishNow(ca)
+    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
+  }
+
+  private repoInput(input: { json: unknown } | { xml: string }): RepositoryResponse {
+    try {
+      if ('xml' in input) return decodeRepositoryResponse(input.xml)
+      const j = input.json as { repository_response?: RepositoryResponseJson } & Partial<RepositoryResponseJson>
+      const r = j.repository_response ?? (j as RepositoryResponseJson)
+      if (typeof r?.service_uri !== 'string' || typeof r.id_cert !== 'string' || typeof r.publisher_handle !== 'string' || typeof r.repo_info?.sia_base !== 'string') {
+        throw new Error('expected {"repository_response":{"publisher_handle","id_cert","service_uri","repo_info":{"sia_base","rrdp_notification_uri"}}}')
+      }
+      return repositoryResponseFromJson(r)
+    } catch (e) {
+      throw new AppError('ca-repo-response-invalid-xml', { reason: reasonOf(e) })
+    }
   }
 
   /** What the repository holds for the CA, from a real RFC 8181 `list` query (spec §2.6), or `ca-repo-issue`. */

@@ -7,6 +7,8 @@ import { toBase64 } from '../util/base64.js'
 import { caHandle } from '../util/handle.js'
 import { AppError, reasonOf } from '../errors.js'
 import { initialState } from '../ca/cert-auth.js'
+import { classDir } from '../ca/locations.js'
+import { certRepository } from '../ca/parents.js'
 import type { CaCommand } from '../ca/commands.js'
 import type { CaState } from '../ca/state.js'
 import { createIdCert } from '../protocol/id-cert.js'
@@ -16,6 +18,11 @@ import { rfc6492 } from './ca-children.js'
 import { syncRepo } from './ca-repo.js'
 import type { CaServices } from './ca-services.js'
 import { Pacer } from './pacer.js'
+
+/** True when every certified key's certificate points at the CA's current jail (its parents re-certified it). */
+function movedCompletely(s: CaState): boolean {
+  return Object.values(s.classes).every((rc) => [rc.current, rc.next, rc.old].every((k) => !k?.cert || certRepository(k.cert) === classDir(s, rc.name)))
+}
 
 export class CaManager {
   private readonly publishers = new Map<string, Pacer>()
@@ -104,8 +111,20 @@ export class CaManager {
         svc.log.error('objects refused by the self-check, not published', { ca: handle, refused: upd.refused })
         svc.status.record(handle, 'objects', 'objects', { time, uri: state.repo?.siaBase ?? '', result: 'failure', label: 'objects-invalid', msg: upd.refused.join('; '), args: { reason: upd.refused.join('; ') } })
       } else svc.status.remove(handle, 'objects', 'objects')
-      await syncRepo(svc, state, publishedFiles(state, upd.changed ? upd.keys : previous))
+      const synced = await syncRepo(svc, state, publishedFiles(state, upd.changed ? upd.keys : previous))
+      if (synced && state.oldRepo && movedCompletely(state)) await this.cleanOldRepo(state)
     })
+  }
+
+  /** Spec §3 rule 1, last step: every key is certified for the new jail, so the old repository is emptied. */
+  private async cleanOldRepo(state: CaState): Promise<void> {
+    const old = state.oldRepo!
+    const ok = await syncRepo(this.svc, state, [], old)
+    if (!ok) this.svc.log.warn('cleaning up the previous repository failed; it keeps the old objects (best effort)', { ca: state.handle, uri: old.serviceUri })
+    await this.svc.run(state.handle, { type: 'repo-cleanup' }, 'svc')
+    if (ok && old.embedded && this.svc.pub && old.publisherHandle === state.handle) this.svc.pub.publisherRemove(old.publisherHandle)
+    this.svc.status.record(state.handle, 'repo', 'repo', { time: this.svc.now().toISOString(), uri: state.repo!.serviceUri, result: 'success' })
+    this.svc.log.info('moved to the new repository; the previous one was cleaned up', { ca: state.handle, old: old.serviceUri, new: state.repo!.serviceUri })
   }
 
   /** Sync with a parent now; a failure is recorded as the parent's issue (and rethrown to the caller). */

@@ -92,8 +92,11 @@ interface KeyUpdate {
   refused: string[]
 }
 
-async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'next' | 'old', key: CaKey & { cert: IncomingCert }, prev: CaKeyObjects | undefined, ctx: ObjectsContext): Promise<KeyUpdate> {
+async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'next' | 'old', key: CaKey & { cert: IncomingCert }, stored: CaKeyObjects | undefined, ctx: ObjectsContext): Promise<KeyUpdate> {
   const now = ctx.now
+  // After a repository change every object is made anew for the new jail (spec §3 rule 1); the numbers continue.
+  const moved = stored !== undefined && stored.state.dir !== classDir(state, rc.name)
+  const prev = moved ? { ...stored, objects: [] } : stored
   const issuerCert = ownCert(key.cert)
   const issuer: ObjectIssuer = { key: ctx.signer.signingKey(key.keyId), name: issuerCert.subject.der, crlUri: crlUri(state, rc.name, key.keyId), certUri: key.cert.uri }
   const revocations = (prev?.state.revocations ?? []).filter((r) => Date.parse(r.expires) > now.getTime())
@@ -142,7 +145,7 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
     revoke(o)
     changed = true
   }
-  const due = !prev || ctx.force || changed || now.getTime() - Date.parse(prev.state.thisUpdate) >= ctx.timing.mftReissueSeconds * 1000 || prev.state.roaMode !== mode
+  const due = !prev || moved || ctx.force || changed || now.getTime() - Date.parse(prev.state.thisUpdate) >= ctx.timing.mftReissueSeconds * 1000 || prev.state.roaMode !== mode
   if (!due) return { objects: prev, changed: false, refused }
   const mftCrl = await signManifestAndCrl(state, rc, key, issuer, issuerCert, kept, revocations, prev, mode, ctx)
   return { objects: mftCrl.objects, changed: true, refused: [...refused, ...mftCrl.refused] }
@@ -206,7 +209,7 @@ async function signManifestAndCrl(
   } finally {
     destroy(eeKey)
   }
-  const state2: KeyObjectsState = { className: rc.name, revision: revision.toString(), thisUpdate: thisUpdate.toISOString(), nextUpdate: nextUpdate.toISOString(), revocations, roaMode }
+  const state2: KeyObjectsState = { className: rc.name, dir: classDir(state, rc.name), revision: revision.toString(), thisUpdate: thisUpdate.toISOString(), nextUpdate: nextUpdate.toISOString(), revocations, roaMode }
   if (refused.length && prev) return { objects: prev, refused }
   return { objects: { keyId: key.keyId, state: state2, objects: [...kept, crl, mft] }, refused }
 }

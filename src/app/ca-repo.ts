@@ -49,9 +49,9 @@ export function repoDelta(held: Map<string, string>, wanted: readonly PublishedF
   return pdus
 }
 
-/** Sync the CA's files to its repository; records the repository status (issue) either way. */
-export async function syncRepo(svc: CaServices, s: CaState, files: readonly PublishedFile[]): Promise<boolean> {
-  const repo = s.repo
+/** Sync the CA's files to its repository (or `to`, e.g. the previous one); records the repository status either way. */
+export async function syncRepo(svc: CaServices, s: CaState, files: readonly PublishedFile[], to: RepoInfo | undefined = s.repo): Promise<boolean> {
+  const repo = to
   if (!repo) return false
   const time = svc.now().toISOString()
   try {

@@ -6,7 +6,7 @@
 import type { AggregateType } from '../eventsourcing.js'
 import { AppError, reasonOf } from '../errors.js'
 import { parseRoaPayload, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
-import { processChildAdd, processChildCertify, processChildRemove, processChildRevoke, processChildUpdate, heldResources, shrinkChild } from './children.js'
+import { processChildAdd, processChildCertify, processChildRemove, processChildRevoke, processChildUpdate, heldResources, reissueChild, shrinkChild } from './children.js'
 import { commandSummary, type CaCommand } from './commands.js'
 import type { CaContext } from './context.js'
 import { applyEvent, type CaEvent } from './events.js'
@@ -34,9 +34,8 @@ export function certAuthType(ctx: () => CaContext): AggregateType<CaState, CaCom
 
 export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): Promise<CaEvent[]> {
   switch (c.type) {
-    case 'repo-update':
-      if (JSON.stringify(s.repo) === JSON.stringify(c.repo)) throw new AppError('ca-repo-same', { ca: s.handle })
-      return [{ type: 'repo-updated', repo: c.repo }]
+    case 'repo-update': return processRepoUpdate(s, c, ctx)
+    case 'repo-cleanup': return s.oldRepo ? [{ type: 'old-repo-cleaned' }] : []
     case 'parent-add': return processParentAdd(s, c)
     case 'parent-update': return processParentUpdate(s, c)
     case 'parent-remove': return processParentRemove(s, c)
@@ -62,6 +61,21 @@ function withShrunkChildren(s: CaState, events: CaEvent[], ctx: CaContext): CaEv
   const after = structuredClone(s)
   for (const e of events) applyEvent(after, e)
   return [...events, ...Object.values(after.children).flatMap((ch) => shrinkChild(after, ch, ctx))]
+}
+
+/**
+ * Spec §3 rule 1: the CA moves to a new repository. Children's certificates are re-issued at once with the CRL
+ * location in the new jail; our own objects are regenerated there by the publisher; our parents re-certify our keys
+ * with the new SIA; the previous repository is kept until then (state.oldRepo) and cleaned up afterwards.
+ */
+function processRepoUpdate(s: CaState, c: Extract<CaCommand, { type: 'repo-update' }>, ctx: CaContext): CaEvent[] {
+  if (JSON.stringify(s.repo) === JSON.stringify(c.repo)) throw new AppError('ca-repo-same', { ca: s.handle })
+  if (s.ta) throw new AppError('ca-repo-issue', { ca: s.handle, uri: c.repo.serviceUri, reason: 'the embedded trust anchor cannot move: its TAL names the repository' })
+  const certified = Object.values(s.classes).some((rc) => rc.current?.cert)
+  const events: CaEvent[] = [{ type: 'repo-updated', repo: c.repo, ...(certified && s.repo && !s.oldRepo ? { previous: s.repo } : {}) }]
+  const moved = { ...s, repo: c.repo }
+  for (const ch of Object.values(s.children)) events.push(...reissueChild(moved, ch, ctx))
+  return events
 }
 
 function processRoasUpdate(s: CaState, c: Extract<CaCommand, { type: 'roas-update' }>, ctx: CaContext): CaEvent[] {

@@ -8,6 +8,7 @@ import { buildCert, decodeCert, serialFromRandom } from '../objects/cert.js'
 import { certFileName } from '../objects/naming.js'
 import { csrSia, decodeCsr, inspectCsr, verifyCsr } from '../objects/csr.js'
 import { keyIdentifier, keyIdHex } from '../crypto/key-id.js'
+import * as oids from '../asn1/oids.js'
 import { ResourceSet, type ResourceSetText } from '../resources/resource-set.js'
 import { fromBase64, toBase64 } from '../util/base64.js'
 import type { CaCommand } from './commands.js'
@@ -57,21 +58,31 @@ export function processChildRemove(s: CaState, c: Extract<CaCommand, { type: 'ch
 
 /** Re-issue (or revoke) every child certificate that holds more than its child's entitlement in its class. */
 export function shrinkChild(s: CaState, ch: ChildInfo, ctx: CaContext): CaEvent[] {
+  return reissueWhere(s, ch, ctx, (has, entitled) => !entitled.contains(has))
+}
+
+/** Re-issue every certificate of a child as it is (same key, SIA and resources): e.g. our CRL moved. */
+export function reissueChild(s: CaState, ch: ChildInfo, ctx: CaContext): CaEvent[] {
+  return reissueWhere(s, ch, ctx, () => true)
+}
+
+function reissueWhere(s: CaState, ch: ChildInfo, ctx: CaContext, due: (has: ResourceSet, entitled: ResourceSet) => boolean): CaEvent[] {
   const events: CaEvent[] = []
   for (const cert of Object.values(ch.issued)) {
     const rc = s.classes[cert.className]
     const entitled = rc?.current?.cert ? ResourceSet.parse(ch.resources).intersection(ResourceSet.parse(rc.current.cert.resources)) : ResourceSet.empty()
     const has = ResourceSet.parse(cert.resources)
-    if (entitled.contains(has)) continue
+    if (!due(has, entitled)) continue
     const now = has.intersection(entitled)
-    if (now.isEmpty() || !rc) events.push({ type: 'child-key-revoked', child: ch.handle, keyId: cert.keyId })
-    else {
-      const old = decodeCert(fromBase64(cert.der))
-      const sia = old.extensions.sia ?? []
-      const find = (m: string) => sia.find((a) => a.method === m)?.uri
-      const reissued = issueChildCertificate(s, rc, old.spki, { caRepository: find('1.3.6.1.5.5.7.48.5')!, rpkiManifest: find('1.3.6.1.5.5.7.48.10')!, rpkiNotify: find('1.3.6.1.5.5.7.48.13') }, now, ctx)
-      events.push({ type: 'child-certificate-issued', child: ch.handle, cert: reissued })
+    if (now.isEmpty() || !rc) {
+      events.push({ type: 'child-key-revoked', child: ch.handle, keyId: cert.keyId })
+      continue
     }
+    const old = decodeCert(fromBase64(cert.der))
+    const sia = old.extensions.sia ?? []
+    const find = (m: string) => sia.find((a) => a.method === m)?.uri
+    const wanted = { caRepository: find(oids.idAdCaRepository)!, rpkiManifest: find(oids.idAdRpkiManifest)!, ...(find(oids.idAdRpkiNotify) ? { rpkiNotify: find(oids.idAdRpkiNotify) } : {}) }
+    events.push({ type: 'child-certificate-issued', child: ch.handle, cert: issueChildCertificate(s, rc, old.spki, wanted, now, ctx) })
   }
   return events
 }

@@ -19,6 +19,7 @@ export interface Entitlement {
 /** Stored in the history: changing these shapes needs a migration. */
 export type CaCommand =
   | { type: 'repo-update'; repo: RepoInfo }
+  | { type: 'repo-cleanup' }
   | { type: 'parent-add'; parent: ParentInfo }
   | { type: 'parent-update'; parent: ParentInfo }
   | { type: 'parent-remove'; name: string }
@@ -41,6 +42,7 @@ export function commandSummary(c: CaCommand): CommandSummary {
   const s = (label: string, msg: string, args: Record<string, string> = {}): CommandSummary => ({ label: `cmd-ca-${label}`, msg, args })
   switch (c.type) {
     case 'repo-update': return s('repo-update', `Update repository to server '${c.repo.serviceUri}'`, { service_uri: c.repo.serviceUri })
+    case 'repo-cleanup': return s('repo-cleanup', 'Clean up the previous repository')
     case 'parent-add': return s('parent-add', `Add parent '${c.parent.name}' as 'RFC 6492 Parent'`, { parent: c.parent.name })
     case 'parent-update': return s('parent-update', `Update contact for parent '${c.parent.name}'`, { parent: c.parent.name })
     case 'parent-remove': return s('parent-remove', `Remove parent '${c.name}'`, { parent: c.name })

@@ -8,7 +8,8 @@ import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceC
 
 /** Stored in the history: changing these shapes needs a migration. */
 export type CaEvent =
-  | { type: 'repo-updated'; repo: RepoInfo }
+  | { type: 'repo-updated'; repo: RepoInfo; previous?: RepoInfo }
+  | { type: 'old-repo-cleaned' }
   | { type: 'parent-added'; parent: ParentInfo }
   | { type: 'parent-updated'; parent: ParentInfo }
   | { type: 'parent-removed'; name: string }
@@ -33,6 +34,10 @@ export function applyEvent(s: CaState, e: CaEvent): void {
   switch (e.type) {
     case 'repo-updated':
       s.repo = e.repo
+      if (e.previous) s.oldRepo = e.previous
+      return
+    case 'old-repo-cleaned':
+      delete s.oldRepo
       return
     case 'parent-added':
     case 'parent-updated':

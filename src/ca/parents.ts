@@ -11,7 +11,9 @@ import { bytesEqual } from '../util/bytes.js'
 import type { CaCommand, Entitlement } from './commands.js'
 import type { CaContext } from './context.js'
 import type { CaEvent } from './events.js'
-import type { CaKey, CaState, ResourceClass } from './state.js'
+import type { CaKey, CaState, IncomingCert, ResourceClass } from './state.js'
+import { classDir } from './locations.js'
+import * as oids from '../asn1/oids.js'
 
 export function parent(s: CaState, name: string) {
   const p = s.parents[name]
@@ -74,6 +76,7 @@ export function keysNeedingCertificates(s: CaState, now: Date, reissueBeforeSeco
       const cert = key.cert
       if (!cert) out.push({ rc, key })
       else if (!ResourceSet.parse(cert.resources).equals(entitled)) out.push({ rc, key })
+      else if (s.repo && certRepository(cert) !== classDir(s, rc.name)) out.push({ rc, key })
       else if (cert.notAfter !== rc.notAfter && Date.parse(cert.notAfter) - now.getTime() < reissueBeforeSeconds * 1000) out.push({ rc, key })
     }
   }
@@ -130,6 +133,15 @@ function keyOf(s: CaState, className: string, keyId: string): CaKey {
   const key = rc && [rc.current, rc.next, rc.old].find((k) => k?.keyId === keyId)
   if (!key) throw new AppError('ca-parent-issue', { ca: s.handle, parent: rc?.parent ?? '', reason: `no key '${keyId}' in resource class '${className}'` })
   return key
+}
+
+/** The caRepository of a received certificate's SIA (spec §3 rule 1: it changes when the CA moves). */
+export function certRepository(cert: IncomingCert): string | undefined {
+  try {
+    return decodeCert(fromBase64(cert.der)).extensions.sia?.find((a) => a.method === oids.idAdCaRepository)?.uri
+  } catch {
+    return undefined
+  }
 }
 
 /** The explicit resources of a received certificate (RFC 3779; a CA certificate from a parent never inherits). */

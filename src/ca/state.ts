@@ -13,6 +13,8 @@ export interface CaState {
   idKey: string
   idCert: string
   repo: RepoInfo | undefined
+  /** After a repository change: the previous repository, cleaned up once every key is certified with the new SIA. */
+  oldRepo?: RepoInfo
   parents: Record<string, ParentInfo>
   classes: Record<string, ResourceClass>
   /** The next local resource class name ("0", "1", …). */

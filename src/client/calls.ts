@@ -47,6 +47,7 @@ export const calls = {
   caRoasUpdate: (ca: string, delta: RoaDeltaJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/routes`, 'empty', delta),
 
   caRepo: (ca: string): ApiCall<RepoInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo`, 'json'),
+  caRepoUpdate: (ca: string, response: RepositoryResponseJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/repo`, 'empty', { repository_response: response }),
   caRepoStatus: (ca: string): ApiCall<RepoStatusJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo/status`, 'json'),
   caPublisherRequest: (ca: string): ApiCall<string> => call('GET', `/api/v1/cas/${seg(ca)}/id/publisher_request.xml`, 'text'),
 

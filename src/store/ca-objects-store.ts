@@ -8,6 +8,8 @@ import type { Db } from './db.js'
 /** Stored in ca_keys.state: changing this shape needs a migration. */
 export interface KeyObjectsState {
   className: string
+  /** The directory the objects were made for (the class dir in the CA's jail): all objects change when it moves. */
+  dir: string
   /** The shared manifest number and CRL number (krill-reference.md §3), as a decimal string. */
   revision: string
   thisUpdate: string

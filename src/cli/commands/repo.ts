@@ -1,5 +1,8 @@
 /** `svcc repo …`: the CA's repository (RFC 8181 client side): request, show, state, update (spec §4.1, §4.2). */
+import { repositoryResponseJson } from '../../api/pubd.js'
 import { calls } from '../../client/calls.js'
+import { decodeRepositoryResponse } from '../../protocol/idexchange.js'
+import { UsageError } from '../report.js'
 import type { CommandDef } from '../command.js'
 
 export const repoCommands: CommandDef[] = [
@@ -34,5 +37,17 @@ export const repoCommands: CommandDef[] = [
     path: ['repo', 'update'],
     summary: 'Change the repository of the CA (reads the RFC 8183 repository response from a file or standard input)',
     options: [{ flags: '-r, --response <file>', description: 'RFC 8183 repository response XML (default: standard input)' }],
+    async run(ctx, opts) {
+      const file = typeof opts.response === 'string' ? opts.response : undefined
+      const xml = file ? ctx.readFile(file, '--response') : ctx.readStdin()
+      let response
+      try {
+        response = repositoryResponseJson(decodeRepositoryResponse(xml))
+      } catch (e) {
+        throw new UsageError(`${file ? `--response '${file}'` : 'standard input'} is not a valid RFC 8183 repository response: ${(e as Error).message}`)
+      }
+      await ctx.send(calls.caRepoUpdate(ctx.ca(), response))
+      return { text: '' }
+    },
   },
 ]

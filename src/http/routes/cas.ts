@@ -75,6 +75,10 @@ export function casRouter(deps: HttpDeps): Router {
   })
 
   r.get('/cas/:ca/repo', (ctx) => void (ctx.body = m.caRepo(ctx.params.ca)))
+  r.post('/cas/:ca/repo', async (ctx) => {
+    await m.caRepoUpdate(ctx.params.ca, await readJsonOrXml(ctx, limit))
+    empty(ctx)
+  })
   r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await m.caRepoStatus(ctx.params.ca)))
   r.get('/cas/:ca/issues', (ctx) => void (ctx.body = m.caIssues(ctx.params.ca)))
   r.get('/bulk/cas/issues', (ctx) => void (ctx.body = m.bulkIssues()))
