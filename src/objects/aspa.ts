@@ -112,6 +112,7 @@ export function encodeAspaContent(spec: AspaSpec): Uint8Array {
 
 /** Build an ASPA; its EE certificate holds exactly the customer AS and no IP resources. */
 export function buildAspa(spec: AspaSpec, eeKey: SigningKey, issuer: ObjectIssuer, ee: ObjectEe): Uint8Array {
+  const eContent = encodeAspaContent(spec)
   const resources = { asn: AsBlocks.fromRanges([{ min: spec.customer, max: spec.customer }]) }
-  return buildSignedObject({ eContentType: oids.idCtAspa, eContent: encodeAspaContent(spec), resources }, eeKey, issuer, ee)
+  return buildSignedObject({ eContentType: oids.idCtAspa, eContent, resources }, eeKey, issuer, ee)
 }
