@@ -14,7 +14,7 @@ import type { PubServer, RrdpFile } from './app/pub-server.js'
 import {
   checkAddParent, childRequestJson, parentResponseFromJson, parentResponseJson,
   type AddChildJson, type AddParentJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildInfoJson, type ChildRequestJson,
-  type ConfiguredRoa, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson, type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
+  type CommandDetailsJson, type CommandHistoryJson, MAX_HISTORY_ROWS, type ConfiguredRoa, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson, type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
 } from './api/cas.js'
 import { CaManager } from './app/ca-manager.js'
 import { CaServices } from './app/ca-services.js'
@@ -23,10 +23,13 @@ import { updown, type LocalUpdown } from './app/ca-parents.js'
 import { repoList } from './app/ca-repo.js'
 import { classDir } from './ca/locations.js'
 import type { ParentInfo } from './ca/state.js'
+import { eventSummary, type CaEvent } from './ca/events.js'
 import type { Signer } from './crypto/signer.js'
 import { decodeChildRequest, decodeParentResponse, decodeRepositoryResponse, encodeChildRequest, encodeParentResponse, encodePublisherRequest, type ParentResponse, type RepositoryResponse } from './protocol/idexchange.js'
 import { ResourceSet } from './resources/resource-set.js'
 import { decodeCert } from './objects/cert.js'
+import { Scheduler } from './scheduler.js'
+import { TaskStore, type Task } from './store/task-store.js'
 import { createTrustAnchor, talText, TA_HANDLE, TESTBED_HANDLE } from './ta/testbed.js'
 import { fromBase64 } from './util/base64.js'
 import { childHandle, isWireHandle } from './util/handle.js'
@@ -58,6 +61,7 @@ export class Manager {
   private readonly pub: PubServer | undefined
   readonly cas: CaManager
   private readonly svc: CaServices
+  readonly scheduler: Scheduler
 
   constructor(deps: ManagerDeps) {
     this.config = deps.config
@@ -69,6 +73,13 @@ export class Manager {
     this.pub = deps.pub
     this.svc = new CaServices({ config: deps.config, db: deps.db, signer: deps.signer, log: deps.log, now: this.now, pub: deps.pub })
     this.cas = new CaManager(this.svc)
+    this.scheduler = new Scheduler({
+      tasks: new TaskStore(this.db),
+      run: (task) => this.runTask(task),
+      retryAt: (task, now) => now + Math.min(this.config.timing.retry_seconds * 1000 * 2 ** Math.min(task.attempts, 10), this.config.timing.parent_refresh_seconds * 1000),
+      now: () => this.now().getTime(),
+      log: this.log,
+    })
     this.recordVersion()
   }
 
@@ -76,8 +87,36 @@ export class Manager {
   async start(): Promise<void> {
     await this.pub?.start()
     if (this.config.testbed.enabled) await this.ensureTestbed()
-    // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
-    for (const ca of this.svc.cas.handles()) this.cas.publish(ca)
+    // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now), and
+    // every task is there (created if missing: a CA made by an older version, or a task lost).
+    const now = this.now().getTime()
+    for (const ca of this.svc.cas.handles()) {
+      this.cas.publish(ca)
+      this.scheduler.schedule('republish', ca, '', this.cas.nextRepublish(ca), { earlier: true })
+      for (const p of Object.keys(this.svc.state(ca).parents)) this.scheduler.schedule('sync-parent', ca, p, now + this.refreshDelay(true), { earlier: true })
+    }
+    this.scheduler.start()
+  }
+
+  /** A scheduled task (scheduler.ts): run it and say when it is next due. */
+  private async runTask(task: Task): Promise<number | undefined> {
+    if (!this.svc.cas.exists(task.ca)) return undefined
+    if (task.kind === 'republish') {
+      await this.cas.publishNow(task.ca)
+      const repo = this.svc.status.get(task.ca, 'repo', 'repo')
+      if (repo?.result === 'failure') throw new Error(`repository sync failed: ${repo.msg}`)
+      return this.cas.nextRepublish(task.ca)
+    }
+    if (!this.svc.state(task.ca).parents[task.arg]) return undefined
+    await this.cas.syncParent(task.ca, task.arg, this.localUpdown)
+    return this.now().getTime() + this.refreshDelay(false)
+  }
+
+  /** The parent refresh interval with random jitter (design.md: thousands of CAs must not stampede a parent). */
+  private refreshDelay(atStart: boolean): number {
+    const t = this.config.timing
+    const jitter = Math.random() * t.parent_refresh_jitter_seconds * 1000
+    return atStart ? Math.min(jitter, 60_000) : t.parent_refresh_seconds * 1000 + jitter
   }
 
   /** [testbed]: CA `ta` (self-signed, all resources) and CA `testbed` under it, created once. */
@@ -117,6 +156,7 @@ export class Manager {
 
   /** Stop background work; called on shutdown before the database closes. */
   async shutdown(): Promise<void> {
+    await this.scheduler.stop()
     await this.cas.stop()
     await this.pub?.stop()
     this.log.debug('manager stopped')
@@ -130,6 +170,7 @@ export class Manager {
 
   async caAdd(handle: string): Promise<void> {
     await this.cas.add(handle)
+    this.scheduler.schedule('republish', handle, '', this.cas.nextRepublish(handle))
   }
 
   caShow(ca: string): CertAuthInfo {
@@ -139,6 +180,7 @@ export class Manager {
   async caDelete(ca: string): Promise<void> {
     this.svc.state(caPath(ca))
     await this.cas.delete(ca, this.localUpdown)
+    new TaskStore(this.db).removeCa(ca)
   }
 
   caChildRequest(ca: string): ChildRequestJson {
@@ -175,6 +217,7 @@ export class Manager {
     }
     await this.cas.run(ca, { type: exists && opts.update ? 'parent-update' : 'parent-add', parent })
     this.cas.syncParentLater(ca, name, this.localUpdown)
+    this.scheduler.schedule('sync-parent', ca, name, this.now().getTime() + this.refreshDelay(false))
   }
 
   caParentContact(ca: string, parent: string): ParentContactJson {
@@ -194,6 +237,7 @@ export class Manager {
     await this.cas.revokeAll(ca, parent, this.localUpdown)
     await this.cas.run(ca, { type: 'parent-remove', name: parent })
     this.svc.status.remove(ca, 'parent', parent)
+    this.scheduler.unschedule('sync-parent', ca, parent)
   }
 
   /** Sync with all parents now (used by `parents add` waiters, bulk refresh and tests). */
@@ -263,6 +307,74 @@ export class Manager {
     this.svc.state(caPath(ca))
     const norm = (r: RoaDeltaJson['added'][number]) => ({ asn: r.asn, prefix: r.prefix, max_length: r.max_length ?? Number(r.prefix.split('/')[1]), ...(r.comment ? { comment: r.comment } : {}) })
     await this.cas.run(ca, { type: 'roas-update', added: (delta.added ?? []).map(norm), removed: (delta.removed ?? []).map(norm) })
+  }
+
+  //------------ History (spec §2.9, krill-reference.md §4) ----------------------------------------------------------
+
+  caHistory(ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean }): CommandHistoryJson {
+    this.svc.state(caPath(ca))
+    if (!Number.isInteger(q.rows) || q.rows < 1 || q.rows > MAX_HISTORY_ROWS) throw new AppError('api-invalid-query', { name: 'rows', reason: `must be 1 to ${MAX_HISTORY_ROWS}` })
+    if (!Number.isInteger(q.offset) || q.offset < 0) throw new AppError('api-invalid-query', { name: 'offset', reason: 'must be 0 or more' })
+    const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString())
+    const h = this.svc.cas.history(ca, { rows: q.rows, offset: q.offset, after: iso(q.after), before: iso(q.before), full: q.full })
+    return {
+      offset: q.offset,
+      total: h.total,
+      commands: h.records.map((r) => ({
+        actor: r.actor,
+        timestamp: Date.parse(r.time),
+        handle: r.handle,
+        version: r.seq,
+        summary: r.summary,
+        effect: r.effect.result === 'success' ? { Ok: (r.effect.events as CaEvent[]).map(eventSummary) } : { Error: r.effect.msg },
+      })),
+    }
+  }
+
+  caHistoryDetails(ca: string, key: string): CommandDetailsJson {
+    this.svc.state(caPath(ca))
+    const seq = Number(key)
+    const r = /^[1-9][0-9]{0,15}$/.test(key) ? this.svc.cas.command(ca, seq) : undefined
+    if (!r) throw new AppError('ca-history-unknown', { ca, key })
+    const effect: CommandDetailsJson['effect'] = r.effect.result === 'success' ? { result: 'success', events: (r.effect.events as CaEvent[]).map((e) => ({ msg: eventSummary(e), details: e })) } : { result: 'error', msg: r.effect.msg }
+    return { actor: r.actor, time: r.time, handle: r.handle, version: r.seq, msg: r.summary.msg, details: r.details, effect }
+  }
+
+  //------------ Key roll and bulk ----------------------------------------------------------------------------------
+
+  /** RFC 6489 key roll, phase 1: a new key in every active class, certified by the parents (asked at once). */
+  async caKeyRollInit(ca: string): Promise<void> {
+    this.svc.state(caPath(ca))
+    await this.cas.run(ca, { type: 'keyroll-init' })
+    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
+  }
+
+  /** RFC 6489 key roll, phase 2: the new keys become current (all objects re-issued); the old keys are revoked. */
+  async caKeyRollActivate(ca: string): Promise<void> {
+    this.svc.state(caPath(ca))
+    await this.cas.run(ca, { type: 'keyroll-activate' })
+    await this.cas.publishNow(ca)
+    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
+  }
+
+  /** Every CA re-issues what is due and syncs with its repository (bulk publish). */
+  async bulkPublish(): Promise<void> {
+    for (const ca of this.svc.cas.handles()) await this.cas.publishNow(ca)
+  }
+
+  /** Every CA asks its parents for updates (bulk refresh). */
+  async bulkRefresh(): Promise<void> {
+    for (const ca of this.svc.cas.handles()) for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
+  }
+
+  /** Every CA syncs with its repository (bulk sync, spec §4 `/v1/bulk/cas/sync/repo`). */
+  async bulkSyncRepo(): Promise<void> {
+    for (const ca of this.svc.cas.handles()) await this.cas.publishNow(ca)
+  }
+
+  async caSyncRepo(ca: string): Promise<void> {
+    this.svc.state(caPath(ca))
+    await this.cas.publishNow(ca)
   }
 
   //------------ Repository and issues ----------------------------------------------------------------------------

@@ -198,3 +198,34 @@ export function parentResponseJson(r: ParentResponse): ParentResponseJson {
 export function parentResponseFromJson(j: ParentResponseJson): ParentResponse {
   return { idCert: fromBase64(j.id_cert), parentHandle: j.parent_handle, childHandle: j.child_handle, serviceUri: j.service_uri, ...(j.tag ? { tag: j.tag } : {}) }
 }
+
+//------------ History (krill-reference.md §4) ---------------------------------------------------------------------
+
+export interface HistoryRecordJson {
+  actor: string
+  /** Milliseconds since the epoch. */
+  timestamp: number
+  handle: string
+  /** The action key (`svcc action --key`). */
+  version: number
+  summary: { msg: string; label: string; args: Record<string, string> }
+  effect: { Ok: string[] } | { Error: string }
+}
+
+export interface CommandHistoryJson {
+  offset: number
+  total: number
+  commands: HistoryRecordJson[]
+}
+
+export interface CommandDetailsJson {
+  actor: string
+  time: string
+  handle: string
+  version: number
+  msg: string
+  details: unknown
+  effect: { result: 'success'; events: { msg: string; details: unknown }[] } | { result: 'error'; msg: string }
+}
+
+export const MAX_HISTORY_ROWS = 250

@@ -127,6 +127,21 @@ export class CaManager {
     this.svc.log.info('moved to the new repository; the previous one was cleaned up', { ca: state.handle, old: old.serviceUri, new: state.repo!.serviceUri })
   }
 
+  /**
+   * When the CA's objects next need work (ms since the epoch): a manifest/CRL due for renewal, or a ROA close to
+   * expiry; a CA without objects is looked at again after one renewal interval.
+   */
+  nextRepublish(handle: string): number {
+    const t = this.svc.config.timing
+    const now = this.svc.now().getTime()
+    let due = now + t.mft_reissue_seconds * 1000
+    for (const k of this.svc.objects.load(handle)) {
+      due = Math.min(due, Date.parse(k.state.thisUpdate) + t.mft_reissue_seconds * 1000)
+      for (const o of k.objects) if (o.kind === 'roa') due = Math.min(due, Date.parse(o.notAfter) - t.roa_reissue_before_seconds * 1000)
+    }
+    return Math.max(due, now + 1000)
+  }
+
   /** Sync with a parent now; a failure is recorded as the parent's issue (and rethrown to the caller). */
   async syncParent(handle: string, name: string, local: LocalUpdown): Promise<void> {
     const changed = await syncParent(this.svc, handle, name, local)

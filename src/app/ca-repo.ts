@@ -60,6 +60,9 @@ export async function syncRepo(svc: CaServices, s: CaState, files: readonly Publ
     if (pdus.length) {
       const reply = await repoExchange(svc, s, repo, { type: 'delta', pdus })
       if (reply.type !== 'success') throw new Error(`the repository refused the update: ${reply.type === 'error_reply' ? reply.errors.map((e) => `${e.code}${e.text ? ` (${e.text})` : ''}`).join(', ') : reply.type}`)
+      const published = pdus.filter((p) => p.type === 'publish').length
+      const withdrawn = pdus.length - published
+      svc.cas.appendPublication(s.handle, time, { label: 'pub-publish', msg: `Publish ${published} and withdraw ${withdrawn} objects at ${repo.serviceUri}`, args: { published: String(published), withdrawn: String(withdrawn), uri: repo.serviceUri } })
     }
     svc.status.record(s.handle, 'repo', 'repo', { time, uri: repo.serviceUri, result: 'success' })
     return true

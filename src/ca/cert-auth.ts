@@ -50,9 +50,21 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'child-revoke': return processChildRevoke(s, c)
     case 'roas-update': return processRoasUpdate(s, c, ctx)
     case 'keyroll-init': return processKeyRollInit(s, ctx)
-    case 'keyroll-activate': return processKeyRollActivate(s)
+    case 'keyroll-activate': return withChildrenUnderNewKeys(s, processKeyRollActivate(s), ctx)
     case 'children-shrink': return Object.values(s.children).flatMap((ch) => shrinkChild(s, ch, ctx))
   }
+}
+
+/** RFC 6489 §2.3: after activation every child certificate is re-issued under the class's new current key. */
+function withChildrenUnderNewKeys(s: CaState, events: CaEvent[], ctx: CaContext): CaEvent[] {
+  const after = structuredClone(s)
+  for (const e of events) applyEvent(after, e)
+  const moved = new Set(events.filter((e) => e.type === 'key-roll-activated').map((e) => (e as { className: string }).className))
+  const reissued = Object.values(after.children).flatMap((ch) => {
+    const stale = Object.fromEntries(Object.entries(ch.issued).filter(([, c]) => moved.has(c.className) && c.signedBy !== after.classes[c.className]?.current?.keyId))
+    return reissueChild(after, { ...ch, issued: stale }, ctx)
+  })
+  return [...events, ...reissued]
 }
 
 /** After our own certificate changed, children holding more than we now hold get shrunk certificates. */

@@ -122,3 +122,33 @@ function applyKeyRollEvent(s: CaState, e: CaEvent): void {
 function keysOf(rc: ResourceClass | undefined) {
   return rc ? [rc.current, rc.next, rc.old].filter((k) => k !== undefined) : []
 }
+
+/** A one-line description of an event, for `svcc action` (krill-reference.md §4 `CommandDetails.effect.events`). */
+export function eventSummary(e: CaEvent): string {
+  switch (e.type) {
+    case 'repo-updated': return `repository set to ${e.repo.serviceUri} (jail ${e.repo.siaBase})${e.previous ? `; ${e.previous.serviceUri} to be cleaned up` : ''}`
+    case 'old-repo-cleaned': return 'previous repository cleaned up'
+    case 'parent-added': return `added parent '${e.parent.name}' (${e.parent.parentHandle} at ${e.parent.serviceUri}, child handle ${e.parent.childHandle})`
+    case 'parent-updated': return `updated contact of parent '${e.parent.name}'`
+    case 'parent-removed': return `removed parent '${e.name}'`
+    case 'resource-class-added': return `added resource class '${e.rc.name}' under parent '${e.rc.parent}' (class '${e.rc.parentClass}') with key ${e.rc.current?.keyId}`
+    case 'resource-class-updated': return `entitlements of resource class '${e.name}': ${describe(e.entitled)}, not after ${e.notAfter}`
+    case 'resource-class-removed': return `removed resource class '${e.name}'`
+    case 'certificate-requested': return `requested a certificate for key ${e.keyId} in resource class '${e.className}'`
+    case 'certificate-received': return `received a certificate for key ${e.keyId} in resource class '${e.className}': ${describe(e.cert.resources)}, not after ${e.cert.notAfter}`
+    case 'child-added': return `added child '${e.handle}' with ${describe(e.resources)}`
+    case 'child-resources-updated': return `resources of child '${e.handle}': ${describe(e.resources)}`
+    case 'child-id-cert-updated': return `new identity certificate for child '${e.handle}'`
+    case 'child-removed': return `removed child '${e.handle}'`
+    case 'child-certificate-issued': return `issued certificate to child '${e.child}' for key ${e.cert.keyId}: ${describe(e.cert.resources)}, serial ${e.cert.serial}`
+    case 'child-key-revoked': return `revoked key ${e.keyId} of child '${e.child}'`
+    case 'roas-updated': return `ROAs: added ${e.changes.added.length}, removed ${e.changes.removed.length}, comments changed ${e.changes.comments.length}`
+    case 'key-roll-initiated': return `key roll: new key ${e.keyId} in resource class '${e.className}'`
+    case 'key-roll-activated': return `key roll: activated the new key in resource class '${e.className}'`
+    case 'key-roll-finished': return `key roll: the old key in resource class '${e.className}' is revoked`
+  }
+}
+
+function describe(r: ResourceSetText): string {
+  return [r.asn && `asn ${r.asn}`, r.ipv4 && `ipv4 ${r.ipv4}`, r.ipv6 && `ipv6 ${r.ipv6}`].filter(Boolean).join(', ') || 'no resources'
+}

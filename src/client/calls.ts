@@ -4,7 +4,7 @@
  */
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../api/pubd.js'
 import type {
-  AddChildJson, AddParentJson, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
+  AddChildJson, AddParentJson, CaIssuesJson, CommandDetailsJson, CommandHistoryJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
   ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, UpdateChildJson,
 } from '../api/cas.js'
 import type { ServerInfo } from '../api/status.js'
@@ -29,6 +29,15 @@ export const calls = {
   caDelete: (ca: string): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}`, 'empty'),
   caIssues: (ca: string): ApiCall<CaIssuesJson> => call('GET', `/api/v1/cas/${seg(ca)}/issues`, 'json'),
   bulkIssues: (): ApiCall<{ cas: Record<string, CaIssuesJson> }> => call('GET', '/api/v1/bulk/cas/issues', 'json'),
+
+ caHistory: (ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean }): ApiCall<CommandHistoryJson> =>
+    call('GET', `/api/v1/cas/${seg(ca)}/history/commands/${q.rows}/${q.offset}${q.after !== undefined || q.before !== undefined ? `/${q.after ?? 0}` : ''}${q.before !== undefined ? `/${q.before}` : ''}${q.full ? '?full=true' : ''}`, 'json'),
+  caHistoryDetails: (ca: string, key: string): ApiCall<CommandDetailsJson> => call('GET', `/api/v1/cas/${seg(ca)}/history/details/${seg(key)}`, 'json'),
+  caKeyRollInit: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_init`, 'empty'),
+  caKeyRollActivate: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_activate`, 'empty'),
+  bulkPublish: (): ApiCall<void> => call('POST', '/api/v1/bulk/cas/publish', 'empty'),
+  bulkRefresh: (): ApiCall<void> => call('POST', '/api/v1/bulk/cas/sync/parent', 'empty'),
+  bulkSync: (): ApiCall<void> => call('POST', '/api/v1/bulk/cas/sync/repo', 'empty'),
 
   caChildRequest: (ca: string): ApiCall<ChildRequestJson> => call('GET', `/api/v1/cas/${seg(ca)}/child_request.json`, 'json'),
   caParentAdd: (ca: string, body: AddParentJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/parents`, 'empty', body),

@@ -10,7 +10,7 @@ export interface HistoryQuery {
   rows: number
   after?: string
   before?: string
-  /** Include publication-only entries (none are stored as commands today; kept for `--full`). */
+  /** Include publication entries (repository updates, which are not commands). */
   full: boolean
 }
 
@@ -55,9 +55,15 @@ export class CaStore<S> implements AggregateStore<S> {
     })
   }
 
+  /** Record a publication (not a command: it changes no CA state) for `history --full`. */
+  appendPublication(handle: string, time: string, summary: StoredCommand['summary']): number {
+    return this.append({ handle, time, actor: 'svc', kind: 'publish', summary, details: { type: 'publish' }, effect: { result: 'success', events: [] } })
+  }
+
   history(handle: string, q: HistoryQuery): { total: number; records: StoredCommand[] } {
     const where = ['handle = ?']
     const args: (string | number)[] = [handle]
+    if (!q.full) where.push("kind <> 'publish'")
     if (q.after) where.push('time > ?'), args.push(q.after)
     if (q.before) where.push('time < ?'), args.push(q.before)
     const clause = where.join(' AND ')

@@ -1,9 +1,10 @@
 /** CA-level subcommands: list, add, show, delete, history, action, issues (spec §4.1, §4.2 `show`). */
-import type { CaIssuesJson, CertAuthInfo } from '../../api/cas.js'
+import { MAX_HISTORY_ROWS, type CaIssuesJson, type CertAuthInfo } from '../../api/cas.js'
 import { calls } from '../../client/calls.js'
 import { idCertPem } from '../../protocol/id-cert.js'
 import { fromBase64 } from '../../util/base64.js'
 import type { CommandDef } from '../command.js'
+import { UsageError } from '../report.js'
 
 export const caCommands: CommandDef[] = [
   {
@@ -48,8 +49,27 @@ export const caCommands: CommandDef[] = [
       { flags: '--offset <number>', description: 'number of results to skip' },
       { flags: '--rows <number>', description: 'number of results (max 250)' },
     ],
+    async run(ctx, opts) {
+      const rows = count(opts.rows, '--rows', 100)
+      if (rows < 1 || rows > MAX_HISTORY_ROWS) throw new UsageError(`--rows ${rows} is out of range: at most ${MAX_HISTORY_ROWS} rows per request (spec §8)`)
+      const q = { rows, offset: count(opts.offset, '--offset', 0), after: rfc3339(opts.after, '--after'), before: rfc3339(opts.before, '--before'), full: opts.full === true }
+      const h = await ctx.send(calls.caHistory(ctx.ca(), q))
+      const line = (r: (typeof h.commands)[number]) => `${new Date(r.timestamp).toISOString().replace(/\.\d{3}Z$/, 'Z')}::${r.summary.msg}::${r.version}::${'Ok' in r.effect ? 'OK' : `ERROR: ${r.effect.Error}`}`
+      return { json: h, text: h.commands.map(line).join('\n') }
+    },
   },
-  { path: ['action'], summary: 'Show one historic CA action', options: [{ flags: '--key <key>', description: 'action key string (from history)', required: true }] },
+  {
+    path: ['action'],
+    summary: 'Show one historic CA action',
+    options: [{ flags: '--key <key>', description: 'action key string (from history)', required: true }],
+    async run(ctx, opts) {
+      const d = await ctx.send(calls.caHistoryDetails(ctx.ca(), String(opts.key)))
+      const lines = [`time:   ${d.time}`, `actor:  ${d.actor}`, `action: ${d.msg}`]
+      if (d.effect.result === 'success') lines.push('result: OK', 'changes:', ...(d.effect.events.length ? d.effect.events.map((e) => `  ${e.msg}`) : ['  none']))
+      else lines.push(`result: ERROR: ${d.effect.msg}`)
+      return { json: d, text: lines.join('\n') }
+    },
+  },
   {
     path: ['issues'],
     summary: 'Show issues of one CA (-c) or of all CAs',
@@ -95,4 +115,20 @@ function issuesText(i: CaIssuesJson): string {
   for (const p of i.parent_issues) lines.push(`Parent '${p.parent}' issue: ${p.issue.msg} (${p.issue.label})`)
   if (i.objects_issue) lines.push(`Objects issue: ${i.objects_issue.msg} (${i.objects_issue.label})`)
   return lines.join('\n')
+}
+
+/** A non-negative count option, or the default. */
+function count(v: unknown, flag: string, dflt: number): number {
+  if (v === undefined) return dflt
+  if (typeof v !== 'string' || !/^[0-9]{1,9}$/.test(v)) throw new UsageError(`${flag} '${String(v)}' is not a number`)
+  return Number(v)
+}
+
+/** An RFC 3339 date-time (RFC 3339 §5.6) as unix seconds; anything else is a usage error. */
+export function rfc3339(v: unknown, flag: string): number | undefined {
+  if (v === undefined) return undefined
+  const text = String(v)
+  const ok = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(text) && !Number.isNaN(Date.parse(text.replace(' ', 'T')))
+  if (!ok) throw new UsageError(`${flag} '${text}' is not an RFC 3339 date-time such as 2026-11-22T10:00:00Z`)
+  return Math.floor(Date.parse(text.replace(' ', 'T')) / 1000)
 }

@@ -5,6 +5,7 @@
 import Router from '@koa/router'
 import type { Context } from 'koa'
 import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
+import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
 
@@ -82,6 +83,33 @@ export function casRouter(deps: HttpDeps): Router {
   r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await m.caRepoStatus(ctx.params.ca)))
   r.get('/cas/:ca/issues', (ctx) => void (ctx.body = m.caIssues(ctx.params.ca)))
   r.get('/bulk/cas/issues', (ctx) => void (ctx.body = m.bulkIssues()))
+  const history = (ctx: Context) => {
+    const p = ctx.params
+    const num = (name: string, v: string | undefined, dflt?: number) => {
+      if (v === undefined) return dflt
+      if (!/^[0-9]{1,12}$/.test(v)) throw new AppError('api-invalid-query', { name, reason: 'must be a non-negative number' })
+      return Number(v)
+    }
+    ctx.body = m.caHistory(p.ca, { rows: num('rows', p.rows, 100)!, offset: num('offset', p.offset, 0)!, after: num('after', p.after), before: num('before', p.before), full: ctx.query.full === 'true' })
+  }
+  r.get('/cas/:ca/history/commands', history)
+  r.get('/cas/:ca/history/commands/:rows', history)
+  r.get('/cas/:ca/history/commands/:rows/:offset', history)
+  r.get('/cas/:ca/history/commands/:rows/:offset/:after', history)
+  r.get('/cas/:ca/history/commands/:rows/:offset/:after/:before', history)
+  r.get('/cas/:ca/history/details/:key', (ctx) => void (ctx.body = m.caHistoryDetails(ctx.params.ca, ctx.params.key)))
+
+  const action = (fn: (ctx: Context) => Promise<void>) => async (ctx: Context) => {
+    await readNoBody(ctx)
+    await fn(ctx)
+    empty(ctx)
+  }
+  r.post('/cas/:ca/keys/roll_init', action((ctx) => m.caKeyRollInit(ctx.params.ca)))
+  r.post('/cas/:ca/keys/roll_activate', action((ctx) => m.caKeyRollActivate(ctx.params.ca)))
+  r.post('/cas/:ca/sync/repo', action((ctx) => m.caSyncRepo(ctx.params.ca)))
+  r.post('/bulk/cas/publish', action(() => m.bulkPublish()))
+  r.post('/bulk/cas/sync/parent', action(() => m.bulkRefresh()))
+  r.post('/bulk/cas/sync/repo', action(() => m.bulkSyncRepo()))
   r.post('/cas/:ca/sync/parents', async (ctx) => {
     await readNoBody(ctx)
     await m.caSyncParents(ctx.params.ca)

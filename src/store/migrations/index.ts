@@ -5,6 +5,7 @@
 import { m001 } from './001-init.js'
 import { m002 } from './002-pubd.js'
 import { m003 } from './003-ca.js'
+import { m004 } from './004-tasks.js'
 
 export interface Migration {
   readonly version: number
@@ -12,4 +13,4 @@ export interface Migration {
   readonly sql: string
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004]

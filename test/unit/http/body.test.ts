@@ -44,17 +44,23 @@ t.test('JSON bodies: limit, malformed, invalid UTF-8, shape', async (t) => {
 })
 
 t.test('a chunked body over the limit is cut off', async (t) => {
+  let read = -1
   const url = await serve(t, async (ctx) => {
-    ctx.body = { size: (await readBytes(ctx, 1000)).length }
+    ctx.body = { size: (read = (await readBytes(ctx, 1000)).length) }
   })
-  const stream = new ReadableStream({
-    start(c) {
-      for (let i = 0; i < 100; i++) c.enqueue(new Uint8Array(100))
-      c.close()
-    },
+  // Stream 10 kB without Content-Length: the server must stop reading at the limit and answer 413 (or, having
+  // answered, drop the connection while we are still sending).
+  const status = await new Promise<number>((resolve) => {
+    const req = http.request(url, { method: 'POST', headers: { 'Transfer-Encoding': 'chunked' } }, (res) => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+    req.on('error', () => resolve(-1))
+    for (let i = 0; i < 100; i++) req.write(Buffer.alloc(100))
+    req.end()
   })
-  const res = await fetch(url, { method: 'POST', body: stream, duplex: 'half' } as RequestInit)
-  t.equal(res.status, 413)
+  t.ok(status === 413 || status === -1, `refused (status ${status})`)
+  t.equal(read, -1, 'the handler never got the body')
 })
 
 t.test('content types are checked where a protocol requires one', async (t) => {
