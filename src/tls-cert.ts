@@ -7,7 +7,7 @@ import { generateKeyPairSync, randomBytes, sign } from 'node:crypto'
 import { isIP } from 'node:net'
 import { bitString, bool, explicit, implicit, int, nul, octetString, oid, printableString, seq, set, uintFromBytes, x509Time } from './asn1/der.js'
 import * as oids from './asn1/oids.js'
-import { keyIdentifier } from './crypto/key-id.js'
+import { keyIdentifier, keyIdHex } from './crypto/key-id.js'
 
 const SUBJECT_ALT_NAME = '2.5.29.17'
 const SERVER_AUTH = '1.3.6.1.5.5.7.3.1'
@@ -18,7 +18,9 @@ export function generateTlsCertificate(now: Date, hosts: string[] = []): { certP
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicExponent: 65537 })
   const spki = new Uint8Array(publicKey.export({ type: 'spki', format: 'der' }))
   const alg = seq(oid(oids.sha256WithRsaEncryption), nul())
-  const name = seq(set(seq(oid(oids.idAtCommonName), printableString('localhost'))))
+  // A unique subject (CN=localhost plus the key id as serialNumber): OpenSSL finds trust anchors by subject, so two
+  // svcd certificates both named only CN=localhost, trusted side by side (e.g. by rpki-client), would be confused.
+  const name = seq(set(seq(oid(oids.idAtCommonName), printableString('localhost'))), set(seq(oid(oids.idAtSerialNumber), printableString(keyIdHex(keyIdentifier(spki))))))
   const notBefore = new Date(Math.floor(now.getTime() / 1000) * 1000 - 3600_000)
   const notAfter = new Date(notBefore.getTime() + VALIDITY_DAYS * 86400_000)
   const serial = randomBytes(16)
