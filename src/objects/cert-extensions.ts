@@ -157,7 +157,16 @@ export function readExtensions(node: DerNode): CertExtensions {
   const duplicates: string[] = []
   const out: CertExtensions = { list: exts, duplicates }
   for (let e = firstChild(expectTag(node, 0x30, RULE, 'Extensions')); e !== undefined; e = nextSibling(e)) {
-    const { ext, valueNode } = readExtension(e)
+    // Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING } (walked by hand:
+    // this runs for every extension of every EE certificate).
+    const idNode = expectTag(firstChild(expectTag(e, 0x30, RULE, 'Extension')), 0x06, RULE, 'extnID')
+    let valueNode = required(nextSibling(idNode), RULE, 'extnValue')
+    const b = valueNode.tag === 0x01 ? valueNode : undefined
+    if (b !== undefined) valueNode = expectTag(nextSibling(b), 0x04, RULE, 'extnValue')
+    else expectTag(valueNode, 0x04, RULE, 'extnValue')
+    if (nextSibling(valueNode) !== undefined) throw new DecodeError(RULE, 'unexpected element after extnValue')
+    const critical = b === undefined ? false : readBool(b, RULE)
+    const ext = { oid: EXTENSION_IDS.read(idNode, RULE), critical, value: readOctetString(valueNode, RULE), explicitFalse: b !== undefined && !critical }
     // RFC 5280 §4.2: an extension appears at most once (the first instance counts; inspect reports the rest).
     if (seenBefore(exts, ext.oid)) duplicates.push(ext.oid)
     else readKnownExtension(ext, valueNode, out)
@@ -166,38 +175,32 @@ export function readExtensions(node: DerNode): CertExtensions {
   return out
 }
 
+/** The node, or DecodeError(rule) when the element is missing. */
+function required(node: DerNode | undefined, rule: string, what: string): DerNode {
+  if (node === undefined) throw new DecodeError(rule, `${what} is missing`)
+  return node
+}
+
 function seenBefore(exts: readonly Extension[], id: string): boolean {
   for (let i = 0; i < exts.length; i++) if (exts[i].oid === id) return true
   return false
 }
 
-function readExtension(e: DerNode): { ext: Extension; valueNode: DerNode } {
-  const c = expectSequence(e, RULE, 'Extension')
-  const id = EXTENSION_IDS.read(c.next(RULE, 0x06, 'extnID'), RULE)
-  const b = c.optional(0x01)
-  const critical = b === undefined ? false : readBool(b, RULE)
-  const valueNode = c.next(RULE, 0x04, 'extnValue')
-  c.end(RULE)
-  const ext = { oid: id, critical, value: readOctetString(valueNode, RULE), explicitFalse: b !== undefined && !critical }
-  return { ext, valueNode }
-}
-
 /** Decode a known extension's value (the DER inside extnValue, read with the certificate's node budget). */
 function readKnownExtension(ext: Extension, octets: DerNode, out: CertExtensions): void {
-  const v = (): DerNode => parseEmbedded(octets)
   switch (ext.oid) {
-    case oids.basicConstraints: out.basicConstraints = readBasicConstraints(v()); break
-    case oids.subjectKeyIdentifier: out.ski = readOctetString(expectTag(v(), 0x04, 'RFC 5280 §4.2.1.2', 'keyIdentifier')); break
-    case oids.authorityKeyIdentifier: out.aki = readAki(v()); break
-    case oids.keyUsage: out.keyUsage = readKeyUsage(v()); break
-    case oids.extKeyUsage: out.eku = readOidList(v(), 'RFC 5280 §4.2.1.12'); break
-    case oids.cRLDistributionPoints: out.crldp = readCrldp(v()); break
-    case oids.idPeAuthorityInfoAccess: out.aia = readAccessDescriptions(v(), 'RFC 5280 §4.2.2.1'); break
-    case oids.idPeSubjectInfoAccess: out.sia = readAccessDescriptions(v(), 'RFC 5280 §4.2.2.2'); break
-    case oids.certificatePolicies: out.policies = readPolicies(v()); break
+    case oids.basicConstraints: out.basicConstraints = readBasicConstraints(parseEmbedded(octets)); break
+    case oids.subjectKeyIdentifier: out.ski = readOctetString(expectTag(parseEmbedded(octets), 0x04, 'RFC 5280 §4.2.1.2', 'keyIdentifier')); break
+    case oids.authorityKeyIdentifier: out.aki = readAki(parseEmbedded(octets)); break
+    case oids.keyUsage: out.keyUsage = readKeyUsage(parseEmbedded(octets)); break
+    case oids.extKeyUsage: out.eku = readOidList(parseEmbedded(octets), 'RFC 5280 §4.2.1.12'); break
+    case oids.cRLDistributionPoints: out.crldp = readCrldp(parseEmbedded(octets)); break
+    case oids.idPeAuthorityInfoAccess: out.aia = readAccessDescriptions(parseEmbedded(octets), 'RFC 5280 §4.2.2.1'); break
+    case oids.idPeSubjectInfoAccess: out.sia = readAccessDescriptions(parseEmbedded(octets), 'RFC 5280 §4.2.2.2'); break
+    case oids.certificatePolicies: out.policies = readPolicies(parseEmbedded(octets)); break
     case oids.idPeIpAddrBlocks: out.ip = decodeIpAddrBlocks(ext.value); break
     case oids.idPeAutonomousSysIds: out.as = decodeAsIdentifiers(ext.value); break
-    case oids.cRLNumber: out.crlNumber = readCrlNumber(v()); break
+    case oids.cRLNumber: out.crlNumber = readCrlNumber(parseEmbedded(octets)); break
   }
 }
 
@@ -275,13 +278,14 @@ function readCrldp(node: DerNode): DistributionPoints {
 }
 
 function readAccessDescriptions(node: DerNode, rule: string): AccessDescription[] {
-  return children(expectSequence(node, rule, 'AccessDescriptions').node).map((ad) => {
-    const c = expectSequence(ad, rule, 'AccessDescription')
-    const method = ACCESS_METHODS.read(c.next(rule, 0x06, 'accessMethod'), rule)
-    const uri = generalNameUri(c.next(rule, undefined, 'accessLocation'), rule)
-    c.end(rule)
-    return { method, uri }
-  })
+  const out: AccessDescription[] = []
+  for (let ad = firstChild(expectTag(node, 0x30, rule, 'AccessDescriptions')); ad !== undefined; ad = nextSibling(ad)) {
+    const m = expectTag(firstChild(expectTag(ad, 0x30, rule, 'AccessDescription')), 0x06, rule, 'accessMethod')
+    const location = required(nextSibling(m), rule, 'accessLocation')
+    if (nextSibling(location) !== undefined) throw new DecodeError(rule, 'unexpected element after accessLocation')
+    out.push({ method: ACCESS_METHODS.read(m, rule), uri: generalNameUri(location, rule) })
+  }
+  return out
 }
 
 function readPolicies(node: DerNode): PolicyInformation[] {

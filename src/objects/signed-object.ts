@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto'
 import { type BerSignedData, type BerSignerInfo, decodeBerSignedData, isStrictDer } from '../asn1/ber.js'
 import { explicit, implicit, octetString, oid, retag, seq, set, tlv } from '../asn1/der.js'
 import {
-  children, cursor, type DerNode, expectSequence, oidIs, parseDer, readInt, readOctetString, readOid,
+  children, cursor, type DerNode, expectSequence, oidIs, parseDer, readInt, readOctetString,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { SigningKey } from '../crypto/signer.js'
@@ -22,6 +22,7 @@ import {
 } from './cert.js'
 import type { NameSpec } from './distinguished-name.js'
 import { berFallback } from './encoding.js'
+import { OidTable } from './oid-table.js'
 import { note, type Problem, problem } from './problem.js'
 import {
   attributeValues, type AttributeValues, encodeSignedAttrs, fromBerSignedAttrs, inspectSignedAttrs, readSignedAttrs,
@@ -98,6 +99,7 @@ export interface SignedContent {
 //------------ Decoding ------------------------------------------------------------------------------------------------
 
 const RULE = 'RFC 5652 §5'
+const CONTENT_TYPES = new OidTable([oids.idCtRouteOriginAuthz, oids.idCtRpkiManifest, oids.idCtAspa, oids.idCtRpkiGhostbusters, oids.idCtXml])
 
 /** Decode a signed object: strict DER first, BER (asn1/ber.ts) for objects from implementations that wrote BER. */
 export function decodeSignedObject(input: Uint8Array): SignedObject {
@@ -148,7 +150,7 @@ function nonEmpty(s: SignerInfo[]): SignerInfo[] {
 function readEncapContentInfo(node: DerNode): { eContentType: string; eContent: Uint8Array; eContentPresent: boolean } {
   const rule = 'RFC 5652 §5.2'
   const c = expectSequence(node, rule, 'EncapsulatedContentInfo')
-  const eContentType = readOid(c.next(rule, 0x06, 'eContentType'), rule)
+  const eContentType = CONTENT_TYPES.read(c.next(rule, 0x06, 'eContentType'), rule)
   const w = c.optional(0xa0)
   c.end(rule)
   if (w === undefined) return { eContentType, eContent: new Uint8Array(0), eContentPresent: false }
