@@ -239,6 +239,14 @@ export function verifyCert(cert: Cert, issuer: ResourceCert | 'self', now: Date,
   return { ...cert, keyId, resources, profile }
 }
 
+/**
+ * A certificate taken as verified without checking it: our own CA certificate as received from our parent, with the
+ * resources the parent reported (RFC 6492 list_response) as its effective resources. For verifying what we build.
+ */
+export function trustedCert(cert: Cert, resources: ResourceSet, profile: 'rpki' | 'bpki' = 'rpki'): ResourceCert {
+  return { ...cert, keyId: keyIdentifier(cert.spki), resources, profile }
+}
+
 function guessProfile(cert: Cert): 'rpki' | 'bpki' {
   const r = certRole(cert)
   return r === 'bpki-ca' || r === 'bpki-ee' ? 'bpki' : 'rpki'
