@@ -55,6 +55,10 @@ t.test('openssl asn1parse reads every golden object; manifest times are Generali
     const r = await openssl(['asn1parse', '-inform', 'DER', '-in', '{dir}/x'], { x: golden(p) })
     t.equal(r.code, 0, `${p}: ${r.stderr}`)
   }
+  for (const p of [`sample/repo/ca/${ca.keyId}.mft`, 'sample/repo/ca/AS65001.asa', 'sample/repo/ca/AS65003.roa']) {
+    const r = await openssl(['cms', '-verify', '-inform', 'DER', '-in', '{dir}/x', '-noverify', '-out', '{dir}/content'], { x: golden(p) })
+    t.equal(r.code, 0, `openssl cms -verify ${p}: ${r.stderr}`)
+  }
   const content = decodeManifest(golden(`sample/repo/ca/${ca.keyId}.mft`)).signedObject.eContent
   const r = await openssl(['asn1parse', '-inform', 'DER', '-in', '{dir}/x'], { x: content })
   t.match(r.stdout, /GENERALIZEDTIME\s+:20260101000000Z[\s\S]*GENERALIZEDTIME\s+:20260102000000Z[\s\S]*OBJECT\s+:sha256/)
