@@ -7,12 +7,16 @@
 import { type BerNode, isStrictDer, parseBer } from '../asn1/ber.js'
 import { DecodeError } from '../util/errors.js'
 
+const BER_ONLY = /^X\.690 §(8\.1\.5|10|11)/
+
 /**
  * The BER tree of `bytes` when the strict DER decode failed with `derError` because the input is BER but not DER;
  * otherwise `derError` is rethrown (the input is broken, and the DER reader's message says where).
  */
 export function berFallback(bytes: Uint8Array, derError: unknown): BerNode {
-  if (!(derError instanceof DecodeError)) throw derError
+  // Only an encoding the DER rules forbid but BER allows (indefinite or non-minimal lengths, constructed strings,
+  // end-of-contents octets: X.690 §8.1.5, §10, §11) is worth a BER parse; structural errors are final (and cheap).
+  if (!(derError instanceof DecodeError) || !BER_ONLY.test(derError.rule)) throw derError
   let tree: BerNode
   try {
     tree = parseBer(bytes)
