@@ -1,8 +1,8 @@
 /**
  * Objects benchmark (issue 3): build+sign a ROA with its EE certificate using pre-generated (pooled) keys, decode a
  * ROA, decode a 5,000-entry manifest; with the machine's own signing rate as the ceiling for the build figure.
- * `run()` prints plain lines; run directly, e.g.
- *   npx tsc -p tsconfig.check.json --noEmit false --outDir /tmp/b && node /tmp/b/bench/objects.bench.js
+ * `run()` prints plain lines (for the `make bench` runner); or run it directly from the project root, e.g.
+ *   npx tsc -p tsconfig.check.json --noEmit false --outDir dist-bench && node dist-bench/bench/objects.bench.js
  */
 import { readFileSync } from 'node:fs'
 import { performance } from 'node:perf_hooks'
@@ -92,7 +92,7 @@ export async function run(): Promise<void> {
   const signs = rate(() => ca.sign(data))
   line('RSA-2048 sign (sync, the build ceiling)', `${signs.toFixed(0)}/s (a ROA needs 2 signatures: at most ${(signs / 2).toFixed(0)}/s)`)
   const build = rate((i) => buildRoa(roaSpec(i), ees[i % ees.length], issuer, { serial: BigInt(i + 1), uri: `rsync://bench.example/repo/ca/${i}.roa`, notBefore: FROM, notAfter: UNTIL, signingTime: FROM }), 3000)
-  line('roa build+sign (pooled key)', `${perSecond(build)}; target ≥ 1000/s; ${((build / (signs / 2)) * 100).toFixed(0)} % of the signing ceiling)`)
+  line('roa build+sign (pooled key)', `${perSecond(build)}; target ≥ 1000/s; ${((build / (signs / 2)) * 100).toFixed(0)} % of the signing ceiling`)
 
   const roa = buildRoa(roaSpec(7), ees[0], issuer, { serial: 7n, uri: 'rsync://bench.example/repo/ca/7.roa', notBefore: FROM, notAfter: UNTIL, signingTime: FROM })
   const decode = rate(() => decodeRoa(roa), 3000)
