@@ -1,0 +1,136 @@
+/**
+ * Renewals over time with an injected clock (issue 6): the real manager, scheduler, CA objects and publication
+ * server in-process, with the clock moved in steps of hours up to more than a year. After every step each manifest,
+ * CRL, ROA and certificate in the repository is valid at that time, and manifest numbers only go up.
+ *
+ *   ta ── testbed ── ca1 (ROAs)
+ */
+import t from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { defaults, verifyConfig } from '../../../src/config.js'
+import { KeyPool, generateRsaKeyPair, type KeyPair } from '../../../src/crypto/key-pool.js'
+import type { OneOffKey, Signer } from '../../../src/crypto/signer.js'
+import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
+import { silentLogger } from '../../../src/log.js'
+import { Manager } from '../../../src/manager.js'
+import { decodeCert } from '../../../src/objects/cert.js'
+import { decodeCrl } from '../../../src/objects/crl.js'
+import { decodeManifest } from '../../../src/objects/manifest.js'
+import { decodeRoa } from '../../../src/objects/roa.js'
+import { loadOrCreateIdentity } from '../../../src/app/identity.js'
+import { PubdCodec } from '../../../src/app/pubd-codec.js'
+import { PubServer } from '../../../src/app/pub-server.js'
+import { MessageSigner } from '../../../src/protocol/signed-message.js'
+import { Db } from '../../../src/store/db.js'
+import { propertyStore } from '../../../src/store/properties.js'
+
+/** Persistent keys are real and new; one-off keys cycle through a few pre-made ones (a year of renewals is fast). */
+class CyclingSigner implements Signer {
+  private i = 0
+  constructor(private readonly inner: SoftSigner, private readonly oneOffs: KeyPair[]) {}
+  createKey() { return this.inner.createKey() }
+  signingKey(id: string) { return this.inner.signingKey(id) }
+  hasKey(id: string) { return this.inner.hasKey(id) }
+  destroyKey(id: string) { this.inner.destroyKey(id) }
+  async oneOffKey(): Promise<OneOffKey> {
+    const pair = this.oneOffs[this.i++ % this.oneOffs.length]
+    const store = new MemoryKeyStore()
+    const pool = new KeyPool({ size: 0, concurrency: 1, generate: async () => pair })
+    const k = await new SoftSigner(store, pool).oneOffKey()
+    return k
+  }
+}
+
+t.test('a year of renewals, every object valid after every step', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-renewal-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  let clock = Date.parse('2026-01-01T00:00:00Z')
+  const now = () => new Date(clock)
+  const config = defaults()
+  Object.assign(config, { data_dir: dir + '/', port: 3999 })
+  Object.assign(config.repository, { enabled: true, rrdp_base_uri: 'https://localhost:3999/rrdp/', rsync_base_uri: 'rsync://localhost:3998/repo/', rsync_daemon: 'off' })
+  config.testbed.enabled = true
+  verifyConfig(config, 'test')
+  const pool = new KeyPool({ size: 4 })
+  pool.start()
+  const signer = new CyclingSigner(new SoftSigner(new MemoryKeyStore(), pool), await Promise.all(Array.from({ length: 6 }, () => generateRsaKeyPair())))
+  const dbPath = join(dir, 'svcd.db')
+  const db = Db.open(dbPath)
+  const log = silentLogger()
+  const identity = await loadOrCreateIdentity('pubd', propertyStore(db), signer, now())
+  const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
+  const pub = new PubServer({ repository: config.repository, serviceUri: config.service_uri, ip: '127.0.0.1', dataDir: dir, db, dbPath, codec, log, now })
+  const m = new Manager({ config, db, log, pub, signer, now })
+  t.teardown(async () => {
+    await m.shutdown()
+    await pool.stop()
+    db.close()
+  })
+  await m.start()
+  await m.scheduler.stop() // driven by hand below, with the injected clock
+  await m.caFlushed('testbed')
+  await m.caAdd('ca1')
+  const childReq = m.caChildRequest('ca1')
+  const resp = await m.caChildAdd('testbed', { handle: 'ca1', resources: { asn: 'AS65000', ipv4: '10.0.0.0/8', ipv6: '' }, id_cert: childReq.id_cert })
+  await m.caParentAdd('ca1', { json: { handle: 'testbed', response: resp } })
+  await m.caFlushed('ca1')
+  await m.caRoasUpdate('ca1', { added: [{ asn: 65000, prefix: '10.0.0.0/24' }, { asn: 65000, prefix: '10.1.0.0/16', max_length: 20 }], removed: [] })
+  await m.caFlushed('ca1')
+
+  const lastNumber = new Map<string, bigint>()
+  const check = (label: string) => {
+    const at = now()
+    const problems: string[] = []
+    let roas = 0
+    for (const handle of ['ta', 'testbed', 'ca1']) {
+      for (const o of pub.store.objectsWithContent(handle)) {
+        const name = o.uri.split('/').slice(-3).join('/')
+        if (o.uri.endsWith('.mft')) {
+          const mft = decodeManifest(o.content)
+          if (!(mft.thisUpdate <= at && at < mft.nextUpdate)) problems.push(`${name}: manifest not current (${mft.thisUpdate.toISOString()}..${mft.nextUpdate.toISOString()})`)
+          const prev = lastNumber.get(o.uri)
+          if (prev !== undefined && mft.manifestNumber < prev) problems.push(`${name}: manifest number went back`)
+          lastNumber.set(o.uri, mft.manifestNumber)
+        } else if (o.uri.endsWith('.crl')) {
+          const crl = decodeCrl(o.content)
+          if (!(crl.nextUpdate && crl.nextUpdate > at)) problems.push(`${name}: CRL stale`)
+        } else if (o.uri.endsWith('.roa')) {
+          roas++
+          const ee = decodeRoa(o.content).ee
+          if (ee.notAfter <= at) problems.push(`${name}: ROA expired`)
+        } else if (o.uri.endsWith('.cer')) {
+          const c = decodeCert(o.content)
+          if (!(c.notBefore <= at && at < c.notAfter)) problems.push(`${name}: certificate not valid`)
+        }
+      }
+    }
+    t.same(problems, [], `${label}: every object valid`)
+    t.equal(roas, 2, `${label}: both ROAs published`)
+  }
+  const step = async (hours: number) => {
+    clock += hours * 3600_000
+    await m.scheduler.runDue()
+    for (const ca of ['ta', 'testbed', 'ca1']) await m.caFlushed(ca)
+  }
+
+  check('start')
+  const mftNumber = () => [...lastNumber.entries()].find(([u]) => u.includes('/ca1/'))![1]
+  const first = mftNumber()
+  for (let i = 0; i < 3; i++) await step(8 + 1 / 60)
+  check('after 24 hours in 8 hour steps')
+  t.ok(mftNumber() >= first + 3n, 'a new manifest every 8 hours')
+  for (let i = 0; i < 15; i++) await step(48)
+  check('after 30 days')
+  const roaBefore = pub.store.objectsWithContent('ca1').filter((o) => o.uri.endsWith('.roa')).map((o) => o.hash)
+  // 50 weekly steps: past the 52-week validity of the ROAs and of the certificates under the trust anchor.
+  for (let i = 0; i < 50; i++) {
+    await step(7 * 24)
+    if (i % 10 === 9) check(`after ${31 + (i + 1) * 7} days`)
+  }
+  check('after more than a year')
+  const roaAfter = pub.store.objectsWithContent('ca1').filter((o) => o.uri.endsWith('.roa')).map((o) => o.hash)
+  t.notSame(roaAfter, roaBefore, 'ROAs were re-issued before they expired')
+  t.same(m.bulkIssues(), { cas: {} }, 'no CA has an issue')
+})
