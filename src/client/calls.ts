@@ -67,4 +67,5 @@ export const calls = {
   pubdPublisherResponse: (p: string): ApiCall<RepositoryResponseJson> => call('GET', `/api/v1/pubd/publishers/${seg(p)}/response.json`, 'json'),
   pubdStale: (seconds: number): ApiCall<PublisherList> => call('GET', `/api/v1/pubd/stale/${seconds}`, 'json'),
   pubdStats: (): ApiCall<RepoStats> => call('GET', '/api/v1/pubd/stats', 'json'),
+  pubdSessionReset: (): ApiCall<void> => call('POST', '/api/v1/pubd/session_reset', 'empty'),
 }

@@ -89,6 +89,14 @@ export const publishersCommands: CommandDef[] = [
       return { json: s, text: lines.join('\n') }
     },
   },
+  {
+    path: ['publishers', 'session-reset'],
+    summary: 'Start a new RRDP session (new session id, serial 1, a full snapshot; relying parties re-fetch everything)',
+    async run(ctx) {
+      await ctx.send(calls.pubdSessionReset())
+      return { text: '' }
+    },
+  },
 ]
 
 /** The repository response: RFC 8183 XML as text (what an operator hands over), the API JSON with --format json. */

@@ -3,6 +3,12 @@ import t from 'tap'
 import { applyToml, defaults, verifyConfig } from '../../../src/config.js'
 import { ALL_COMMANDS, runCli } from '../../../src/cli/program.js'
 import { isoWithOffset } from '../../../src/cli/report.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createIdCert } from '../../../src/protocol/id-cert.js'
+import { encodeChildRequest, encodeParentResponse, encodePublisherRequest, encodeRepositoryResponse } from '../../../src/protocol/idexchange.js'
+import { testKey } from '../../helpers/keys.js'
 
 async function run(args: string[], env: Record<string, string> = {}) {
   let out = ''
@@ -32,6 +38,59 @@ t.test('every subcommand of spec §4.1 is registered and listed by help', async 
   t.match(one.out, /-4, --ipv4 <resources>/)
   const version = await run(['-V'])
   t.match(version.out, /^svcc \d+\.\d+\.\d+/)
+})
+
+t.test('every registered subcommand is implemented', async (t) => {
+  t.same(ALL_COMMANDS.filter((c) => !c.run).map((c) => c.path.join(' ')), [])
+})
+
+t.test('--api shows the call of every subcommand that talks to the server', async (t) => {
+  const env = { SVC_CLI_SERVER: 'https://svc.example.net:3000/', SVC_CLI_TOKEN: 'secret-123', SVC_CLI_MY_CA: 'ca1' }
+  const args: Record<string, string[]> = {
+    action: ['--key', '3'], 'children add': ['--child', 'c', '--request', '/dev/null'], 'children info': ['--child', 'c'], 'children remove': ['--child', 'c'],
+    'children response': ['--child', 'c'], 'children update': ['--child', 'c', '-4', '10.0.0.0/8'], 'parents add': ['-p', 'p', '-r', '/dev/null'],
+    'parents contact': ['-p', 'p'], 'parents remove': ['-p', 'p'], 'parents update': ['-p', 'p', '-r', '/dev/null'], 'publishers add': ['-r', '/dev/null'],
+    'publishers remove': ['-p', 'x'], 'publishers response': ['-p', 'x'], 'publishers show': ['-p', 'x'], 'publishers stale': ['--seconds', '10'],
+    'repo update': ['-r', '/dev/null'], 'roas update': ['--delta', '/dev/null'],
+  }
+  const offline = ['config simple', 'config repo', 'inspect']
+  const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update']
+  for (const c of ALL_COMMANDS) {
+    const name = c.path.join(' ')
+    if (offline.includes(name) || needInput.includes(name)) continue
+    const r = await run(['--api', ...c.path, ...(args[name] ?? [])], env)
+    t.equal(r.code, 0, `${name}: ${r.err}`)
+    t.match(r.out, /^(GET|POST|DELETE|PUT) https:\/\/svc\.example\.net:3000\/\S+\nAuthorization: Bearer \*\*\*\n/, name)
+  }
+})
+
+t.test('--api also for subcommands that read an RFC 8183 document or a delta file', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svcc-api-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const idCert = createIdCert(testKey(), new Date())
+  const files = {
+    child: encodeChildRequest({ childHandle: 'c', idCert }),
+    parent: encodeParentResponse({ parentHandle: 'p', childHandle: 'c', serviceUri: 'https://svc.example.net/rfc6492/p', idCert }),
+    publisher: encodePublisherRequest({ publisherHandle: 'x', idCert }),
+    repository: encodeRepositoryResponse({ publisherHandle: 'ca1', serviceUri: 'https://svc.example.net/rfc8181/ca1/', siaBase: 'rsync://svc.example.net/repo/ca1/', rrdpNotificationUri: 'https://svc.example.net/rrdp/notification.xml', idCert }),
+    delta: 'A: 10.0.0.0/24 => 65000 # office\n',
+  }
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
+  const env = { SVC_CLI_SERVER: 'https://svc.example.net:3000/', SVC_CLI_TOKEN: 'secret-123', SVC_CLI_MY_CA: 'ca1' }
+  const cases: [string[], RegExp][] = [
+    [['children', 'add', '--child', 'c', '--request', join(dir, 'child'), '-4', '10.0.0.0/8'], /^POST \S+\/api\/v1\/cas\/ca1\/children\n[^]*"handle": "c"/],
+    [['parents', 'add', '-p', 'p', '-r', join(dir, 'parent')], /^POST \S+\/api\/v1\/cas\/ca1\/parents\n[^]*"parent_handle": "p"/],
+    [['parents', 'update', '-p', 'p', '-r', join(dir, 'parent')], /^POST \S+\/api\/v1\/cas\/ca1\/parents\/p\n/],
+    [['publishers', 'add', '-r', join(dir, 'publisher'), '-p', 'y'], /^POST \S+\/api\/v1\/pubd\/publishers\n[^]*"publisher_handle": "y"/],
+    [['repo', 'update', '-r', join(dir, 'repository')], /^POST \S+\/api\/v1\/cas\/ca1\/repo\n[^]*"repository_response"/],
+    [['roas', 'update', '--delta', join(dir, 'delta')], /^POST \S+\/api\/v1\/cas\/ca1\/routes\n[^]*"comment": "office"/],
+  ]
+  for (const [args, re] of cases) {
+    const r = await run(['--api', ...args], env)
+    t.equal(r.code, 0, `${args.slice(0, 2).join(' ')}: ${r.err}`)
+    t.match(r.out, re)
+    t.notMatch(r.out, /secret-123/)
+  }
 })
 
 t.test('usage errors exit 2 with a message', async (t) => {
