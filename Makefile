@@ -48,8 +48,10 @@ bench: build
 	npx tsc -p bench/tsconfig.json
 	node --expose-gc dist-bench/bench/run.js
 
+# Rewrite the golden files on purpose (error bodies, objects, the CMS message; style.md §8), then review the diff.
 fixtures: build
-	node --loader @isaacs/ts-node-temp-fork-for-pr-2009/esm test/helpers/write-fixtures.ts
+	node --import=./node_modules/@tapjs/typescript/dist/esm/import.mjs test/helpers/write-fixtures.ts
+	SVC_WRITE_FIXTURES=1 npx tap test/unit/protocol/signed-message.test.ts
 
 clean:
 	rm -rf dist dist-bench node_modules/.installed

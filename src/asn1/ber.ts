@@ -105,7 +105,7 @@ function encode(identifier: Uint8Array, content: Uint8Array): Uint8Array {
 /** Re-encode as DER: definite minimal lengths, primitive strings, BOOLEAN TRUE as 0xff. SETs keep their order. */
 export function toDer(node: BerNode): Uint8Array {
   if (node.cls === 0 && node.constructed && STRING_TYPES.has(node.number)) {
-    const id = node.identifier.slice()
+    const id = new Uint8Array(node.identifier)
     id[0] &= ~0x20
     return encode(id, node.number === 3 ? joinBitString(node) : berStringValue(node))
   }
@@ -212,7 +212,7 @@ function signedAttrs(node: BerNode): BerSignedAttrs {
     const type = readOid(derOf(need(k[0], 0x06, rule, 'attrType')))
     return { type, values: need(k[1], 0x31, rule, 'attrValues').children.map(toDer) }
   })
-  const received = node.raw.slice()
+  const received = new Uint8Array(node.raw)
   received[0] = 0x31
   return { der: retag(toDer(node), 0x31), received, attributes }
 }
