@@ -1,6 +1,6 @@
 /** Assert that a function throws a library error (DecodeError, EncodeError, VerificationError …) naming `rule`. */
 import type { Test } from 'tap'
-import { LibraryError } from '../../src/util/errors.js'
+import { LibraryError, ParseError } from '../../src/util/errors.js'
 
 export interface RuleMatch {
   /** The error class name, e.g. 'DecodeError'. */
@@ -20,4 +20,16 @@ export function throwsRule(t: Test, fn: () => unknown, rule: string, match: Rule
     return
   }
   t.fail(`${label}: nothing was thrown`)
+}
+
+/** Assert that `fn` throws a ParseError with exactly `message` (text input: resources, ROA lines, delta files). */
+export function failsParse(t: Test, fn: () => unknown, message: string): void {
+  try {
+    fn()
+  } catch (e) {
+    t.type(e, ParseError)
+    t.equal((e as Error).message, message)
+    return
+  }
+  t.fail(`expected a ParseError: ${message}`)
 }

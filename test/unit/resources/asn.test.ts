@@ -1,18 +1,9 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
+import { failsParse } from '../../helpers/throws-rule.js'
 import { AsBlocks, ASN_MAX, parseAsn } from '../../../src/resources/asn.js'
 import { ParseError } from '../../../src/util/errors.js'
 
-/** Asserts that `fn` throws a ParseError with exactly `message`. */
-function fails(t: Test, fn: () => unknown, message: string): void {
-  try {
-    fn()
-  } catch (e) {
-    t.type(e, ParseError)
-    t.equal((e as Error).message, message)
-    return
-  }
-  t.fail(`expected a ParseError: ${message}`)
-}
+const fails = failsParse
 
 const as = (text: string): AsBlocks => AsBlocks.parse(text)
 

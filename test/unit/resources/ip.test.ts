@@ -1,20 +1,11 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
+import { failsParse } from '../../helpers/throws-rule.js'
 import {
   formatPrefix, IpBlocks, parsePrefix, prefixRange, rangePrefix, type IpFamily, type IpPrefix,
 } from '../../../src/resources/ip.js'
 import { ParseError } from '../../../src/util/errors.js'
 
-/** Asserts that `fn` throws a ParseError with exactly `message`. */
-function fails(t: Test, fn: () => unknown, message: string): void {
-  try {
-    fn()
-  } catch (e) {
-    t.type(e, ParseError)
-    t.equal((e as Error).message, message)
-    return
-  }
-  t.fail(`expected a ParseError: ${message}`)
-}
+const fails = failsParse
 
 const v4 = (text: string): IpBlocks => IpBlocks.parse(text, 4)
 const v6 = (text: string): IpBlocks => IpBlocks.parse(text, 6)

@@ -1,22 +1,13 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import t, { type Test } from 'tap'
+import t from 'tap'
+import { failsParse } from '../../helpers/throws-rule.js'
 import { AsBlocks } from '../../../src/resources/asn.js'
 import { IpBlocks } from '../../../src/resources/ip.js'
 import { ResourceSet, type ResourceSetText } from '../../../src/resources/resource-set.js'
 import { ParseError } from '../../../src/util/errors.js'
 
-/** Asserts that `fn` throws a ParseError with exactly `message`. */
-function fails(t: Test, fn: () => unknown, message: string): void {
-  try {
-    fn()
-  } catch (e) {
-    t.type(e, ParseError)
-    t.equal((e as Error).message, message)
-    return
-  }
-  t.fail(`expected a ParseError: ${message}`)
-}
+const fails = failsParse
 
 const SHARED = fileURLToPath(new URL('../../../../shared/fixtures/rfc6492/', import.meta.url))
 const noShared = existsSync(SHARED) ? false : `shared fixtures not found at ${SHARED}`

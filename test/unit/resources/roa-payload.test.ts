@@ -1,4 +1,5 @@
-import t, { type Test } from 'tap'
+import t from 'tap'
+import { failsParse } from '../../helpers/throws-rule.js'
 import { parsePrefix } from '../../../src/resources/ip.js'
 import {
   checkMaxLength, compareRoaPayloads, formatRoaPayload, parseRoaDelta, parseRoaPayload, roaPayloadKey, roaPayloadsEqual,
@@ -6,17 +7,7 @@ import {
 } from '../../../src/resources/roa-payload.js'
 import { ParseError } from '../../../src/util/errors.js'
 
-/** Asserts that `fn` throws a ParseError with exactly `message`. */
-function fails(t: Test, fn: () => unknown, message: string): void {
-  try {
-    fn()
-  } catch (e) {
-    t.type(e, ParseError)
-    t.equal((e as Error).message, message)
-    return
-  }
-  t.fail(`expected a ParseError: ${message}`)
-}
+const fails = failsParse
 
 const roa = (text: string): RoaPayload => parseRoaPayload(text)
 const payload = (prefix: string, maxLength: number, asn: number): RoaPayload => ({ asn, prefix: parsePrefix(prefix), maxLength })
