@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { AppError, CATALOGUE, type ErrorLabel } from '../../src/errors.js'
 import { sampleArgs } from './error-samples.js'
+import { writeOpenApiFixtures } from './gen-openapi-client.js'
 import { goldenObjects } from './golden-objects.js'
 import { fixture } from './paths.js'
 
@@ -21,3 +22,6 @@ for (const [p, bytes] of goldenObjects()) {
   writeFileSync(join(objects, p), bytes)
 }
 process.stdout.write(`wrote ${goldenObjects().size} golden objects to ${objects}\n`)
+
+// The OpenAPI document and the client types openapi-typescript generates from it (test/unit/openapi.test.ts).
+for (const f of await writeOpenApiFixtures()) process.stdout.write(`wrote ${f}\n`)

@@ -1,8 +1,10 @@
 /**
  * Server status routes: GET /health (no auth), GET /stats/info (version and start time, as Krill serves it),
- * GET /api/v1/authorized (200 when the bearer token is valid; app.ts checks it for all of /api/).
+ * GET /api/v1/authorized (200 when the bearer token is valid; app.ts checks it for all of /api/), and
+ * GET /api/v1/openapi.json (the OpenAPI description of all routes, api/openapi.ts).
  */
 import Router from '@koa/router'
+import { OPENAPI } from '../../api/openapi.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
 
@@ -19,6 +21,9 @@ export function statusRouter(deps: HttpDeps): Router {
   router.get('/api/v1/authorized', (ctx) => {
     ctx.status = 200
     ctx.body = ''
+  })
+  router.get('/api/v1/openapi.json', (ctx) => {
+    ctx.body = OPENAPI
   })
   return router
 }

@@ -1,0 +1,156 @@
+/**
+ * Every route of svcd as an OpenAPI operation, in the order of http/routes/*.ts: /api/v1 paths relative to the API
+ * server (krill-reference.md §1.1 and the spec §4 table), then the public endpoints. operationIds are the manager
+ * method names. test/unit/openapi.test.ts fails when a router has a route missing here, or this list one too many.
+ */
+import { binary, binaryBody, empty, json, jsonBody, jsonOrXmlBody, route, xml, type DescribedRoute, type OperationSpec } from './openapi-operations.js'
+import { ref } from './openapi-schemas.js'
+import type { Parameter } from './openapi-types.js'
+
+const get = (path: string, spec: OperationSpec) => route('get', path, spec)
+const post = (path: string, spec: OperationSpec) => route('post', path, spec)
+const del = (path: string, spec: OperationSpec) => route('delete', path, spec)
+
+function caRoutes(): DescribedRoute[] {
+  const tag = 'ca'
+  return [
+    get('/cas', { id: 'caList', tag, summary: 'List the CAs', ok: json('CaList', 'All CAs') }),
+    post('/cas', { id: 'caAdd', tag, summary: 'Add a CA', body: jsonBody('AddCaJson', 'The new CA'), ok: empty('Added') }),
+    get('/cas/{ca}', { id: 'caShow', tag, summary: 'Show a CA', ok: json('CertAuthInfo', 'CA details') }),
+    del('/cas/{ca}', { id: 'caDelete', tag, summary: 'Delete a CA', description: 'Revokes its certificates at its parents and withdraws its objects first.', ok: empty('Deleted') }),
+    get('/cas/{ca}/child_request.json', { id: 'caChildRequest', tag, summary: "The CA's RFC 8183 child request", ok: json('ChildRequestJson', 'Child request as JSON') }),
+    get('/cas/{ca}/id/child_request.json', { id: 'caChildRequestId', tag, summary: 'Alias of child_request.json', ok: json('ChildRequestJson', 'Child request as JSON') }),
+    get('/cas/{ca}/id/child_request.xml', { id: 'caChildRequestXml', tag, summary: "The CA's RFC 8183 child request as XML", ok: xml('<child_request> document') }),
+    get('/cas/{ca}/id/publisher_request.xml', { id: 'caPublisherRequestXml', tag, summary: "The CA's RFC 8183 publisher request as XML", ok: xml('<publisher_request> document') }),
+  ]
+}
+
+function parentRoutes(): DescribedRoute[] {
+  const tag = 'parents'
+  const body = jsonOrXmlBody('AddParentJson', 'The parent', 'parent_response')
+  return [
+    get('/cas/{ca}/parents', { id: 'caParentStatuses', tag, summary: 'Exchange status of all parents', ok: json({ type: 'object', additionalProperties: ref('ParentStatusJson') }, 'Status by parent name') }),
+    post('/cas/{ca}/parents', {
+      id: 'caParentAdd', tag, summary: 'Add a parent', body, ok: empty('Added'),
+      description: 'svcd first asks the parent (an RFC 6492 list); a parent that cannot be reached, or answers for another child, is refused (ca-parent-issue) and nothing changes. With XML, the parent is named after the parent_handle.',
+    }),
+    post('/cas/{ca}/parents/{parent}', { id: 'caParentUpdate', tag, summary: 'Replace the parent response of a parent', body, ok: empty('Updated') }),
+    get('/cas/{ca}/parents/{parent}', { id: 'caParentContact', tag, summary: 'Contact details of a parent', ok: json('ParentContactJson', 'Parent contact') }),
+    del('/cas/{ca}/parents/{parent}', { id: 'caParentRemove', tag, summary: 'Remove a parent', description: 'Its certificates are revoked at the parent first.', ok: empty('Removed') }),
+    post('/cas/{ca}/sync/parents', { id: 'caSyncParents', tag, summary: 'Sync with all parents now', ok: empty('Synced') }),
+  ]
+}
+
+function childRoutes(): DescribedRoute[] {
+  const tag = 'children'
+  const response = json('ParentResponseJson', 'The RFC 8183 parent response for the child')
+  return [
+    post('/cas/{ca}/children', { id: 'caChildAdd', tag, summary: 'Add a child', body: jsonBody('AddChildJson', 'The child'), ok: response }),
+    get('/cas/{ca}/children/{child}', { id: 'caChildInfo', tag, summary: 'Id and resources of a child', ok: json('ChildInfoJson', 'The child') }),
+    post('/cas/{ca}/children/{child}', { id: 'caChildUpdate', tag, summary: 'Update the resources and/or identity certificate of a child', body: jsonBody('UpdateChildJson', 'The changes'), ok: empty('Updated') }),
+    del('/cas/{ca}/children/{child}', { id: 'caChildRemove', tag, summary: 'Remove a child', description: 'Its certificates are revoked.', ok: empty('Removed') }),
+    get('/cas/{ca}/children/{child}/contact', { id: 'caChildContact', tag, summary: 'The parent response for a child', ok: response }),
+    get('/cas/{ca}/children/{child}/parent_response.json', { id: 'caChildParentResponse', tag, summary: 'Alias of contact', ok: response }),
+    get('/cas/{ca}/children/{child}/parent_response.xml', { id: 'caChildContactXml', tag, summary: 'The parent response for a child as XML', ok: xml('<parent_response> document') }),
+  ]
+}
+
+function roaAndRepoRoutes(): DescribedRoute[] {
+  return [
+    get('/cas/{ca}/routes', { id: 'caRoas', tag: 'roas', summary: 'Configured ROAs', ok: json({ type: 'array', items: ref('ConfiguredRoa') }, 'ROA configuration with the objects carrying it') }),
+    post('/cas/{ca}/routes', {
+      id: 'caRoasUpdate', tag: 'roas', summary: 'Apply a ROA delta', body: jsonBody('RoaDeltaJson', 'ROAs to add and remove'), ok: empty('Applied'),
+      description: 'All or nothing: any problem refuses the whole delta with ca-roa-delta-error, whose body lists the problems in `delta_error`.',
+    }),
+    get('/cas/{ca}/repo', { id: 'caRepo', tag: 'repo', summary: 'Repository configuration', ok: json('RepoInfoJson', 'The repository in use') }),
+    post('/cas/{ca}/repo', {
+      id: 'caRepoUpdate', tag: 'repo', summary: 'Change the repository', body: jsonOrXmlBody('RepoUpdateJson', 'The new repository', 'repository_response'), ok: empty('Moved'),
+      description: 'Spec §3 rule 1: svcd checks the new repository (a real RFC 8181 list) before anything changes, publishes everything there, asks the parents for certificates with the new URIs, then cleans up the old repository.',
+    }),
+    get('/cas/{ca}/repo/status', { id: 'caRepoStatus', tag: 'repo', summary: 'What the repository holds for the CA', ok: json('RepoStatusJson', 'Published objects, from a real list query') }),
+    post('/cas/{ca}/sync/repo', { id: 'caSyncRepo', tag: 'repo', summary: 'Sync with the repository now', ok: empty('Synced') }),
+    get('/cas/{ca}/issues', { id: 'caIssues', tag: 'issues', summary: 'Issues of a CA', ok: json('CaIssuesJson', 'Current issues') }),
+    post('/cas/{ca}/keys/roll_init', { id: 'caKeyRollInit', tag: 'keys', summary: 'Start a key roll', ok: empty('New keys created and requested') }),
+    post('/cas/{ca}/keys/roll_activate', { id: 'caKeyRollActivate', tag: 'keys', summary: 'Finish a key roll', description: 'Refused while requests are pending (key-roll-pending-requests).', ok: empty('New keys active') }),
+  ]
+}
+
+/** GET …/history/commands[/{rows}[/{offset}[/{after}[/{before}]]]] (krill-reference.md §4), each with ?full. */
+function historyRoutes(): DescribedRoute[] {
+  const full: Parameter = { name: 'full', in: 'query', description: 'Include publication entries', required: false, schema: { type: 'boolean' } }
+  const variants: [id: string, suffix: string, which: string][] = [
+    ['caHistory', '', 'the newest 100 rows'],
+    ['caHistoryRows', '/{rows}', 'rows'],
+    ['caHistoryRowsOffset', '/{rows}/{offset}', 'rows, offset'],
+    ['caHistoryAfter', '/{rows}/{offset}/{after}', 'rows, offset, after'],
+    ['caHistoryBetween', '/{rows}/{offset}/{after}/{before}', 'rows, offset, after, before'],
+  ]
+  const page = json('CommandHistoryJson', 'A page of the history, oldest first')
+  return [
+    ...variants.map(([id, suffix, which]) => get(`/cas/{ca}/history/commands${suffix}`, { id, tag: 'history', summary: `History of a CA (${which})`, params: [full], ok: page })),
+    get('/cas/{ca}/history/details/{key}', { id: 'caHistoryDetails', tag: 'history', summary: 'One command with its events', ok: json('CommandDetailsJson', 'The command') }),
+  ]
+}
+
+function bulkRoutes(): DescribedRoute[] {
+  const tag = 'bulk'
+  return [
+    get('/bulk/cas/issues', { id: 'bulkIssues', tag: 'issues', summary: 'Issues of all CAs', ok: json('BulkIssuesJson', 'CAs with issues') }),
+    post('/bulk/cas/publish', { id: 'bulkPublish', tag, summary: 'All CAs re-issue objects where needed, then sync', ok: empty('Done') }),
+    post('/bulk/cas/sync/parent', { id: 'bulkRefresh', tag, summary: 'All CAs ask their parents for updates', ok: empty('Started') }),
+    post('/bulk/cas/sync/repo', { id: 'bulkSyncRepo', tag, summary: 'All CAs sync with their repository', ok: empty('Done') }),
+  ]
+}
+
+function pubdRoutes(): DescribedRoute[] {
+  const tag = 'publication-server'
+  const response = json('RepositoryResponseJson', 'The RFC 8183 repository response for the publisher')
+  return [
+    get('/pubd/publishers', { id: 'pubdPublishers', tag, summary: 'List the publishers', ok: json('PublisherList', 'Publishers') }),
+    post('/pubd/publishers', { id: 'pubdPublisherAdd', tag, summary: 'Add a publisher', body: jsonOrXmlBody('PublisherRequestJson', 'The publisher', 'publisher_request'), ok: response }),
+    get('/pubd/publishers/{publisher}', { id: 'pubdPublisherShow', tag, summary: 'A publisher and its files', ok: json('PublisherDetails', 'The publisher') }),
+    del('/pubd/publishers/{publisher}', { id: 'pubdPublisherRemove', tag, summary: 'Remove a publisher and withdraw its files', ok: empty('Removed') }),
+    get('/pubd/publishers/{publisher}/response.json', { id: 'pubdPublisherResponse', tag, summary: 'The repository response of a publisher', ok: response }),
+    get('/pubd/publishers/{publisher}/response.xml', { id: 'pubdPublisherResponseXml', tag, summary: 'The repository response of a publisher as XML', ok: xml('<repository_response> document') }),
+    get('/pubd/stale/{seconds}', { id: 'pubdStale', tag, summary: 'Publishers that have not published for this long', ok: json('PublisherList', 'Stale publishers') }),
+    get('/pubd/stats', { id: 'pubdStats', tag, summary: 'Publication server statistics', ok: json('RepoStats', 'Statistics') }),
+    post('/pubd/session_reset', { id: 'pubdSessionReset', tag, summary: 'Start a new RRDP session', ok: empty('Reset') }),
+  ]
+}
+
+function statusRoutes(): DescribedRoute[] {
+  return [
+    get('/authorized', { id: 'authorized', tag: 'status', summary: 'Check the bearer token', ok: empty('The token is valid') }),
+    get('/openapi.json', { id: 'openApi', tag: 'status', summary: 'This OpenAPI description', ok: json('OpenApiDocumentJson', 'The description') }),
+  ]
+}
+
+/** The public endpoints: no bearer token, paths relative to the host. */
+function publicRoutes(): DescribedRoute[] {
+  const updown = 'application/rpki-updown'
+  const publication = 'application/rpki-publication'
+  const conditional = (name: string, description: string): Parameter => ({ name, in: 'header', description, required: false, schema: { type: 'string' } })
+  return [
+    route('get', '/health', { id: 'health', tag: 'status', summary: 'Health check (no token)', ok: empty('Healthy'), errors: ['500'] }, true),
+    route('get', '/stats/info', { id: 'serverInfo', tag: 'status', summary: 'Server version and start time', ok: json('ServerInfo', 'Version and start time'), errors: ['500'] }, true),
+    route('post', '/rfc6492/{ca}', {
+      id: 'rfc6492', tag: 'protocols', summary: 'RFC 6492 up-down message from a child (also with a trailing /)', body: binaryBody(updown, 'CMS-signed RFC 6492 message'), ok: binary(updown, 'CMS-signed reply; protocol problems are an error_response'),
+      errors: ['400', '404', '413', '415', '500'],
+    }, true),
+    route('post', '/rfc8181/{publisher}', {
+      id: 'rfc8181', tag: 'protocols', summary: 'RFC 8181 publication message from a publisher (also with a trailing /)', body: binaryBody(publication, 'CMS-signed RFC 8181 message'), ok: binary(publication, 'CMS-signed reply; protocol problems are a report_error'),
+      errors: ['400', '413', '415', '500'],
+    }, true),
+    route('get', '/rrdp/{file}', {
+      id: 'rrdpFile', tag: 'repository-files', summary: 'An RRDP file (RFC 8182)', ok: xml('The notification (max-age 60) or a snapshot or delta (immutable)'), more: { '304': { description: 'Not modified (ETag or Last-Modified)' } },
+      params: [conditional('If-None-Match', 'ETag of a copy held'), conditional('If-Modified-Since', 'Date of a copy held')], errors: ['404', '500'],
+    }, true),
+    route('get', '/ta/ta.tal', { id: 'taTal', tag: 'repository-files', summary: 'Trust anchor locator of the testbed TA (RFC 8630)', ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, true),
+    route('get', '/ta/ta.cer', { id: 'taCert', tag: 'repository-files', summary: 'Certificate of the testbed TA', ok: binary('application/pkix-cert', 'The certificate, DER'), errors: ['404', '500'] }, true),
+  ]
+}
+
+/** Every described route. */
+export const ROUTES: DescribedRoute[] = [
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(),
+]

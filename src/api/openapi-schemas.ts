@@ -1,0 +1,232 @@
+/**
+ * components/schemas of the OpenAPI description (openapi.ts): one schema per wire type of api/cas.ts, api/pubd.ts
+ * and api/status.ts, with the same name and the same snake_case fields. test/unit/openapi.test.ts checks that the
+ * types generated from these schemas and the TypeScript types in api/ are the same.
+ */
+import type { Reference, Schema, SchemaObject } from './openapi-types.js'
+
+//------------ Schema builders -------------------------------------------------------------------------------------
+
+export function ref(name: string): Reference {
+  return { $ref: `#/components/schemas/${name}` }
+}
+
+const str = (description: string, extra: Partial<SchemaObject> = {}): SchemaObject => ({ type: 'string', description, ...extra })
+const int = (description: string, extra: Partial<SchemaObject> = {}): SchemaObject => ({ type: 'integer', description, ...extra })
+const base64 = (description: string): SchemaObject => str(`${description} (base64)`, { format: 'byte' })
+const time = (description: string): SchemaObject => str(description, { format: 'date-time' })
+const arr = (items: Schema, description?: string): SchemaObject => ({ type: 'array', items, ...(description ? { description } : {}) })
+const map = (values: Schema, description: string): SchemaObject => ({ type: 'object', description, additionalProperties: values })
+const oneOf = (description: string, ...options: Schema[]): SchemaObject => ({ description, oneOf: options })
+const literal = (value: string, description: string): SchemaObject => str(description, { enum: [value] })
+/** JSON Schema for "anything" (`{}`): event and command details. */
+const anyValue = (description: string): SchemaObject => ({ description })
+
+/**
+ * A nullable schema. OpenAPI 3.0 has `nullable`, which needs a `type` and cannot sit beside a `$ref`: a referenced
+ * schema (always an object here) is wrapped in `allOf`.
+ */
+function nullable(s: Schema): SchemaObject {
+  return '$ref' in s ? { type: 'object', allOf: [s], nullable: true } : { ...s, nullable: true }
+}
+
+/** An object with the given properties, all of them required except those named in `optional`. */
+function obj(description: string, properties: Record<string, Schema>, optional: string[] = []): SchemaObject {
+  const required = Object.keys(properties).filter((k) => !optional.includes(k))
+  return { type: 'object', description, properties, ...(required.length > 0 ? { required } : {}) }
+}
+
+const RESOURCES = 'resources in canonical text (style.md §2 rule 4)'
+
+//------------ Errors and status -----------------------------------------------------------------------------------
+
+const status: Record<string, Schema> = {
+  ErrorBody: obj('The body of every API error (krill-reference.md §1.3); 5xx answers never show details', {
+    label: str('Machine-readable error label, e.g. ca-unknown (src/errors.ts catalogue)', { example: 'ca-unknown' }),
+    msg: str('Human-readable message', { example: "CA 'ca1' is unknown" }),
+    args: map({ type: 'string' }, 'The values filled into the message'),
+    delta_error: map(arr({ type: 'string' }), 'Only with ca-roa-delta-error: the refused ROAs by problem (duplicates, notheld, unknowns, invalid_length)'),
+  }, ['delta_error']),
+  ServerInfo: obj('Server version and start time', { version: str('svc version', { example: '0.1.0' }), started: int('Start time in unix seconds') }),
+  OpenApiDocumentJson: {
+    ...obj('This OpenAPI description', {
+      openapi: str('OpenAPI version of the document', { example: '3.0.3' }),
+      info: { ...obj('Title and version of the description', { title: str('Title'), version: str('Version of this description (not of svc)') }), additionalProperties: true },
+      paths: { type: 'object', description: 'The described paths', additionalProperties: true },
+    }),
+    additionalProperties: true,
+  },
+}
+
+//------------ Shared parts ----------------------------------------------------------------------------------------
+
+const shared: Record<string, Schema> = {
+  ResourceSet: {
+    ...obj(`IP and AS resources, ${RESOURCES}; an empty string means none`, { asn: str('AS numbers and ranges'), ipv4: str('IPv4 prefixes and ranges'), ipv6: str('IPv6 prefixes and ranges') }),
+    example: { asn: 'AS65000-AS65010', ipv4: '10.0.0.0/8, 192.168.0.0/16', ipv6: '2001:db8::/32' },
+  },
+  IdCertInfo: obj('An RFC 8183 identity (BPKI) certificate', {
+    public_key: base64('The SubjectPublicKeyInfo, DER'),
+    base64: base64('The certificate, DER'),
+    hash: str('Hex SHA-256 of the SubjectPublicKeyInfo (spec §2.1 "Hash")'),
+  }),
+  RepoInfo: obj('Where a CA publishes', { sia_base: str('rsync URI of the CA\'s directory (ends with /)'), rrdp_notification_uri: str('RRDP notification URI (may be empty)') }),
+  IssueJson: obj('A failure of a parent exchange or repository sync', { label: str('Error label'), msg: str('Message'), args: map({ type: 'string' }, 'Message values') }),
+  ExchangeJson: obj('The last exchange with a parent or repository', {
+    timestamp: time('When'),
+    uri: str('Service URI'),
+    result: oneOf('Success, or the failure', literal('Success', 'The exchange succeeded'), obj('The exchange failed', { Failure: ref('IssueJson') })),
+  }),
+}
+
+//------------ CAs, parents, children, ROAs, repository, history (api/cas.ts) --------------------------------------
+
+const cas: Record<string, Schema> = {
+  CaList: obj('All CAs', { cas: arr(obj('A CA', { handle: str('CA handle') })) }),
+  AddCaJson: obj('A new CA', { handle: str('CA handle: a-z, A-Z, 0-9, - and _ (spec §8)', { pattern: '^[a-zA-Z0-9_-]{1,255}$' }) }),
+  KeyInfoJson: obj('A key of a resource class', {
+    key_id: str('Key identifier (hex SHA-1 of the public key)'),
+    incoming_cert: nullable(obj('The certificate received from the parent', { cert: base64('Certificate, DER'), uri: str('rsync URI where the parent publishes it'), resources: ref('ResourceSet') })),
+    request: nullable(obj('A pending certificate request', { time: time('When it was sent') })),
+  }),
+  ResourceClassInfo: obj('One resource class received from a parent', {
+    name_space: str('Class name'),
+    parent_handle: str('Local name of the parent'),
+    keys: map(map(ref('KeyInfoJson'), 'Keys by role: active_key, pending_key, new_key, old_key'), 'Keys by key-roll state (active, pending, roll-new, roll-pending, roll-old)'),
+    current_objects: arr({ type: 'string' }, 'File names of the objects published under the current key'),
+  }),
+  CertAuthInfo: obj('CA details (spec §2.1)', {
+    handle: str('CA handle'),
+    id_cert: ref('IdCertInfo'),
+    repo_info: nullable(ref('RepoInfo')),
+    parents: arr(obj('A parent', { handle: str('Local parent name'), kind: literal('rfc6492', 'Protocol') })),
+    resources: ref('ResourceSet'),
+    resource_classes: map(ref('ResourceClassInfo'), 'Resource classes by name'),
+    children: arr({ type: 'string' }, 'Child handles'),
+    suspended_children: arr({ type: 'string' }, 'Suspended child handles'),
+  }),
+  ChildRequestJson: obj('An RFC 8183 child_request as JSON', { child_handle: str('Child handle'), id_cert: base64('Identity certificate, DER'), tag: nullable(str('Optional tag')) }),
+  ParentResponseJson: obj('An RFC 8183 parent_response as JSON', {
+    id_cert: base64('Parent identity certificate, DER'),
+    parent_handle: str('Parent handle'),
+    child_handle: str('Child handle'),
+    service_uri: str('RFC 6492 service URI'),
+    tag: nullable(str('Optional tag')),
+  }),
+  AddParentJson: obj('A parent to add or update: the local name and the parent response (`contact` is accepted as an alias of `response`)', {
+    handle: str('Local parent name'),
+    response: ref('ParentResponseJson'),
+  }),
+  ParentContactJson: obj('Contact details of a parent', {
+    type: literal('rfc6492', 'Protocol'),
+    service_uri: str('RFC 6492 service URI'),
+    parent_handle: str('Parent handle'),
+    child_handle: str('Our handle at the parent'),
+    id_cert: ref('IdCertInfo'),
+  }),
+  ParentStatusJson: obj('Exchange status and entitlements of a parent', {
+    last_exchange: nullable(ref('ExchangeJson')),
+    last_success: nullable(time('Last successful exchange')),
+    all_resources: ref('ResourceSet'),
+    classes: arr(obj('An entitlement', { class_name: str('Parent class name'), resource_set: ref('ResourceSet'), not_after: time('Validity end of the certificate') })),
+  }),
+  AddChildJson: obj('A child to add', { handle: str('Child handle'), resources: ref('ResourceSet'), id_cert: base64('Child identity certificate, DER') }),
+  UpdateChildJson: obj('Changes to a child: new identity certificate, new resources, or both', { id_cert: base64('New identity certificate, DER'), resources: ref('ResourceSet') }, ['id_cert', 'resources']),
+  ChildInfoJson: obj('A child', { state: literal('active', 'Child state'), id_cert: ref('IdCertInfo'), entitled_resources: ref('ResourceSet') }),
+  RoaJson: {
+    ...obj('A ROA authorisation', { asn: int('Origin AS number', { minimum: 0, maximum: 4294967295 }), prefix: str('IP prefix'), max_length: int('Max length (default: the prefix length)'), comment: nullable(str('Comment')) }, ['max_length', 'comment']),
+    example: { asn: 65000, prefix: '10.0.0.0/24', max_length: 24, comment: 'office' },
+  },
+  RoaDeltaJson: obj('ROA changes, applied all or nothing (spec §2.8)', { added: arr(ref('RoaJson'), 'To add'), removed: arr(ref('RoaJson'), 'To remove') }),
+  RoaObjectJson: obj('A published ROA object', {
+    authorizations: arr({ type: 'string' }, 'Payloads it carries, as prefix[-max] => asn'),
+    validity: obj('EE certificate validity', { not_before: time('Start'), not_after: time('End') }),
+    serial: str('EE certificate serial'),
+    uri: str('rsync URI'),
+    base64: base64('The object, DER'),
+    hash: str('Hex SHA-256 of the object'),
+  }),
+  ConfiguredRoa: obj('A configured ROA authorisation with the objects carrying it', {
+    asn: int('Origin AS number'),
+    prefix: str('IP prefix'),
+    max_length: int('Max length'),
+    comment: nullable(str('Comment')),
+    roa_objects: arr(ref('RoaObjectJson')),
+  }),
+  RepoInfoJson: obj('Repository configuration of a CA (spec §2.6)', {
+    contact: nullable(obj('The repository in use', {
+      type: str('Embedded publication server or a remote one', { enum: ['embedded', 'remote'] }),
+      repo_info: ref('RepoInfo'),
+      server_info: obj('The publication server', { public_key: base64('Server public key'), service_uri: str('RFC 8181 service URI') }),
+    })),
+  }),
+  RepoStatusJson: obj('What the repository holds for the CA (a real RFC 8181 list)', {
+    last_exchange: nullable(ref('ExchangeJson')),
+    last_success: nullable(time('Last successful sync')),
+    published: arr(obj('A published object', { uri: str('rsync URI'), hash: str('Hex SHA-256') })),
+  }),
+  RepoUpdateJson: oneOf('The RFC 8183 repository_response of the new repository, bare or wrapped', obj('Wrapped', { repository_response: ref('RepositoryResponseJson') }), ref('RepositoryResponseJson')),
+  CaIssuesJson: obj('Current issues of a CA', {
+    repo_issue: nullable(ref('IssueJson')),
+    parent_issues: arr(obj('A parent issue', { parent: str('Parent name'), issue: ref('IssueJson') })),
+    objects_issue: nullable(ref('IssueJson')),
+  }, ['objects_issue']),
+  BulkIssuesJson: obj('Issues of all CAs that have any', { cas: map(ref('CaIssuesJson'), 'Issues by CA handle') }),
+  HistoryRecordJson: obj('One command in the history of a CA', {
+    actor: str('Who ran it'),
+    timestamp: int('Milliseconds since the epoch'),
+    handle: str('CA handle'),
+    version: int('The action key (svcc action --key)'),
+    summary: obj('What was done', { msg: str('Message'), label: str('Command label'), args: map({ type: 'string' }, 'Arguments') }),
+    effect: oneOf('Events applied, or the error', obj('Succeeded', { Ok: arr({ type: 'string' }, 'Event summaries') }), obj('Failed', { Error: str('Error message') })),
+  }),
+  CommandHistoryJson: obj('A page of the history of a CA', { offset: int('Rows skipped'), total: int('Total matching rows'), commands: arr(ref('HistoryRecordJson')) }),
+  CommandDetailsJson: obj('One command with its events', {
+    actor: str('Who ran it'),
+    time: time('When'),
+    handle: str('CA handle'),
+    version: int('The action key'),
+    msg: str('Summary'),
+    details: anyValue('The command as stored'),
+    effect: oneOf('Events applied, or the error',
+      obj('Succeeded', { result: literal('success', 'Result'), events: arr(obj('An event', { msg: str('Summary'), details: anyValue('The event as stored') })) }),
+      obj('Failed', { result: literal('error', 'Result'), msg: str('Error message') })),
+  }),
+}
+
+//------------ Publication server (api/pubd.ts) --------------------------------------------------------------------
+
+const pubd: Record<string, Schema> = {
+  PublisherRequestJson: obj('An RFC 8183 publisher_request as JSON', { publisher_handle: str('Publisher handle'), id_cert: base64('Identity certificate, DER'), tag: nullable(str('Optional tag')) }, ['tag']),
+  RepositoryResponseJson: obj('An RFC 8183 repository_response as JSON', {
+    publisher_handle: str('Publisher handle'),
+    id_cert: base64('Publication server identity certificate, DER'),
+    service_uri: str('RFC 8181 service URI'),
+    repo_info: ref('RepoInfo'),
+    tag: nullable(str('Optional tag')),
+  }),
+  PublisherList: obj('Publishers', { publishers: arr(obj('A publisher', { handle: str('Publisher handle') })) }),
+  PublisherDetails: obj('A publisher and its published files', {
+    handle: str('Publisher handle'),
+    id_cert: ref('IdCertInfo'),
+    base_uri: str('rsync jail of the publisher'),
+    current_files: arr(obj('A file', { uri: str('rsync URI'), base64: base64('Content') })),
+  }),
+  PublisherStatsJson: obj('Statistics of one publisher', {
+    objects: int('Number of objects'),
+    size: int('Total size in bytes'),
+    last_update: nullable(time('Last publication')),
+    manifests: arr(obj('A manifest', { uri: str('rsync URI'), this_update: time('thisUpdate'), next_update: time('nextUpdate') })),
+  }),
+  RepoStats: obj('Publication server statistics', {
+    publishers: map(ref('PublisherStatsJson'), 'By publisher handle'),
+    session: str('RRDP session id'),
+    serial: int('RRDP serial'),
+    last_update: time('Last RRDP update'),
+    rsync_base: str('rsync base URI'),
+    rrdp_base: str('RRDP base URI'),
+  }),
+}
+
+/** Every schema, by name (the names of the TypeScript types in api/ where there is one). */
+export const SCHEMAS: Record<string, Schema> = { ...status, ...shared, ...cas, ...pubd }
