@@ -2,42 +2,38 @@
  * The one facade of svcd's business logic (style.md §1, Krill's KrillManager): HTTP handlers make one call here.
  * Owns `now`, transactions and retries. Methods are named `ca<Noun><Verb>`, `pubd<Noun><Verb>`, mirroring routes.
  */
-import type { Config } from './config.js'
-import type { Logger } from './log.js'
-import type { Db } from './store/db.js'
-import { propertyStore, type PropertyStore } from './store/properties.js'
-import type { ServerInfo } from './api/status.js'
 import {
-  publisherRequestFromJson, repositoryResponseFromJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson,
-} from './api/pubd.js'
-import type { PubServer, RrdpFile } from './app/pub-server.js'
-import {
-  checkAddParent, childRequestJson, parentResponseFromJson, parentResponseJson,
-  type AddChildJson, type AddParentJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildInfoJson, type ChildRequestJson,
-  type CommandDetailsJson, type CommandHistoryJson, MAX_HISTORY_ROWS, type ConfiguredRoa, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson, type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
+  childRequestJson, parentResponseJson, MAX_HISTORY_ROWS,
+  type AddChildJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildInfoJson, type ChildRequestJson, type CommandDetailsJson,
+  type CommandHistoryJson, type ConfiguredRoa, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson,
+  type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
 } from './api/cas.js'
+import { repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from './api/pubd.js'
+import type { ServerInfo } from './api/status.js'
+import { caPath, checkChild, checkIdCert, parentInput, pathHandle, publisherRequestInput, repoInput } from './app/api-inputs.js'
 import { CaManager } from './app/ca-manager.js'
-import { CaServices } from './app/ca-services.js'
-import { caIssues, certAuthInfo, childInfo, configuredRoas, exchangeJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
 import { updown, type LocalUpdown } from './app/ca-parents.js'
 import { repoList } from './app/ca-repo.js'
+import { CaServices } from './app/ca-services.js'
+import { caIssues, certAuthInfo, childInfo, configuredRoas, exchangeJson, historyDetailsJson, historyJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
+import type { PubServer, RrdpFile } from './app/pub-server.js'
+import { repoStats } from './app/pubd-views.js'
 import { classDir } from './ca/locations.js'
 import type { ParentInfo } from './ca/state.js'
-import { eventSummary, type CaEvent } from './ca/events.js'
+import type { Config } from './config.js'
 import type { Signer } from './crypto/signer.js'
-import { decodeChildRequest, decodeParentResponse, decodeRepositoryResponse, encodeChildRequest, encodeParentResponse, encodePublisherRequest, type ParentResponse, type RepositoryResponse } from './protocol/idexchange.js'
-import { ResourceSet } from './resources/resource-set.js'
+import { AppError, reasonOf } from './errors.js'
+import type { Logger } from './log.js'
 import { decodeCert } from './objects/cert.js'
+import { idCertInfo } from './protocol/id-cert.js'
+import { decodeChildRequest, encodeChildRequest, encodeParentResponse, encodePublisherRequest, encodeRepositoryResponse, type ParentResponse } from './protocol/idexchange.js'
+import { ResourceSet } from './resources/resource-set.js'
 import { Scheduler } from './scheduler.js'
+import type { Db } from './store/db.js'
+import { propertyStore, type PropertyStore } from './store/properties.js'
 import { TaskStore, type Task } from './store/task-store.js'
 import { createTrustAnchor, talText, TA_HANDLE, TESTBED_HANDLE } from './ta/testbed.js'
-import { fromBase64 } from './util/base64.js'
-import { childHandle, isWireHandle } from './util/handle.js'
-import { AppError, reasonOf } from './errors.js'
-import { decodePublisherRequest, encodeRepositoryResponse } from './protocol/idexchange.js'
-import { idCertInfo } from './protocol/id-cert.js'
-import { toBase64 } from './util/base64.js'
-import { caHandle, publisherHandle } from './util/handle.js'
+import { fromBase64, toBase64 } from './util/base64.js'
 import { VERSION } from './version.js'
 
 export interface ManagerDeps {
@@ -203,7 +199,7 @@ export class Manager {
   /** Add (or, with `update`, replace) a parent from an RFC 8183 parent response, then sync with it at once. */
   async caParentAdd(ca: string, input: { json: unknown } | { xml: string }, opts: { name?: string; update?: boolean } = {}): Promise<void> {
     const s = this.svc.state(caPath(ca))
-    const { name, response } = this.parentInput(input, opts.name)
+    const { name, response } = parentInput(input, opts.name)
     const parent: ParentInfo = { name, parentHandle: response.parentHandle, childHandle: response.childHandle, serviceUri: response.serviceUri, idCert: toBase64(response.idCert) }
     const exists = name in s.parents
     if (opts.update && !exists) throw new AppError('ca-parent-unknown', { ca, parent: name })
@@ -316,28 +312,14 @@ export class Manager {
     if (!Number.isInteger(q.rows) || q.rows < 1 || q.rows > MAX_HISTORY_ROWS) throw new AppError('api-invalid-query', { name: 'rows', reason: `must be 1 to ${MAX_HISTORY_ROWS}` })
     if (!Number.isInteger(q.offset) || q.offset < 0) throw new AppError('api-invalid-query', { name: 'offset', reason: 'must be 0 or more' })
     const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString())
-    const h = this.svc.cas.history(ca, { rows: q.rows, offset: q.offset, after: iso(q.after), before: iso(q.before), full: q.full })
-    return {
-      offset: q.offset,
-      total: h.total,
-      commands: h.records.map((r) => ({
-        actor: r.actor,
-        timestamp: Date.parse(r.time),
-        handle: r.handle,
-        version: r.seq,
-        summary: r.summary,
-        effect: r.effect.result === 'success' ? { Ok: (r.effect.events as CaEvent[]).map(eventSummary) } : { Error: r.effect.msg },
-      })),
-    }
+    return historyJson(q.offset, this.svc.cas.history(ca, { rows: q.rows, offset: q.offset, after: iso(q.after), before: iso(q.before), full: q.full }))
   }
 
   caHistoryDetails(ca: string, key: string): CommandDetailsJson {
     this.svc.state(caPath(ca))
-    const seq = Number(key)
-    const r = /^[1-9][0-9]{0,15}$/.test(key) ? this.svc.cas.command(ca, seq) : undefined
+    const r = /^[1-9][0-9]{0,15}$/.test(key) ? this.svc.cas.command(ca, Number(key)) : undefined
     if (!r) throw new AppError('ca-history-unknown', { ca, key })
-    const effect: CommandDetailsJson['effect'] = r.effect.result === 'success' ? { result: 'success', events: (r.effect.events as CaEvent[]).map((e) => ({ msg: eventSummary(e), details: e })) } : { result: 'error', msg: r.effect.msg }
-    return { actor: r.actor, time: r.time, handle: r.handle, version: r.seq, msg: r.summary.msg, details: r.details, effect }
+    return historyDetailsJson(r)
   }
 
   //------------ Key roll and bulk ----------------------------------------------------------------------------------
@@ -391,7 +373,7 @@ export class Manager {
    */
   async caRepoUpdate(ca: string, input: { json: unknown } | { xml: string }): Promise<void> {
     const s = this.svc.state(caPath(ca))
-    const response = this.repoInput(input)
+    const response = repoInput(input)
     const embedded = !!this.pub && response.serviceUri.startsWith(`${this.config.service_uri}rfc8181/`)
     const repo = { embedded, publisherHandle: response.publisherHandle, serviceUri: response.serviceUri, siaBase: response.siaBase, rrdpNotificationUri: response.rrdpNotificationUri ?? '', serverIdCert: toBase64(response.idCert) }
     if (JSON.stringify(s.repo) === JSON.stringify(repo)) throw new AppError('ca-repo-same', { ca })
@@ -403,20 +385,6 @@ export class Manager {
     await this.cas.run(ca, { type: 'repo-update', repo })
     await this.cas.publishNow(ca)
     for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
-  }
-
-  private repoInput(input: { json: unknown } | { xml: string }): RepositoryResponse {
-    try {
-      if ('xml' in input) return decodeRepositoryResponse(input.xml)
-      const j = input.json as { repository_response?: RepositoryResponseJson } & Partial<RepositoryResponseJson>
-      const r = j.repository_response ?? (j as RepositoryResponseJson)
-      if (typeof r?.service_uri !== 'string' || typeof r.id_cert !== 'string' || typeof r.publisher_handle !== 'string' || typeof r.repo_info?.sia_base !== 'string') {
-        throw new Error('expected {"repository_response":{"publisher_handle","id_cert","service_uri","repo_info":{"sia_base","rrdp_notification_uri"}}}')
-      }
-      return repositoryResponseFromJson(r)
-    } catch (e) {
-      throw new AppError('ca-repo-response-invalid-xml', { reason: reasonOf(e) })
-    }
   }
 
   /** What the repository holds for the CA, from a real RFC 8181 `list` query (spec §2.6), or `ca-repo-issue`. */
@@ -471,25 +439,6 @@ export class Manager {
     return { parentHandle: s.handle, childHandle: child, serviceUri: `${this.config.service_uri}rfc6492/${encodeURIComponent(s.handle)}`, idCert: fromBase64(s.idCert) }
   }
 
-  private parentInput(input: { json: unknown } | { xml: string }, pathName: string | undefined): { name: string; response: ParentResponse } {
-    try {
-      if ('xml' in input) {
-        const response = decodeParentResponse(input.xml)
-        return { name: pathName ?? response.parentHandle, response }
-      }
-      const problem = checkAddParent(input.json)
-      if (problem) throw new AppError('api-invalid-body', { reason: problem })
-      const j = input.json as AddParentJson & { contact?: ParentResponseJson }
-      if (pathName !== undefined && pathName !== j.handle) throw new AppError('api-invalid-body', { reason: `the parent name '${j.handle}' in the body differs from '${pathName}' in the path` })
-      const response = parentResponseFromJson(j.response ?? j.contact!)
-      for (const h of [response.parentHandle, response.childHandle]) if (!isWireHandle(h)) throw new Error(`'${h}' is not a valid RFC 8183 handle`)
-      return { name: j.handle, response }
-    } catch (e) {
-      if (e instanceof AppError) throw e
-      throw new AppError('ca-parent-response-invalid-xml', { reason: reasonOf(e) })
-    }
-  }
-
   /** A parent in this svcd changed a child's entitlements: the child (if local) syncs at once. */
   private notifyLocalChild(parentCa: string, child: string): void {
     const uri = `${this.config.service_uri}rfc6492/${encodeURIComponent(parentCa)}`
@@ -507,14 +456,7 @@ export class Manager {
 
   pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }): RepositoryResponseJson {
     const pub = this.pubd()
-    let req
-    try {
-      req = 'xml' in input ? decodePublisherRequest(input.xml) : publisherRequestFromJson(input.json)
-      idCertInfo(req.idCert)
-    } catch (e) {
-      throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
-    }
-    return repositoryResponseJson(pub.publisherAdd(req))
+    return repositoryResponseJson(pub.publisherAdd(publisherRequestInput(input)))
   }
 
   pubdPublisherShow(handle: string): PublisherDetails {
@@ -540,16 +482,7 @@ export class Manager {
   }
 
   pubdStats(): RepoStats {
-    const { publishers, rrdp } = this.pubd().stats()
-    const repo = this.config.repository
-    return {
-      publishers: Object.fromEntries(publishers.map((p) => [p.handle, { objects: p.objects, size: p.size, last_update: p.lastPublish ?? null, manifests: this.pubd().manifests(p.handle) }])),
-      session: rrdp.session,
-      serial: rrdp.serial,
-      last_update: rrdp.updated,
-      rsync_base: repo.rsync_base_uri!,
-      rrdp_base: repo.rrdp_base_uri!,
-    }
+    return repoStats(this.pubd(), this.config.repository)
   }
 
   async pubdSessionReset(): Promise<void> {
@@ -579,37 +512,3 @@ export class Manager {
   }
 }
 
-/** A CA handle taken from a URL path: checked (404 comes from the lookup). */
-function caPath(text: string): string {
-  try {
-    return caHandle(text)
-  } catch (e) {
-    throw new AppError('api-invalid-path-handle', { handle: text, reason: reasonOf(e) })
-  }
-}
-
-function checkChild(text: string): string {
-  try {
-    return childHandle(text)
-  } catch (e) {
-    throw new AppError('api-invalid-body', { reason: reasonOf(e) })
-  }
-}
-
-function checkIdCert(b64: string): string {
-  try {
-    idCertInfo(fromBase64(b64))
-    return toBase64(fromBase64(b64))
-  } catch (e) {
-    throw new AppError('ca-child-request-invalid-xml', { reason: `id_cert: ${reasonOf(e)}` })
-  }
-}
-
-/** A handle taken from a URL path: checked, or 400 `api-invalid-path-handle`. */
-function pathHandle(text: string): string {
-  try {
-    return publisherHandle(text)
-  } catch (e) {
-    throw new AppError('api-invalid-path-handle', { handle: text, reason: reasonOf(e) })
-  }
-}

@@ -2,8 +2,10 @@
  * CA state as the JSON API shows it (krill-reference.md §1.1): CertAuthInfo, parent contacts and statuses, child
  * info, configured ROAs with their objects, repository details, issues. Read-only mapping; no decisions.
  */
-import type { CaIssuesJson, CertAuthInfo, ChildInfoJson, ConfiguredRoa, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../api/cas.js'
+import type { CaIssuesJson, CertAuthInfo, CommandDetailsJson, CommandHistoryJson, ChildInfoJson, ConfiguredRoa, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../api/cas.js'
 import { heldResources } from '../ca/children.js'
+import { eventSummary, type CaEvent } from '../ca/events.js'
+import type { StoredCommand } from '../eventsourcing.js'
 import { keyState, type CaKey, type CaState } from '../ca/state.js'
 import { routePayload } from '../ca/routes.js'
 import { decodeRoa } from '../objects/roa.js'
@@ -116,4 +118,26 @@ export function caIssues(statuses: { kind: string; name: string; status: Exchang
     parent_issues: statuses.filter((x) => x.kind === 'parent' && x.status.result === 'failure').map((x) => ({ parent: x.name, issue: issue(x.status) })),
     ...(objects ? { objects_issue: issue(objects.status) } : {}),
   }
+}
+
+/** The history page (krill-reference.md §4 CommandHistory): `version` is the action key. */
+export function historyJson(offset: number, h: { total: number; records: StoredCommand[] }): CommandHistoryJson {
+  return {
+    offset,
+    total: h.total,
+    commands: h.records.map((r) => ({
+      actor: r.actor,
+      timestamp: Date.parse(r.time),
+      handle: r.handle,
+      version: r.seq,
+      summary: r.summary,
+      effect: r.effect.result === 'success' ? { Ok: (r.effect.events as CaEvent[]).map(eventSummary) } : { Error: r.effect.msg },
+    })),
+  }
+}
+
+/** One action with its events (krill-reference.md §4 CommandDetails). */
+export function historyDetailsJson(r: StoredCommand): CommandDetailsJson {
+  const effect: CommandDetailsJson['effect'] = r.effect.result === 'success' ? { result: 'success', events: (r.effect.events as CaEvent[]).map((e) => ({ msg: eventSummary(e), details: e })) } : { result: 'error', msg: r.effect.msg }
+  return { actor: r.actor, time: r.time, handle: r.handle, version: r.seq, msg: r.summary.msg, details: r.details, effect }
 }

@@ -1,0 +1,92 @@
+/**
+ * Checking what the JSON API receives and turning it into domain values: handles from URL paths, identity
+ * certificates, and RFC 8183 documents given as XML or in their JSON form. Failures are labelled AppErrors.
+ */
+import { checkAddParent, parentResponseFromJson, type AddParentJson, type ParentResponseJson } from '../api/cas.js'
+import { publisherRequestFromJson, repositoryResponseFromJson, type PublisherRequestJson, type RepositoryResponseJson } from '../api/pubd.js'
+import { AppError, reasonOf } from '../errors.js'
+import { idCertInfo } from '../protocol/id-cert.js'
+import { decodeParentResponse, decodePublisherRequest, decodeRepositoryResponse, type ParentResponse, type PublisherRequest, type RepositoryResponse } from '../protocol/idexchange.js'
+import { fromBase64, toBase64 } from '../util/base64.js'
+import { caHandle, childHandle, isWireHandle, publisherHandle } from '../util/handle.js'
+
+/** A CA handle taken from a URL path: checked (404 comes from the lookup). */
+export function caPath(text: string): string {
+  try {
+    return caHandle(text)
+  } catch (e) {
+    throw new AppError('api-invalid-path-handle', { handle: text, reason: reasonOf(e) })
+  }
+}
+
+export function checkChild(text: string): string {
+  try {
+    return childHandle(text)
+  } catch (e) {
+    throw new AppError('api-invalid-body', { reason: reasonOf(e) })
+  }
+}
+
+export function checkIdCert(b64: string): string {
+  try {
+    idCertInfo(fromBase64(b64))
+    return toBase64(fromBase64(b64))
+  } catch (e) {
+    throw new AppError('ca-child-request-invalid-xml', { reason: `id_cert: ${reasonOf(e)}` })
+  }
+}
+
+/** A handle taken from a URL path: checked, or 400 `api-invalid-path-handle`. */
+export function pathHandle(text: string): string {
+  try {
+    return publisherHandle(text)
+  } catch (e) {
+    throw new AppError('api-invalid-path-handle', { handle: text, reason: reasonOf(e) })
+  }
+}
+
+/** An RFC 8183 parent response from the API: raw XML, or `{"handle","response"}` JSON (`contact` as alias). */
+export function parentInput(input: { json: unknown } | { xml: string }, pathName: string | undefined): { name: string; response: ParentResponse } {
+  try {
+    if ('xml' in input) {
+      const response = decodeParentResponse(input.xml)
+      return { name: pathName ?? response.parentHandle, response }
+    }
+    const problem = checkAddParent(input.json)
+    if (problem) throw new AppError('api-invalid-body', { reason: problem })
+    const j = input.json as AddParentJson & { contact?: ParentResponseJson }
+    if (pathName !== undefined && pathName !== j.handle) throw new AppError('api-invalid-body', { reason: `the parent name '${j.handle}' in the body differs from '${pathName}' in the path` })
+    const response = parentResponseFromJson(j.response ?? j.contact!)
+    for (const h of [response.parentHandle, response.childHandle]) if (!isWireHandle(h)) throw new Error(`'${h}' is not a valid RFC 8183 handle`)
+    return { name: j.handle, response }
+  } catch (e) {
+    if (e instanceof AppError) throw e
+    throw new AppError('ca-parent-response-invalid-xml', { reason: reasonOf(e) })
+  }
+}
+
+/** An RFC 8183 repository response from the API: raw XML, or `{"repository_response":{…}}` JSON. */
+export function repoInput(input: { json: unknown } | { xml: string }): RepositoryResponse {
+  try {
+    if ('xml' in input) return decodeRepositoryResponse(input.xml)
+    const j = input.json as { repository_response?: RepositoryResponseJson } & Partial<RepositoryResponseJson>
+    const r = j.repository_response ?? (j as RepositoryResponseJson)
+    if (typeof r?.service_uri !== 'string' || typeof r.id_cert !== 'string' || typeof r.publisher_handle !== 'string' || typeof r.repo_info?.sia_base !== 'string') {
+      throw new Error('expected {"repository_response":{"publisher_handle","id_cert","service_uri","repo_info":{"sia_base","rrdp_notification_uri"}}}')
+    }
+    return repositoryResponseFromJson(r)
+  } catch (e) {
+    throw new AppError('ca-repo-response-invalid-xml', { reason: reasonOf(e) })
+  }
+}
+
+/** An RFC 8183 publisher request from the API: raw XML or its JSON form; the identity certificate must decode. */
+export function publisherRequestInput(input: { json: PublisherRequestJson } | { xml: string }): PublisherRequest {
+  try {
+    const req = 'xml' in input ? decodePublisherRequest(input.xml) : publisherRequestFromJson(input.json)
+    idCertInfo(req.idCert)
+    return req
+  } catch (e) {
+    throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
+  }
+}
