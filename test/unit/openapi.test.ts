@@ -34,8 +34,9 @@ t.test('every route is described, and every described operation has a route', as
   const served = new Set(routeTable())
   const described = describedRoutes()
   t.ok(served.size > 50, `found the routes (${served.size})`)
-  t.same([...served].filter((r) => !described.has(r)).sort(), [], 'routes without a description')
+  t.same([...served].filter((r) => !described.has(r)).sort(), [], 'routes without a description (add them to src/api/openapi-paths.ts)')
   t.same([...described].filter((r) => !served.has(r)).sort(), [], 'described operations without a route')
+  t.ok(served.has('POST /rfc6492/{ca}') && served.has('GET /rrdp/{file}'), 'trailing-slash variants folded, the RRDP middleware counted')
   t.ok(served.has('GET /api/v1/openapi.json') && described.has('GET /api/v1/openapi.json'), 'the description describes itself')
 })
 
@@ -71,11 +72,13 @@ t.test('house rules of the description', async (t) => {
 })
 
 t.test('fixtures/openapi is current (make fixtures rewrites it)', async (t) => {
-  t.equal(readFileSync(OPENAPI_JSON, 'utf8'), openApiJson(), 'openapi.json')
-  t.equal(readFileSync(OPENAPI_TYPES, 'utf8'), await openApiTypes(), 'schema.d.ts')
+  t.equal(readFileSync(OPENAPI_JSON, 'utf8'), openApiJson(), 'openapi.json is current (else: make fixtures)')
+  t.equal(readFileSync(OPENAPI_TYPES, 'utf8'), await openApiTypes(), 'schema.d.ts is current (else: make fixtures)')
 })
 
 //------------ Generated types against src/api (checked by tsc: TAP_TYPECHECK=1 and make check) --------------------
+// A wire type changed in src/api and "Conversion of type 'true' to type 'false'" below? Change the schema of the same
+// name in src/api/openapi-schemas.ts (and bump OPENAPI_VERSION), then `make fixtures`.
 
 /** true when A and B are assignable both ways. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
