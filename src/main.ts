@@ -102,13 +102,11 @@ async function start(configPath: string | undefined): Promise<Running> {
     const manager = new Manager({ config, db, log, pub, signer })
     let server: RunningServer
     try {
+      // Start first, listen after: /health answers only once svcd is ready (testbed certified and published).
+      await manager.start()
       const app = createApp({ manager, config, log, token })
       server = await listen(app, { ip: config.ip, port: config.port, tls }).catch((e: NodeJS.ErrnoException) => {
         throw new StartError(`cannot listen on ${config.ip}:${config.port}: ${e.code === 'EADDRINUSE' ? 'the address is already in use' : e.message}`)
-      })
-      await manager.start().catch(async (e) => {
-        await server.close()
-        throw e
       })
     } catch (e) {
       await manager.shutdown()

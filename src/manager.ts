@@ -125,6 +125,9 @@ export class Manager {
       const testbed = this.svc.state(TESTBED_HANDLE)
       await this.caChildAdd(TA_HANDLE, { handle: TESTBED_HANDLE, resources: ResourceSet.all().toJSON(), id_cert: testbed.idCert })
       await this.caParentAdd(TESTBED_HANDLE, { json: { handle: TA_HANDLE, response: this.caChildContact(TA_HANDLE, TESTBED_HANDLE) } })
+      // Ready before svcd answers /health: testbed certified and both CAs published.
+      await this.cas.parentsIdle()
+      for (const ca of [TA_HANDLE, TESTBED_HANDLE]) await this.cas.publishNow(ca)
       this.log.info('testbed created: trust anchor ta with CA testbed under it', { tal: `${this.config.service_uri}ta/ta.tal` })
     }
   }

@@ -2,7 +2,7 @@
  * CA routes under /api/v1/cas (spec §4 table, krill-reference.md §1.1): lifecycle, parents, children, ROAs,
  * repository, issues. Each handler reads and checks its input, makes one manager call, and responds.
  */
-import Router from '@koa/router'
+import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
 import { AppError } from '../../errors.js'

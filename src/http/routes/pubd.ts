@@ -3,7 +3,7 @@
  * and session reset; POST /rfc8181/{publisher} for RFC 8181 messages (application/rpki-publication, answered
  * with a signed CMS reply); GET /rrdp/… for the RRDP files, with caching headers and conditional requests.
  */
-import Router from '@koa/router'
+import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { isPublisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import { AppError } from '../../errors.js'

@@ -2,7 +2,7 @@
  * POST /rfc6492/{ca}: the up-down endpoint (RFC 6492 §3, content type application/rpki-updown). The body is a CMS
  * message from a child; the answer is the CA's signed reply (an error_response for any protocol problem).
  */
-import Router from '@koa/router'
+import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import type { HttpDeps } from '../app.js'
 import { readBytes } from '../body.js'

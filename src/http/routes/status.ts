@@ -3,7 +3,7 @@
  * GET /api/v1/authorized (200 when the bearer token is valid; app.ts checks it for all of /api/), and
  * GET /api/v1/openapi.json (the OpenAPI description of all routes, api/openapi.ts).
  */
-import Router from '@koa/router'
+import { Router } from '@koa/router'
 import { OPENAPI } from '../../api/openapi.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'

@@ -1,5 +1,5 @@
 /** GET /ta/ta.tal and /ta/ta.cer: the embedded trust anchor's TAL (RFC 8630) and certificate, when testbed is on. */
-import Router from '@koa/router'
+import { Router } from '@koa/router'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
 

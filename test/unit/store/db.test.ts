@@ -28,9 +28,10 @@ t.test('a newer schema is refused', async (t) => {
 
 t.test('a failing migration leaves nothing half-applied', async (t) => {
   const file = join(tempDir(t), 'x.db')
-  t.throws(() => Db.open(file, [...MIGRATIONS, { version: 2, name: 'broken', sql: 'CREATE TABLE ok (x); THIS IS NOT SQL' }]), /migration 2 \(broken\) failed/)
+  const last = MIGRATIONS[MIGRATIONS.length - 1].version
+  t.throws(() => Db.open(file, [...MIGRATIONS, { version: last + 1, name: 'broken', sql: 'CREATE TABLE ok (x); THIS IS NOT SQL' }]), new RegExp(`migration ${last + 1} \\(broken\\) failed`))
   const db = Db.open(file)
-  t.equal(db.version(), 1)
+  t.equal(db.version(), last, 'the earlier migrations are in, the broken one left no trace')
   t.same(db.raw.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'ok'").get(), { n: 0 })
   db.close()
 })
