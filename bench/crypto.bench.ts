@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { int, octetString, oid, seq, setOf, utcTime } from '../src/asn1/der.js'
 import {
   checkDer, cursor, type DerNode, expectSequence, firstChild, oidIs, parseDer, parseEmbedded, readBitString,
@@ -138,7 +139,7 @@ function walkRoa(bytes: Uint8Array): number {
   return exts
 }
 
-async function main(): Promise<void> {
+export async function run(): Promise<void> {
   console.log(`svc crypto bench: node ${process.version}, ${CORES} cores, ${KEYS} keys per keygen run`)
   // Keygen time varies a lot (prime search, other load): interleave raw and pool rounds, compare the totals.
   let rawMs = 0, poolMs = 0
@@ -179,4 +180,4 @@ async function main(): Promise<void> {
   }
 }
 
-await main()
+if (process.argv[1] === fileURLToPath(import.meta.url)) await run()

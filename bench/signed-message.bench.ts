@@ -14,7 +14,8 @@ import type { SigningKey } from '../src/crypto/signer.js'
 import { createIdCert } from '../src/protocol/id-cert.js'
 import { MessageSigner, unwrapMessage, wrapMessage } from '../src/protocol/signed-message.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+// The project root, whether run from bench/ or compiled to dist-bench/bench/ (make bench).
+const ROOT = fileURLToPath(new URL(import.meta.url.includes('/dist-bench/') ? '../..' : '..', import.meta.url))
 const KEYS = Number(process.env.BENCH_KEYS ?? 12)
 const NOW = new Date('2026-03-01T12:00:00Z')
 const LIST = '<msg xmlns="http://www.hactrn.net/uris/rpki/publication-spec/" type="query" version="4"><list/></msg>'
