@@ -1,0 +1,88 @@
+/**
+ * The CA aggregate without a database (style.md §8 "Domain tests"): commands in, events out, and the refusals with
+ * their labels. A CA with one resource class under a parent, certified by a test key.
+ */
+import t from 'tap'
+import { generateRsaKeyPair } from '../../../src/crypto/key-pool.js'
+import { KeyPool } from '../../../src/crypto/key-pool.js'
+import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
+import { initialState, processCommand } from '../../../src/ca/cert-auth.js'
+import type { CaContext } from '../../../src/ca/context.js'
+import { applyEvent, type CaEvent } from '../../../src/ca/events.js'
+import type { CaState } from '../../../src/ca/state.js'
+import { AppError } from '../../../src/errors.js'
+import { buildCert, serialFromRandom } from '../../../src/objects/cert.js'
+import { ResourceSet } from '../../../src/resources/resource-set.js'
+import { toBase64 } from '../../../src/util/base64.js'
+import { testKey } from '../../helpers/keys.js'
+
+async function setup() {
+  const pairs = await Promise.all(Array.from({ length: 4 }, () => generateRsaKeyPair()))
+  let i = 0
+  const pool = new KeyPool({ size: 0, concurrency: 1, generate: async () => pairs[i++ % pairs.length] })
+  const signer = new SoftSigner(new MemoryKeyStore(), pool)
+  const now = new Date('2026-06-01T00:00:00Z')
+  const ctx: CaContext = { now, signer, random: (n) => new Uint8Array(n).fill(7), timing: { childCertValidSeconds: 86400 * 365, childCertReissueBeforeSeconds: 86400 * 28 } }
+  const parentKey = testKey()
+  let s: CaState = initialState('ca1', await signer.createKey(), toBase64(new Uint8Array([1])))
+  s.repo = { embedded: true, publisherHandle: 'ca1', serviceUri: 'https://localhost/rfc8181/ca1/', siaBase: 'rsync://localhost/repo/ca1/', rrdpNotificationUri: 'https://localhost/rrdp/notification.xml', serverIdCert: '' }
+  const run = async (c: Parameters<typeof processCommand>[1]) => {
+    const events = await processCommand(structuredClone(s), c, ctx)
+    for (const e of events) applyEvent(s, e)
+    return events
+  }
+  await run({ type: 'parent-add', parent: { name: 'p', parentHandle: 'p', childHandle: 'ca1', serviceUri: 'https://localhost/rfc6492/p', idCert: '' } })
+  const held = ResourceSet.parse({ asn: 'AS65000-65010', ipv4: '10.0.0.0/8' })
+  await run({ type: 'parent-entitlements-update', parent: 'p', classes: [{ className: 'pc', resources: held.toJSON(), notAfter: '2027-06-01T00:00:00.000Z', issued: [] }] })
+  const certify = async (keyId: string) => {
+    const der = buildCert({ profile: 'rpki', kind: 'ca', serial: serialFromRandom(new Uint8Array(20).fill(3)), issuerName: parentKey.keyId, subjectName: keyId, subjectSpki: signer.signingKey(keyId).spki, notBefore: new Date('2026-05-01'), notAfter: new Date('2027-06-01'), crldp: 'rsync://localhost/repo/p/0/x.crl', aia: 'rsync://localhost/repo/p/0/p.cer', sia: { caRepository: 'rsync://localhost/repo/ca1/0/', rpkiManifest: `rsync://localhost/repo/ca1/0/${keyId}.mft` }, resources: { ipv4: held.ipv4, asn: held.asn } }, parentKey)
+    return run({ type: 'certificate-receive', parent: 'p', className: '0', keyId, cert: toBase64(der), uri: 'rsync://localhost/repo/p/0/ca1.cer' })
+  }
+  await certify(s.classes['0'].current!.keyId)
+  return { get s() { return s }, run, certify, ctx }
+}
+
+const label = async (p: Promise<unknown>) => p.then(() => 'no error', (e) => (e instanceof AppError ? e.label : String(e)))
+
+t.test('entitlements create a class with a key; a certificate makes it active', async (t) => {
+  const x = await setup()
+  t.same(Object.keys(x.s.classes), ['0'])
+  t.equal(x.s.classes['0'].parentClass, 'pc')
+  t.ok(x.s.classes['0'].current?.cert, 'certified')
+  t.same((await x.run({ type: 'parent-entitlements-update', parent: 'p', classes: [] })).map((e: CaEvent) => e.type), ['resource-class-removed'], 'a class the parent no longer lists goes')
+})
+
+t.test('children: duplicates, resources not held, certify from a CSR, revoke', async (t) => {
+  const x = await setup()
+  const idCert = toBase64(new Uint8Array([9]))
+  t.same((await x.run({ type: 'child-add', handle: 'kid', idCert, resources: { asn: '', ipv4: '10.1.0.0/16', ipv6: '' } })).map((e) => e.type), ['child-added'])
+  t.equal(await label(x.run({ type: 'child-add', handle: 'kid', idCert, resources: { asn: '', ipv4: '10.1.0.0/16', ipv6: '' } })), 'ca-child-duplicate')
+  t.equal(await label(x.run({ type: 'child-add', handle: 'k2', idCert, resources: { asn: '', ipv4: '192.168.0.0/16', ipv6: '' } })), 'ca-child-resources-extra')
+  t.equal(await label(x.run({ type: 'child-add', handle: 'k3', idCert, resources: { asn: '', ipv4: '', ipv6: '' } })), 'ca-child-resources-required')
+  t.equal(await label(x.run({ type: 'child-update', handle: 'nope', resources: { asn: '', ipv4: '10.1.0.0/16', ipv6: '' } })), 'ca-child-unknown')
+})
+
+t.test('key roll: init, refused activation while pending, activate, finish', async (t) => {
+  const x = await setup()
+  const old = x.s.classes['0'].current!.keyId
+  const init = await x.run({ type: 'keyroll-init' })
+  t.same(init.map((e) => e.type), ['key-roll-initiated'])
+  t.same(await x.run({ type: 'keyroll-init' }), [], 'no effect while a roll is in progress')
+  t.equal(await label(x.run({ type: 'keyroll-activate' })), 'key-roll-pending-requests', 'refused while the new key has no certificate')
+  await x.certify(x.s.classes['0'].next!.keyId)
+  t.same((await x.run({ type: 'keyroll-activate' })).map((e) => e.type), ['key-roll-activated'])
+  t.equal(x.s.classes['0'].old?.keyId, old)
+  t.same((await x.run({ type: 'key-revoked', parent: 'p', className: '0', keyId: old })).map((e) => e.type), ['key-roll-finished'])
+  t.equal(x.s.classes['0'].old, undefined)
+  t.equal(await label(x.run({ type: 'keyroll-activate' })), 'key-roll-disallowed', 'nothing to activate')
+})
+
+t.test('ROAs and parents: the delta check and duplicate parents', async (t) => {
+  const x = await setup()
+  t.same((await x.run({ type: 'roas-update', added: [{ asn: 65000, prefix: '10.0.0.0/24', max_length: 24 }], removed: [] })).map((e) => e.type), ['roas-updated'])
+  t.equal(await label(x.run({ type: 'roas-update', added: [{ asn: 65000, prefix: '10.0.0.0/24', max_length: 24 }], removed: [] })), 'ca-roa-delta-error')
+  t.equal(await label(x.run({ type: 'roas-update', added: [{ asn: 65000, prefix: 'nonsense', max_length: 24 }], removed: [] })), 'ca-roa-delta-syntax')
+  t.equal(await label(x.run({ type: 'parent-add', parent: { name: 'p', parentHandle: 'other', childHandle: 'ca1', serviceUri: 'https://x/', idCert: '' } })), 'ca-parent-duplicate')
+  t.equal(await label(x.run({ type: 'parent-remove', name: 'nope' })), 'ca-parent-unknown')
+  t.equal(await label(x.run({ type: 'certificate-receive', parent: 'p', className: '0', keyId: 'F00', cert: '', uri: '' })), 'ca-parent-issue')
+})
