@@ -94,14 +94,20 @@ function bitStringAddress(node: DerNode, bits: number, fillOnes: boolean): { add
   const { bytes, unusedBits } = readBitString(node, 'RFC 3779 §2.2.3.8')
   const nbits = bytes.length * 8 - unusedBits
   if (nbits > bits) throw new DecodeError('RFC 3779 §2.2.3.8', `address of ${nbits} bits in an IPv${bits === 32 ? 4 : 6} block`)
-  let hex = ''
-  for (let i = 0; i < bits / 8; i++) {
-    let b = i < bytes.length ? bytes[i] : fillOnes ? 0xff : 0
-    if (fillOnes && i === bytes.length - 1) b |= (1 << unusedBits) - 1
-    hex += (b < 16 ? '0' : '') + b.toString(16)
+  // Four 32-bit words at a time (IPv4 is one word): no strings, one BigInt per word.
+  let addr = 0n
+  for (let w = 0; w < bits / 32; w++) {
+    let word = 0
+    for (let k = 0; k < 4; k++) {
+      const i = w * 4 + k
+      let b = i < bytes.length ? bytes[i] : fillOnes ? 0xff : 0
+      if (fillOnes && i === bytes.length - 1) b |= (1 << unusedBits) - 1
+      word = word * 256 + b
+    }
+    addr = (addr << 32n) | BigInt(word)
   }
   const last = nbits === 0 ? -1 : (bytes[bytes.length - 1] >> unusedBits) & 1
-  return { addr: BigInt('0x' + hex), nbits, last }
+  return { addr, nbits, last }
 }
 
 /** One IPAddressOrRange → range; encoding problems go to `problems`. */

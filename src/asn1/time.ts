@@ -66,10 +66,7 @@ function parseTail(s: string, from: number, year: number, rule: string): Date {
   if (da > DAYS[mo - 1] || (mo === 2 && da === 29 && !leap)) {
     throw new DecodeError(rule, `time ${JSON.stringify(s)} names a day that does not exist`)
   }
-  const d = new Date(0)
-  d.setUTCFullYear(year, mo - 1, da)
-  d.setUTCHours(h, mi, se, 0)
-  return d
+  return new Date(Date.UTC(year, mo - 1, da, h, mi, se))
 }
 
 /** Strict UTCTime text (RFC 5280 §4.1.2.5.1): exactly YYMMDDHHMMSSZ; YY ≥ 50 means 19YY. */
