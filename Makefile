@@ -44,9 +44,12 @@ check: $(NODE_DEPS)
 test: system-deps build check
 	TAP_TYPECHECK=1 npx tap
 
+# Benchmarks (bench/run.ts): figures, targets and ratios against this machine's limits measured in the same run.
+# BENCH_QUICK=1 for a few-minute version with smaller sizes; BENCH="pubd cas" runs a subset. Report: bench/results/.
 bench: build
 	npx tsc -p bench/tsconfig.json
-	node --expose-gc dist-bench/bench/run.js
+	@echo '*' > dist-bench/.gitignore
+	node --expose-gc dist-bench/bench/run.js $(BENCH)
 
 # Rewrite the golden files on purpose (error bodies, objects, the CMS message; style.md §8), then review the diff.
 fixtures: build
