@@ -118,20 +118,20 @@ export async function runRoasBench(ctx: BenchContext): Promise<void> {
     // 1,000 ROAs in one delta, next to the raw key generation throughput of this machine in the same run, measured
     // right before and right after (svcd idle both times; the machine may be shared, so both are shown).
     await d.idle({ windowMs: 1000, maxShare: 0.05 })
-    const k1 = await keygen(32, CORES)
+    const k1 = await keygen(48, CORES)
     await d.idle({ windowMs: 1000, maxShare: 0.05 })
     const roas: RoaJson[] = Array.from({ length: big }, (_, i) => ({ asn: 65000 + i, prefix: `10.${16 + (i >> 8)}.${i & 255}.0/24` }))
     const cpu0 = d.cpuSeconds()
     const b = await timedRoaUpdate(d, 'roa1k', jail1k, { added: roas, removed: [] }, big)
     const cpu = d.cpuSeconds() - cpu0
     await d.idle({ windowMs: 1000, maxShare: 0.05 })
-    const k2 = await keygen(32, CORES)
+    const k2 = await keygen(48, CORES)
     const keyRate = (k1.rate + k2.rate) / 2
     const cpuPerKey = (k1.cpuPerKey + k2.cpuPerKey) / 2
     const rate = (big * 1000) / b.publishedMs
     const generated = big + 1 - poolSize // ROA keys + the manifest's, less what the warm pool held
     const floorMs = (generated / keyRate) * 1000
-    ctx.log(`  raw generateKeyPair (RSA-2048, concurrency ${CORES}, 32 keys, svcd idle): ${k1.rate.toFixed(1)} keys/s before, ${k2.rate.toFixed(1)} after; ${(cpuPerKey * 1000).toFixed(0)} ms CPU per key`)
+    ctx.log(`  raw generateKeyPair (RSA-2048, concurrency ${CORES}, 48 keys each, svcd idle): ${k1.rate.toFixed(1)} keys/s before, ${k2.rate.toFixed(1)} after; ${(cpuPerKey * 1000).toFixed(0)} ms CPU per key`)
     ctx.log(`  ${num(big)} ROAs: API answered ${ms(b.apiMs)}, notification on disk ${ms(b.publishedMs)} (${b.serials} serial${b.serials > 1 ? 's' : ''}), ${rate.toFixed(1)} ROAs/s = ${pct(rate / keyRate)} of raw keygen`)
     ctx.log(`  key-generation floor: (${num(big)} ROA keys + 1 manifest key − ${poolSize} pooled) / ${keyRate.toFixed(1)} keys/s = ${ms(floorMs)}`)
     ctx.log(`  svcd CPU during the update ${cpu.toFixed(1)} s (${(cpu / (b.publishedMs / 1000)).toFixed(2)} cores); key generation accounts for ≈ ${(generated * cpuPerKey).toFixed(1)} s of it (${pct((generated * cpuPerKey) / cpu)})`)
@@ -188,7 +188,7 @@ export async function runCasBench(ctx: BenchContext): Promise<void> {
   ctx.log(`${num(n)} CAs under testbed, each with a /24 and 5 ROAs; API concurrency ${concurrency}; then restart and ${num(requests)} sequential GETs of each kind`)
   const d = await startTestbed()
   try {
-    const k1 = await keygen(32, CORES)
+    const k1 = await keygen(48, CORES)
     await d.idle({ windowMs: 1000, maxShare: 0.05 })
     const rss = new RssSampler(d.pid, 500)
     const counter = new DeltaCounter(d.rrdpDir(), 50)
@@ -223,7 +223,7 @@ export async function runCasBench(ctx: BenchContext): Promise<void> {
     const mem = rss.stop()
     const hwm = d.memory().peak
     await d.idle({ windowMs: 1000, maxShare: 0.05, timeoutMs: 600_000 })
-    const k2 = await keygen(32, CORES)
+    const k2 = await keygen(48, CORES)
     const keyRate = (k1.rate + k2.rate) / 2
     const cpuPerKey = (k1.cpuPerKey + k2.cpuPerKey) / 2
     // Keys the creation needed: per CA its identity key, its resource-class key and the EE key of its RFC 6492
@@ -233,7 +233,7 @@ export async function runCasBench(ctx: BenchContext): Promise<void> {
     const counted = 3 * n + mfts + roaObjs
     const strict = 9 * n // 3 + 5 ROAs + at least one manifest per CA
     const floorMs = (counted / keyRate) * 1000
-    ctx.log(`  raw generateKeyPair (RSA-2048, concurrency ${CORES}, 32 keys, svcd idle): ${k1.rate.toFixed(1)} keys/s before, ${k2.rate.toFixed(1)} after; ${(cpuPerKey * 1000).toFixed(0)} ms CPU per key`)
+    ctx.log(`  raw generateKeyPair (RSA-2048, concurrency ${CORES}, 48 keys each, svcd idle): ${k1.rate.toFixed(1)} keys/s before, ${k2.rate.toFixed(1)} after; ${(cpuPerKey * 1000).toFixed(0)} ms CPU per key`)
     ctx.log(`  all certified and ROAs configured after ${ms(configuredMs)}; all ${num(5 * n)} ROAs in the snapshot on disk after ${ms(createdMs)} (${(n / (createdMs / 1000)).toFixed(1)} CAs/s)`)
     ctx.log(`  published during creation: ${num(roaObjs)} ROAs, ${num(mfts)} manifests (${(mfts / n).toFixed(2)} per CA incl. testbed's), ${num(counter.count('new', '.cer') + counter.count('replace', '.cer'))} certificates, ${counter.serials} serials${counter.missed ? `, ${counter.missed} deltas not read` : ''}`)
     ctx.log(`  keys needed ≈ ${num(counted)} (3/CA + one per ROA and manifest): floor ${ms(floorMs)} at ${keyRate.toFixed(1)} keys/s; strict minimum ${num(strict)} keys (9/CA) = ${ms((strict / keyRate) * 1000)}`)

@@ -12,7 +12,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { cpus, totalmem } from 'node:os'
+import { cpus, loadavg, totalmem } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { run as runCrypto } from './crypto.bench.js'
@@ -164,6 +164,7 @@ async function main(names: string[]): Promise<number> {
     `- machine: ${CORES} cores (${cpuModel()}), ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM; node ${process.version}`,
     `- ${SIZES}`,
     `- benches: ${selected.map((b) => b.name).join(', ')}`,
+    `- load average at start: ${loadavg().map((x) => x.toFixed(2)).join(' ')} (1, 5, 15 min; the machine may be shared: each bench shows the load it ran under)`,
   ]
   for (const l of head) ctx.log(l)
   const times: string[] = []
@@ -175,6 +176,7 @@ async function main(names: string[]): Promise<number> {
     ctx.log('')
     ctx.log('```')
     const t = performance.now()
+    const load0 = loadavg()[0]
     try {
       await b.run(ctx)
     } catch (e) {
@@ -182,7 +184,7 @@ async function main(names: string[]): Promise<number> {
       ctx.failed(`${b.name} did not finish`, (e as Error).message ?? String(e))
     }
     const took = performance.now() - t
-    ctx.log(`(${b.name}: ${ms(took)})`)
+    ctx.log(`(${b.name}: ${ms(took)}; 1-min load average ${load0.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end, ${CORES} cores)`)
     ctx.log('```')
     times.push(`${b.name} ${ms(took)}`)
     ;(globalThis as { gc?: () => void }).gc?.()
