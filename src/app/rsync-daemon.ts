@@ -62,7 +62,7 @@ export class RsyncDaemon {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
       if (!cmd.includes('rsync') || !cmd.includes(join(this.o.workDir, 'rsyncd.conf'))) return
       process.kill(pid, 'SIGTERM')
-      this.o.log.warn('stopped an rsync daemon left behind by an earlier svcd', { pid })
+      this.o.log.warn('stopped an rsync daemon left behind by an earlier svcd', { rsyncd_pid: pid })
       const end = Date.now() + 3000
       while (Date.now() < end && existsSync(`/proc/${pid}`)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
     } catch {
@@ -113,7 +113,7 @@ export class RsyncDaemon {
     this.child = child
     let stderr = ''
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)))
-    child.once('spawn', () => this.o.log.info('rsync daemon started', { pid: child.pid, port: port ?? 873, uri: this.o.rsyncBaseUri }))
+    child.once('spawn', () => this.o.log.info('rsync daemon started', { rsyncd_pid: child.pid, port: port ?? 873, uri: this.o.rsyncBaseUri }))
     child.once('exit', (code, signal) => {
       if (this.stopping) return this.o.log.info('rsync daemon stopped')
       if (Date.now() - started > 60_000) this.restarts = 0
