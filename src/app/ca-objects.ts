@@ -92,6 +92,15 @@ interface KeyUpdate {
   refused: string[]
 }
 
+/** What a key's previous objects become: kept as they are, replaced (old one revoked), or gone (revoked). */
+interface KeyWork {
+  kept: StoredCaObject[]
+  /** Previous ROAs and certificates not yet accounted for: what is left at the end is withdrawn. */
+  old: Map<string, StoredCaObject>
+  revoke(o: StoredCaObject): void
+  changed: boolean
+}
+
 async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'next' | 'old', key: CaKey & { cert: IncomingCert }, stored: CaKeyObjects | undefined, ctx: ObjectsContext): Promise<KeyUpdate> {
   const now = ctx.now
   // After a repository change every object is made anew for the new jail (spec §3 rule 1); the numbers continue.
@@ -100,55 +109,63 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   const issuerCert = ownCert(key.cert)
   const issuer: ObjectIssuer = { key: ctx.signer.signingKey(key.keyId), name: issuerCert.subject.der, crlUri: crlUri(state, rc.name, key.keyId), certUri: key.cert.uri }
   const revocations = (prev?.state.revocations ?? []).filter((r) => Date.parse(r.expires) > now.getTime())
-  const revoke = (o: StoredCaObject) => revocations.push({ serial: o.meta.serial, date: now.toISOString(), expires: o.notAfter })
-  const old = new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'cer').map((o) => [o.name, o]))
-  const kept: StoredCaObject[] = []
-  const refused: string[] = []
-  let changed = false
-  // Child certificates signed by this key.
+  const work: KeyWork = {
+    kept: [],
+    old: new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'cer').map((o) => [o.name, o])),
+    revoke: (o) => revocations.push({ serial: o.meta.serial, date: now.toISOString(), expires: o.notAfter }),
+    changed: false,
+  }
+  keepChildCertificates(state, rc, key.keyId, work)
+  const mode = nextRoaMode(prev?.state.roaMode ?? 'simple', role === 'current' ? Object.keys(state.routes).length : 0, { aggregate: ctx.timing.roaAggregateThreshold, deaggregate: ctx.timing.roaDeaggregateThreshold })
+  const refused = await updateRoas(state, rc, role, issuer, issuerCert, mode, work, ctx)
+  // Whatever is left in `old` is no longer wanted: withdrawn, and revoked while it is still valid.
+  for (const o of work.old.values()) {
+    work.revoke(o)
+    work.changed = true
+  }
+  const due = !prev || moved || ctx.force || work.changed || now.getTime() - Date.parse(prev.state.thisUpdate) >= ctx.timing.mftReissueSeconds * 1000 || prev.state.roaMode !== mode
+  if (!due) return { objects: prev, changed: false, refused }
+  const mftCrl = await signManifestAndCrl(state, rc, key, issuer, issuerCert, work.kept, revocations, prev, mode, ctx)
+  return { objects: mftCrl.objects, changed: true, refused: [...refused, ...mftCrl.refused] }
+}
+
+/** The certificates this key issued to children: published as they are in the CA state. */
+function keepChildCertificates(state: CaState, rc: ResourceClass, keyId: string, work: KeyWork): void {
   for (const ch of Object.values(state.children)) {
     for (const c of Object.values(ch.issued)) {
-      if (c.signedBy !== key.keyId || c.className !== rc.name) continue
+      if (c.signedBy !== keyId || c.className !== rc.name) continue
       const name = certFileName(c.keyId)
       const der = fromBase64(c.der)
-      const before = old.get(name)
-      old.delete(name)
-      if (before && before.hash === sha256Hex(der)) kept.push(before)
+      const before = work.old.get(name)
+      work.old.delete(name)
+      if (before && before.hash === sha256Hex(der)) work.kept.push(before)
       else {
-        if (before) revoke(before)
-        kept.push({ name, kind: 'cer', der, hash: sha256Hex(der), notAfter: c.notAfter, meta: { serial: c.serial, child: ch.handle } })
-        changed = true
+        if (before) work.revoke(before)
+        work.kept.push({ name, kind: 'cer', der, hash: sha256Hex(der), notAfter: c.notAfter, meta: { serial: c.serial, child: ch.handle } })
+        work.changed = true
       }
     }
   }
-  // ROAs: only under the current key, for the authorisations this class holds.
-  const mode = nextRoaMode(prev?.state.roaMode ?? 'simple', role === 'current' ? Object.keys(state.routes).length : 0, { aggregate: ctx.timing.roaAggregateThreshold, deaggregate: ctx.timing.roaDeaggregateThreshold })
+}
+
+/** ROAs, only under the current key, for the authorisations this class holds; fresh ones kept, the rest rebuilt. */
+async function updateRoas(state: CaState, rc: ResourceClass, role: string, issuer: ObjectIssuer, issuerCert: ResourceCert, mode: KeyObjectsState['roaMode'], work: KeyWork, ctx: ObjectsContext): Promise<string[]> {
   const planned = role === 'current' ? planRoas(Object.values(state.routes), certResources(issuerCert), mode, ROA_NAMES) : []
   const toBuild: PlannedRoa[] = []
   for (const p of planned) {
-    const before = old.get(p.name)
-    old.delete(p.name)
-    const keysOf = p.payloads.map(roaPayloadKey)
-    const fresh = before && sameList(before.meta.payloads ?? [], keysOf) && Date.parse(before.notAfter) - now.getTime() > ctx.timing.roaReissueBeforeSeconds * 1000
-    if (before && fresh) kept.push(before)
+    const before = work.old.get(p.name)
+    work.old.delete(p.name)
+    const fresh = before && sameList(before.meta.payloads ?? [], p.payloads.map(roaPayloadKey)) && Date.parse(before.notAfter) - ctx.now.getTime() > ctx.timing.roaReissueBeforeSeconds * 1000
+    if (before && fresh) work.kept.push(before)
     else {
-      if (before) revoke(before)
+      if (before) work.revoke(before)
       toBuild.push(p)
     }
   }
   const built = await buildRoas(toBuild, issuer, issuerCert, rc, state, ctx)
-  kept.push(...built.objects)
-  refused.push(...built.refused)
-  changed ||= toBuild.length > 0
-  // Whatever is left in `old` is no longer wanted: withdrawn, and revoked while it is still valid.
-  for (const o of old.values()) {
-    revoke(o)
-    changed = true
-  }
-  const due = !prev || moved || ctx.force || changed || now.getTime() - Date.parse(prev.state.thisUpdate) >= ctx.timing.mftReissueSeconds * 1000 || prev.state.roaMode !== mode
-  if (!due) return { objects: prev, changed: false, refused }
-  const mftCrl = await signManifestAndCrl(state, rc, key, issuer, issuerCert, kept, revocations, prev, mode, ctx)
-  return { objects: mftCrl.objects, changed: true, refused: [...refused, ...mftCrl.refused] }
+  work.kept.push(...built.objects)
+  work.changed ||= toBuild.length > 0
+  return built.refused
 }
 
 /** krill-reference.md §5: hex of the UTF-8 text "<prefix>-<maxlen> => <asn>", and AS<asn>.roa when aggregated. */

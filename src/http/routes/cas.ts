@@ -9,19 +9,31 @@ import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
 
+const empty = (ctx: Context) => {
+  ctx.status = 200
+  ctx.body = ''
+}
+
+const xml = (ctx: Context, text: string) => {
+  ctx.type = 'application/xml'
+  ctx.body = text
+}
+
 export function casRouter(deps: HttpDeps): Router {
+  const r = new Router({ prefix: '/api/v1' })
+  lifecycleRoutes(r, deps)
+  parentRoutes(r, deps)
+  childRoutes(r, deps)
+  roaAndRepoRoutes(r, deps)
+  historyRoutes(r, deps)
+  actionRoutes(r, deps)
+  return r
+}
+
+/** CAs themselves and their RFC 8183 requests. */
+function lifecycleRoutes(r: Router, deps: HttpDeps): void {
   const m = deps.manager
   const limit = deps.config.post_limit_api
-  const r = new Router({ prefix: '/api/v1' })
-  const empty = (ctx: Context) => {
-    ctx.status = 200
-    ctx.body = ''
-  }
-  const xml = (ctx: Context, text: string) => {
-    ctx.type = 'application/xml'
-    ctx.body = text
-  }
-
   r.get('/cas', (ctx) => void (ctx.body = m.caList()))
   r.post('/cas', async (ctx) => {
     const body = await readJson<{ handle: string }>(ctx, limit, checkAddCa)
@@ -38,6 +50,12 @@ export function casRouter(deps: HttpDeps): Router {
   r.get('/cas/:ca/id/child_request.xml', (ctx) => xml(ctx, m.caChildRequestXml(ctx.params.ca)))
   r.get('/cas/:ca/id/publisher_request.xml', (ctx) => xml(ctx, m.caPublisherRequestXml(ctx.params.ca)))
 
+}
+
+/** Parents (RFC 6492 client side). */
+function parentRoutes(r: Router, deps: HttpDeps): void {
+  const m = deps.manager
+  const limit = deps.config.post_limit_api
   r.get('/cas/:ca/parents', (ctx) => void (ctx.body = m.caParentStatuses(ctx.params.ca)))
   r.post('/cas/:ca/parents', async (ctx) => {
     await m.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit))
@@ -53,6 +71,13 @@ export function casRouter(deps: HttpDeps): Router {
     empty(ctx)
   })
 
+  r.post('/cas/:ca/sync/parents', action((ctx) => m.caSyncParents(ctx.params.ca)))
+}
+
+/** Children (RFC 6492 server side). */
+function childRoutes(r: Router, deps: HttpDeps): void {
+  const m = deps.manager
+  const limit = deps.config.post_limit_api
   r.post('/cas/:ca/children', async (ctx) => {
     ctx.body = await m.caChildAdd(ctx.params.ca, await readJson<AddChildJson>(ctx, limit, checkAddChild))
   })
@@ -69,6 +94,12 @@ export function casRouter(deps: HttpDeps): Router {
   r.get('/cas/:ca/children/:child/parent_response.json', (ctx) => void (ctx.body = m.caChildContact(ctx.params.ca, ctx.params.child)))
   r.get('/cas/:ca/children/:child/parent_response.xml', (ctx) => xml(ctx, m.caChildContactXml(ctx.params.ca, ctx.params.child)))
 
+}
+
+/** ROAs, the repository, issues. */
+function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
+  const m = deps.manager
+  const limit = deps.config.post_limit_api
   r.get('/cas/:ca/routes', (ctx) => void (ctx.body = m.caRoas(ctx.params.ca)))
   r.post('/cas/:ca/routes', async (ctx) => {
     await m.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, limit, checkRoaDelta))
@@ -83,6 +114,11 @@ export function casRouter(deps: HttpDeps): Router {
   r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await m.caRepoStatus(ctx.params.ca)))
   r.get('/cas/:ca/issues', (ctx) => void (ctx.body = m.caIssues(ctx.params.ca)))
   r.get('/bulk/cas/issues', (ctx) => void (ctx.body = m.bulkIssues()))
+}
+
+/** History (krill-reference.md §1.1): /history/commands[/rows[/offset[/after[/before]]]] and /history/details/{key}. */
+function historyRoutes(r: Router, deps: HttpDeps): void {
+  const m = deps.manager
   const history = (ctx: Context) => {
     const p = ctx.params
     const num = (name: string, v: string | undefined, dflt?: number) => {
@@ -98,22 +134,24 @@ export function casRouter(deps: HttpDeps): Router {
   r.get('/cas/:ca/history/commands/:rows/:offset/:after', history)
   r.get('/cas/:ca/history/commands/:rows/:offset/:after/:before', history)
   r.get('/cas/:ca/history/details/:key', (ctx) => void (ctx.body = m.caHistoryDetails(ctx.params.ca, ctx.params.key)))
+}
 
-  const action = (fn: (ctx: Context) => Promise<void>) => async (ctx: Context) => {
-    await readNoBody(ctx)
-    await fn(ctx)
-    empty(ctx)
-  }
+/** Body-less POSTs that trigger work: key rolls, syncs, bulk operations. */
+function actionRoutes(r: Router, deps: HttpDeps): void {
+  const m = deps.manager
   r.post('/cas/:ca/keys/roll_init', action((ctx) => m.caKeyRollInit(ctx.params.ca)))
   r.post('/cas/:ca/keys/roll_activate', action((ctx) => m.caKeyRollActivate(ctx.params.ca)))
   r.post('/cas/:ca/sync/repo', action((ctx) => m.caSyncRepo(ctx.params.ca)))
   r.post('/bulk/cas/publish', action(() => m.bulkPublish()))
   r.post('/bulk/cas/sync/parent', action(() => m.bulkRefresh()))
   r.post('/bulk/cas/sync/repo', action(() => m.bulkSyncRepo()))
-  r.post('/cas/:ca/sync/parents', async (ctx) => {
+}
+
+/** A POST that takes no body: run `fn`, answer 200 with an empty body. */
+function action(fn: (ctx: Context) => Promise<void>) {
+  return async (ctx: Context) => {
     await readNoBody(ctx)
-    await m.caSyncParents(ctx.params.ca)
+    await fn(ctx)
     empty(ctx)
-  })
-  return r
+  }
 }
