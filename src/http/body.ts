@@ -1,38 +1,69 @@
 /**
  * Request body readers with size limits and content-type checks. Bodies are read as raw bytes up to the limit
- * (the stream is abandoned beyond it: 413 `api-post-body-exceeds-limit`); JSON is then parsed strictly.
+ * (413 `api-post-body-exceeds-limit` beyond it); JSON is then parsed strictly. A refused body is read on and
+ * dropped for a bounded amount and time before the answer goes out: a connection closed with unread data is reset,
+ * and the reset takes the client's copy of the answer with it.
  */
+import type { IncomingMessage } from 'node:http'
 import type { Context } from 'koa'
 import { AppError, reasonOf } from '../errors.js'
+
+/** How long a refused body is read on and dropped, at most (beyond this or the byte bound the connection goes). */
+const DISCARD_MS = 3_000
 
 /** Read the raw body, refusing more than `limit` bytes, and (if given) any other content type. */
 export async function readBytes(ctx: Context, limit: number, contentType?: string | readonly string[]): Promise<Buffer> {
   if (contentType !== undefined) {
     const allowed = typeof contentType === 'string' ? [contentType] : contentType
     const got = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase()
-    if (!allowed.includes(got)) throw new AppError('api-unsupported-media-type', { content_type: got, expected: allowed.join("' or '") })
+    if (!allowed.includes(got)) {
+      await discard(ctx.req, limit)
+      throw new AppError('api-unsupported-media-type', { content_type: got, expected: allowed.join("' or '") })
+    }
   }
+  const tooLarge = () => new AppError('api-post-body-exceeds-limit', { limit: String(limit) })
   const declared = Number(ctx.get('Content-Length') || NaN)
   if (Number.isFinite(declared) && declared > limit) {
-    ctx.req.resume()
-    throw new AppError('api-post-body-exceeds-limit', { limit: String(limit) })
+    // Read on only when the whole body fits the discard bound; a far larger one is cut off at once.
+    if (declared <= 2 * limit) await discard(ctx.req, declared)
+    throw tooLarge()
   }
   const chunks: Buffer[] = []
   let size = 0
   try {
-    for await (const chunk of ctx.req) {
+    // destroyOnReturn: false: leaving the loop early must not destroy the request (and the socket with it).
+    for await (const chunk of ctx.req.iterator({ destroyOnReturn: false })) {
       size += (chunk as Buffer).length
-      if (size > limit) {
-        ctx.req.resume()
-        throw new AppError('api-post-body-exceeds-limit', { limit: String(limit) })
-      }
+      if (size > limit) break
       chunks.push(chunk as Buffer)
     }
   } catch (e) {
-    if (e instanceof AppError) throw e
     throw new AppError('api-post-body-cannot-read', { reason: reasonOf(e) })
   }
+  if (size > limit) {
+    await discard(ctx.req, limit)
+    throw tooLarge()
+  }
   return Buffer.concat(chunks, size)
+}
+
+/** Read and drop the rest of a refused body: until it ends, `maxBytes` more arrived, or DISCARD_MS passed. */
+function discard(req: IncomingMessage, maxBytes: number): Promise<void> {
+  if (req.readableEnded || req.destroyed) return Promise.resolve()
+  return new Promise((resolve) => {
+    let seen = 0
+    const done = () => {
+      clearTimeout(timer)
+      req.off('data', onData).off('end', done).off('error', done).off('close', done)
+      resolve()
+    }
+    const onData = (c: Buffer) => {
+      seen += c.length
+      if (seen > maxBytes) done()
+    }
+    const timer = setTimeout(done, DISCARD_MS)
+    req.on('data', onData).once('end', done).once('error', done).once('close', done)
+  })
 }
 
 /** Read a JSON body (any JSON content type, or none) and check its shape with `guard`. */

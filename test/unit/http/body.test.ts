@@ -1,5 +1,6 @@
 /** The HTTP edge in-process: body limits, JSON errors, content types, and the error middleware's 5xx rule. */
 import t from 'tap'
+import { execFile } from 'node:child_process'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
@@ -61,6 +62,45 @@ t.test('a chunked body over the limit is cut off', async (t) => {
   })
   t.ok(status === 413 || status === -1, `refused (status ${status})`)
   t.equal(read, -1, 'the handler never got the body')
+})
+
+/**
+ * POST `size` bytes `times` times from another process (so that client and server do not take turns on one event
+ * loop), each on a new connection; the statuses, or the error codes of connections dropped before an answer.
+ */
+function uploads(url: string, size: number, times: number, headers: Record<string, string>): Promise<string[]> {
+  const client = `
+    const http = require('node:http')
+    const [url, size, times, headers] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3]), JSON.parse(process.argv[4])]
+    const one = () => new Promise((resolve) => {
+      let answered = false
+      const req = http.request(url, { method: 'POST', agent: false, headers }, (res) => {
+        answered = true
+        res.resume()
+        res.on('end', () => resolve(String(res.statusCode)))
+        res.on('error', (e) => resolve(e.code))
+      })
+      req.on('error', (e) => { if (!answered) resolve(e.code) })
+      for (let i = 0; i < size; i += 65536) req.write(Buffer.alloc(Math.min(65536, size - i)))
+      req.end()
+    })
+    ;(async () => { const out = []; for (let i = 0; i < times; i++) out.push(await one()); console.log(JSON.stringify(out)) })()`
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['-e', client, url, String(size), String(times), JSON.stringify(headers)], (e, stdout) => (e ? reject(e) : resolve(JSON.parse(stdout) as string[])))
+  })
+}
+
+t.test('a body somewhat over the limit, or of the wrong type: the client gets the answer, every time', async (t) => {
+  const url = await serve(t, async (ctx) => {
+    ctx.body = { size: (await readBytes(ctx, 4_000_000, 'application/rpki-updown')).length }
+  })
+  const type = { 'Content-Type': 'application/rpki-updown' }
+  const declared = await uploads(url, 6_000_000, 10, { ...type, 'Content-Length': '6000000' })
+  t.same(new Set(declared), new Set(['413']), `with Content-Length: 413 every time (${declared.join(' ')})`)
+  const chunked = await uploads(url, 6_000_000, 10, { ...type, 'Transfer-Encoding': 'chunked' })
+  t.same(new Set(chunked), new Set(['413']), `chunked: 413 every time (${chunked.join(' ')})`)
+  const wrong = await uploads(url, 3_000_000, 10, { 'Content-Type': 'text/plain', 'Content-Length': '3000000' })
+  t.same(new Set(wrong), new Set(['415']), `a wrong content type: 415 every time (${wrong.join(' ')})`)
 })
 
 t.test('content types are checked where a protocol requires one', async (t) => {
