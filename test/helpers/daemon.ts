@@ -106,18 +106,28 @@ async function waitHealthy(d: Daemon, exited: Promise<number | null>): Promise<v
   throw new Error(`svcd did not become healthy within 30 s:\n${d.output()}`)
 }
 
-/** A raw HTTPS request to a loopback daemon (self-signed certificate accepted). */
+/**
+ * A raw HTTPS request to a loopback daemon (self-signed certificate accepted), on a connection of its own: the global
+ * agent keeps connections alive, and a request sent on one just as svcd closes it as idle fails with ECONNRESET.
+ */
 export function httpsRequest(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer; binary?: boolean } = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string; raw: Buffer }> {
   return new Promise((resolve, reject) => {
-    const req = https.request(url, { method: opts.method ?? 'GET', headers: opts.headers, rejectUnauthorized: false }, (res) => {
+    let answered = false
+    const req = https.request(url, { method: opts.method ?? 'GET', headers: opts.headers, rejectUnauthorized: false, agent: false }, (res) => {
+      answered = true
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('error', reject)
       res.on('end', () => {
         const raw = Buffer.concat(chunks)
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body: raw.toString('utf8'), raw })
       })
     })
-    req.on('error', reject)
+    // svcd answers an oversized upload (413) and closes the connection while the rest is still being sent: once the
+    // answer is here, the upload's EPIPE/ECONNRESET does not matter; the answer stream ends or fails on its own.
+    req.on('error', (e) => {
+      if (!answered) reject(e)
+    })
     req.end(opts.body)
   })
 }

@@ -21,7 +21,7 @@ function verifyingFetch(ca: string) {
   return async function fetchWithCa(request: Request): Promise<Response> {
     const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined
     return new Promise((resolve, reject) => {
-      const req = https.request(request.url, { method: request.method, headers: Object.fromEntries(request.headers), ca }, (res) => {
+      const req = https.request(request.url, { method: request.method, headers: Object.fromEntries(request.headers), ca, agent: false }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
         res.on('error', reject)
