@@ -150,8 +150,8 @@ t.test('hostile publishing is refused with the right RFC 8181 error and changes 
   const wrongType = await alice.post(await alice.signer.sign(encodePublicationQuery({ type: 'list' }), new Date()), 'application/xml')
   t.equal(wrongType.status, 415)
   t.equal(JSON.parse(wrongType.body).label, 'api-unsupported-media-type')
-  const big = await alice.post(new Uint8Array(33 * 1024 * 1024 + 1))
-  t.equal(big.status, 413)
+  // The refusal reaches the client every time (svcd reads on and drops the rest rather than resetting the connection).
+  for (let i = 0; i < 3; i++) t.equal((await alice.post(new Uint8Array(33 * 1024 * 1024 + 1))).status, 413, `oversized body ${i + 1}: 413`)
 
   const after = await readRrdp(d.url)
   t.equal(after.notification.serial, before.notification.serial, 'no new RRDP serial')
