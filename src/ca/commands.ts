@@ -4,7 +4,10 @@
  * resource class, ROA update with counts of added and removed authorisations").
  */
 import type { CommandSummary } from '../eventsourcing.js'
+import { decodeCert } from '../objects/cert.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
+import { fromBase64 } from '../util/base64.js'
+import { certResources } from './parents.js'
 import type { ParentInfo, RepoInfo } from './state.js'
 
 /** One class as listed by a parent (RFC 6492 §3.3.2), reduced to what the child keeps. */
@@ -48,7 +51,7 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'parent-remove': return s('parent-remove', `Remove parent '${c.name}'`, { parent: c.name })
     case 'parent-entitlements-update': return s('parent-entitlements', `Update entitlements under parent '${c.parent}': ${c.classes.map((e) => `${e.className} => ${formatResources(e.resources)}`).join('; ') || 'none'}`, { parent: c.parent })
     case 'certificate-request': return s('rc-request', `Request certificate for key '${c.keyId}' in resource class '${c.className}'`, { class_name: c.className, key: c.keyId })
-    case 'certificate-receive': return s('rcn-receive', `Update received cert in RC '${c.className}', with resources '${c.uri}'`, { class_name: c.className, key: c.keyId })
+    case 'certificate-receive': return s('rcn-receive', `Update received cert in RC '${c.className}', with resources '${receivedResources(c)}'`, { class_name: c.className, key: c.keyId })
     case 'key-revoked': return s('keyroll-finish', `Parent '${c.parent}' revoked key '${c.keyId}' in resource class '${c.className}'`, { parent: c.parent, key: c.keyId })
     case 'child-add': return s('child-add', `Add child '${c.handle}' with resources '${formatResources(c.resources)}'`, { child: c.handle })
     case 'child-update': return s('child-update', `Update child '${c.handle}'${c.resources ? ` with resources '${formatResources(c.resources)}'` : ''}${c.idCert ? ' with a new id certificate' : ''}`, { child: c.handle })
@@ -59,6 +62,15 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'keyroll-init': return s('keyroll-init', 'Initialise key roll for all resource classes')
     case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
     case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)
+  }
+}
+
+/** The resources of a received certificate, as the history shows them; its URI when it cannot be read. */
+function receivedResources(c: { cert: string; uri: string }): string {
+  try {
+    return formatResources(certResources(decodeCert(fromBase64(c.cert))).toJSON())
+  } catch {
+    return c.uri
   }
 }
 

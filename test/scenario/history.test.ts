@@ -25,7 +25,7 @@ t.test('history of a CA, its filters and one action', async (t) => {
   const commands = parsed.map((p) => p[1])
   t.match(commands[0], /Initialise CA 'ca1'/)
   t.ok(commands.findIndex((c) => /Add parent 'testbed'/.test(c)) < commands.findIndex((c) => /Update entitlements under parent 'testbed'/.test(c)), 'parent add, then its entitlements')
-  t.ok(commands.some((c) => /Update received cert in RC '0'/.test(c)), 'received certificate')
+  t.ok(commands.some((c) => /Update received cert in RC '0', with resources 'asn: AS65000, ipv4: 10.0.0.0\/8'/.test(c)), 'received certificate, with its resources')
   const roaLines = parsed.filter((p) => /Update ROAs/.test(p[1]))
   t.same(roaLines.map((p) => [p[1], p[3].startsWith('OK') ? 'OK' : 'ERROR']), [['Update ROAs add: 2 remove: 0', 'OK'], ['Update ROAs add: 1 remove: 0', 'ERROR'], ['Update ROAs add: 0 remove: 1', 'OK']], 'ROA updates with counts and success flags')
   const keys = parsed.map((p) => Number(p[2]))
