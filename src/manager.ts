@@ -8,7 +8,7 @@ import {
   type CommandHistoryJson, type ConfiguredRoa, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson,
   type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
 } from './api/cas.js'
-import { repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from './api/pubd.js'
+import { publisherRequestJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from './api/pubd.js'
 import type { ServerInfo } from './api/status.js'
 import { caPath, checkChild, checkIdCert, parentInput, pathHandle, publisherRequestInput, repoInput } from './app/api-inputs.js'
 import { CaManager } from './app/ca-manager.js'
@@ -190,6 +190,11 @@ export class Manager {
   caChildRequestXml(ca: string): string {
     const s = this.svc.state(caPath(ca))
     return encodeChildRequest({ childHandle: s.handle, idCert: fromBase64(s.idCert) })
+  }
+
+  caPublisherRequest(ca: string): PublisherRequestJson {
+    const s = this.svc.state(caPath(ca))
+    return publisherRequestJson({ publisherHandle: s.handle, idCert: fromBase64(s.idCert) })
   }
 
   caPublisherRequestXml(ca: string): string {

@@ -21,6 +21,7 @@ function caRoutes(): DescribedRoute[] {
     get('/cas/{ca}/child_request.json', { id: 'caChildRequest', tag, summary: "The CA's RFC 8183 child request", ok: json('ChildRequestJson', 'Child request as JSON') }),
     get('/cas/{ca}/id/child_request.json', { id: 'caChildRequestId', tag, summary: 'Alias of child_request.json', ok: json('ChildRequestJson', 'Child request as JSON') }),
     get('/cas/{ca}/id/child_request.xml', { id: 'caChildRequestXml', tag, summary: "The CA's RFC 8183 child request as XML", ok: xml('<child_request> document') }),
+    get('/cas/{ca}/id/publisher_request.json', { id: 'caPublisherRequest', tag, summary: "The CA's RFC 8183 publisher request", ok: json('PublisherRequestJson', 'Publisher request as JSON') }),
     get('/cas/{ca}/id/publisher_request.xml', { id: 'caPublisherRequestXml', tag, summary: "The CA's RFC 8183 publisher request as XML", ok: xml('<publisher_request> document') }),
   ]
 }

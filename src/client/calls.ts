@@ -58,7 +58,7 @@ export const calls = {
   caRepo: (ca: string): ApiCall<RepoInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo`, 'json'),
   caRepoUpdate: (ca: string, response: RepositoryResponseJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/repo`, 'empty', { repository_response: response }),
   caRepoStatus: (ca: string): ApiCall<RepoStatusJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo/status`, 'json'),
-  caPublisherRequest: (ca: string): ApiCall<string> => call('GET', `/api/v1/cas/${seg(ca)}/id/publisher_request.xml`, 'text'),
+  caPublisherRequest: (ca: string): ApiCall<PublisherRequestJson> => call('GET', `/api/v1/cas/${seg(ca)}/id/publisher_request.json`, 'json'),
 
   pubdPublishers: (): ApiCall<PublisherList> => call('GET', '/api/v1/pubd/publishers', 'json'),
   pubdPublisherAdd: (req: PublisherRequestJson): ApiCall<RepositoryResponseJson> => call('POST', '/api/v1/pubd/publishers', 'json', req),

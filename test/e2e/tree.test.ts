@@ -50,4 +50,7 @@ t.test('RFC 8183 documents svcc prints validate against the RFC 8183 schema', { 
     t.ok(v.ok, `${name} validates: ${v.output}`)
   }
   t.equal(await d.cli(['children', 'response', '-c', 'testbed', '--child', 'ca1']), parentResponse)
+  // The JSON forms (Krill's id/*_request.json): the same handle and identity certificate.
+  const childJson = JSON.parse(await d.cli(['parents', 'request', '-c', 'ca1', '-f', 'json']))
+  t.same(JSON.parse(await d.cli(['repo', 'request', '-c', 'ca1', '-f', 'json'])), { publisher_handle: 'ca1', id_cert: childJson.id_cert, tag: null })
 })

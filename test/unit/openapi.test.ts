@@ -121,7 +121,7 @@ type Answer<Id extends keyof operations> = [Id] extends [never]
 /** What svcc's call of the same name expects back. */
 type Expects<K extends keyof typeof calls> = ReturnType<(typeof calls)[K]> extends ApiCall<infer T> ? T : never
 /** svcc's call names where they differ from the operationId. */
-type Renamed = { info: 'serverInfo'; bulkSync: 'bulkSyncRepo'; caPublisherRequest: 'caPublisherRequestXml' }
+type Renamed = { info: 'serverInfo'; bulkSync: 'bulkSyncRepo' }
 type OpOf<K extends keyof typeof calls> = K extends keyof Renamed ? Renamed[K] : K extends keyof operations ? K : never
 
 /** Names of svcc's calls whose expected answer differs from the described one (never, when all agree). */

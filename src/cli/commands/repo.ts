@@ -1,7 +1,7 @@
 /** `svcc repo …`: the CA's repository (RFC 8181 client side): request, show, state, update (spec §4.1, §4.2). */
-import { repositoryResponseJson } from '../../api/pubd.js'
+import { publisherRequestFromJson, repositoryResponseJson } from '../../api/pubd.js'
 import { calls } from '../../client/calls.js'
-import { decodeRepositoryResponse } from '../../protocol/idexchange.js'
+import { decodeRepositoryResponse, encodePublisherRequest } from '../../protocol/idexchange.js'
 import { UsageError } from '../report.js'
 import type { CommandDef } from '../command.js'
 
@@ -10,8 +10,9 @@ export const repoCommands: CommandDef[] = [
     path: ['repo', 'request'],
     summary: "Show this CA's RFC 8183 publisher request",
     async run(ctx) {
-      const xml = await ctx.send(calls.caPublisherRequest(ctx.ca()))
-      return { text: xml, xml, json: { publisher_request: xml } }
+      const json = await ctx.send(calls.caPublisherRequest(ctx.ca()))
+      const xml = encodePublisherRequest(publisherRequestFromJson(json))
+      return { json, text: xml, xml }
     },
   },
   {

@@ -48,8 +48,8 @@ function lifecycleRoutes(r: Router, deps: HttpDeps): void {
   r.get('/cas/:ca/child_request.json', (ctx) => void (ctx.body = m.caChildRequest(ctx.params.ca)))
   r.get('/cas/:ca/id/child_request.json', (ctx) => void (ctx.body = m.caChildRequest(ctx.params.ca)))
   r.get('/cas/:ca/id/child_request.xml', (ctx) => xml(ctx, m.caChildRequestXml(ctx.params.ca)))
+  r.get('/cas/:ca/id/publisher_request.json', (ctx) => void (ctx.body = m.caPublisherRequest(ctx.params.ca)))
   r.get('/cas/:ca/id/publisher_request.xml', (ctx) => xml(ctx, m.caPublisherRequestXml(ctx.params.ca)))
-
 }
 
 /** Parents (RFC 6492 client side). */
