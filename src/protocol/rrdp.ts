@@ -50,6 +50,11 @@ export interface ChunkOptions {
   chunkBytes?: number
 }
 
+export interface SnapshotChunkOptions extends ChunkOptions {
+  /** Told where each `<publish>` element sits in the output (byte offset and length), in output order. */
+  onElement?: (uri: string, offset: number, length: number) => void
+}
+
 export interface RrdpDecodeOptions {
   /** Largest accepted document in bytes; default {@link RRDP_MAX_BYTES}. */
   maxBytes?: number
@@ -92,13 +97,29 @@ export function encodeSnapshot(s: SnapshotSource): string {
  * The snapshot as UTF-8 chunks of about `chunkBytes`, ready to hash and write. Each object is written straight into
  * the chunk buffer (about 170 ms for 100,000 objects of 2 KB); every chunk is a fresh buffer the caller may keep.
  */
-export function* encodeSnapshotChunks(s: SnapshotSource, opts: ChunkOptions = {}): Generator<Buffer> {
-  checkHead(s.sessionId, s.serial, SNAPSHOT)
+export function* encodeSnapshotChunks(s: SnapshotSource, opts: SnapshotChunkOptions = {}): Generator<Buffer> {
   const w = new ChunkWriter(opts.chunkBytes ?? DEFAULT_CHUNK)
-  w.text(rootOpen('snapshot', s))
-  for (const p of s.publishes) yield* w.element(`  <publish uri="${escapeAttr(p.uri)}">`, p.content, '</publish>\n')
-  w.text('</snapshot>\n')
+  w.text(snapshotHead(s))
+  const at = opts.onElement
+  for (const p of s.publishes) yield* w.element(`  <publish uri="${escapeAttr(p.uri)}">`, p.content, '</publish>\n', at && ((offset, length) => at(p.uri, offset, length)))
+  w.text(SNAPSHOT_TAIL)
   yield w.rest()
+}
+
+/**
+ * The pieces a snapshot is made of, for writers that assemble one from parts (pubd/rrdp-writer.ts copies unchanged
+ * elements from the previous snapshot file): the root's opening tag, one `<publish>` element, the closing tag.
+ * Their concatenation, head + elements + tail, is exactly what {@link encodeSnapshotChunks} writes.
+ */
+export function snapshotHead(h: { sessionId: string; serial: number }): string {
+  checkHead(h.sessionId, h.serial, SNAPSHOT)
+  return rootOpen('snapshot', h)
+}
+
+export const SNAPSHOT_TAIL = '</snapshot>\n'
+
+export function encodeSnapshotElement(uri: string, content: Uint8Array): Buffer {
+  return Buffer.from(`  <publish uri="${escapeAttr(uri)}">${b64(content)}</publish>\n`, 'utf8')
 }
 
 /** The whole delta as one string. */
@@ -138,27 +159,36 @@ export function* encodeDeltaChunks(d: DeltaSource, opts: ChunkOptions = {}): Gen
 class ChunkWriter {
   private buf: Buffer
   private off = 0
+  /** Bytes handed out so far (the offset of `buf` in the output). */
+  private flushed = 0
 
   constructor(private readonly chunk: number) {
     this.buf = Buffer.allocUnsafe(2 * chunk)
   }
 
-  /** One element: an opening text, optional content written as base64, a closing text. */
-  *element(open: string, content?: Uint8Array, close = ''): Generator<Buffer> {
+  /** One element: an opening text, optional content written as base64, a closing text; `at` learns where it went. */
+  *element(open: string, content?: Uint8Array, close = '', at?: (offset: number, length: number) => void): Generator<Buffer> {
     const need = 3 * (open.length + close.length) + (content ? Math.ceil(content.length / 3) * 4 : 0)
     if (this.off + need > this.buf.length) {
-      if (this.off > 0) yield this.buf.subarray(0, this.off)
+      if (this.off > 0) yield this.hand(this.off)
       this.buf = Buffer.allocUnsafe(Math.max(2 * this.chunk, need))
-      this.off = 0
     }
+    const start = this.off
     this.off += this.buf.write(open, this.off, 'utf8')
     if (content) this.off += this.buf.write(b64(content), this.off, 'latin1')
     if (close) this.off += this.buf.write(close, this.off, 'utf8')
+    at?.(this.flushed + start, this.off - start)
     if (this.off >= this.chunk) {
-      yield this.buf.subarray(0, this.off)
+      yield this.hand(this.off)
       this.buf = Buffer.allocUnsafe(2 * this.chunk)
-      this.off = 0
     }
+  }
+
+  /** Hand out the first `n` bytes of the buffer (the caller then replaces it). */
+  private hand(n: number): Buffer {
+    this.flushed += n
+    this.off = 0
+    return this.buf.subarray(0, n)
   }
 
   /** Text that is known to fit (the root's opening and closing tags). */

@@ -3,11 +3,14 @@
  * accepted since the last serial into one delta plus a new snapshot under <dir>/<session>/<serial>/<random>/, records
  * the serial in the database, and then replaces notification.xml by an atomic rename, so a reader never sees a
  * notification that points at a missing file. Old files are removed by the retention rules of krill-reference.md §3.
+ * A new snapshot is assembled from the previous one: unchanged elements are copied from its file as byte ranges, and
+ * only changed objects are read and encoded, so its cost is a copy of the file, not a read and encoding of every
+ * object. The layout that makes this possible lives in memory; after a start, the first snapshot is built whole.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
-import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, type DeltaElement } from '../protocol/rrdp.js'
+import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL, type DeltaElement } from '../protocol/rrdp.js'
 import type { PubdReader, PubdStore, PubdView, RrdpDeltaInfo, RrdpState } from '../store/pubd-store.js'
 
 export interface RrdpRetention {
@@ -34,10 +37,24 @@ export interface CycleResult {
   serial: number
   elements: number
   snapshotBytes: number
+  /** Whether the snapshot was assembled from the previous one (false: every object read and encoded). */
+  incremental: boolean
 }
+
+/** Where each `<publish>` element of a snapshot file sits: uri → [offset, length], in file order. */
+interface SnapshotLayout {
+  path: string
+  size: number
+  elements: Map<string, readonly [number, number]>
+}
+
+/** Unchanged elements are copied from the previous snapshot in reads of at most this many bytes. */
+const COPY_BYTES = 4 * 1024 * 1024
 
 export class RrdpWriter {
   private readonly o: RrdpWriterOptions
+  /** The layout of the current snapshot file (state.snapshotPath), once this process has written one. */
+  private layout: SnapshotLayout | undefined
 
   constructor(options: RrdpWriterOptions) {
     this.o = options
@@ -64,14 +81,20 @@ export class RrdpWriter {
       const serial = state.serial + 1
       const rel = `${state.session}/${serial}/${randomBytes(8).toString('hex')}`
       const delta = await this.writeFile(join(rel, 'delta.xml'), encodeDeltaChunks({ sessionId: state.session, serial, elements }))
-      const snapshot = await this.writeFile(join(rel, 'snapshot.xml'), encodeSnapshotChunks({ sessionId: state.session, serial, publishes: view.all() }))
-      return { state, maxSeq, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length }
+      const path = join(rel, 'snapshot.xml')
+      const layout: SnapshotLayout = { path, size: 0, elements: new Map() }
+      const previous = await this.previousSnapshot(state)
+      const head = { sessionId: state.session, serial }
+      const chunks = previous ? this.snapshotFrom(previous, head, before, view, layout) : this.snapshotWhole(head, view, layout)
+      const snapshot = await this.writeFile(path, chunks)
+      layout.size = snapshot.size
+      return { state, maxSeq, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length, layout, incremental: previous !== undefined }
     })
     if (!result) return undefined
     const now = this.o.now()
     if (!result.snapshot || !result.delta) {
       this.o.store.recordSerial(result.state, undefined, result.maxSeq, [])
-      return { serial: result.serial, elements: 0, snapshotBytes: 0 }
+      return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false }
     }
     const state: RrdpState = { session: result.state.session, serial: result.serial, snapshotPath: join(result.snapshot.rel, 'snapshot.xml'), snapshotHash: result.snapshot.hash, snapshotSize: result.snapshot.size, updated: now.toISOString() }
     const delta: RrdpDeltaInfo = { serial: result.serial, path: join(result.delta.rel, 'delta.xml'), hash: result.delta.hash, size: result.delta.size, time: now.toISOString() }
@@ -79,9 +102,64 @@ export class RrdpWriter {
     const keep = retainDeltas(all, state.snapshotSize, this.o.retention, now)
     const drop = all.filter((d) => !keep.includes(d)).map((d) => d.serial)
     this.o.store.recordSerial(state, delta, result.maxSeq, drop)
+    this.layout = result.layout
     await this.writeNotification()
     await this.cleanup()
-    return { serial: result.serial, elements: result.elements, snapshotBytes: result.snapshot.size }
+    return { serial: result.serial, elements: result.elements, snapshotBytes: result.snapshot.size, incremental: result.incremental }
+  }
+
+  /** The current snapshot's layout when it describes the file on disk (same path and size), else undefined. */
+  private async previousSnapshot(state: RrdpState): Promise<SnapshotLayout | undefined> {
+    const l = this.layout
+    if (!l || l.path !== state.snapshotPath || l.size !== state.snapshotSize) return undefined
+    const st = await stat(join(this.o.dir, l.path)).catch(() => undefined)
+    return st?.size === l.size ? l : undefined
+  }
+
+  /** Every object read and encoded, its place noted in `layout`. */
+  private snapshotWhole(head: { sessionId: string; serial: number }, view: PubdView, layout: SnapshotLayout): Iterable<Buffer> {
+    return encodeSnapshotChunks({ ...head, publishes: view.all() }, { onElement: (uri, offset, length) => layout.elements.set(uri, [offset, length]) })
+  }
+
+  /**
+   * The new snapshot from the previous one: its elements for URIs that did not change, copied from its file in
+   * runs of adjacent ranges, then the objects that changed (and still exist) encoded anew; places noted in `layout`.
+   * The result holds exactly the current objects (RFC 8182 §3.5.2.3): every change since the previous serial is in
+   * `changed`, and everything else is as it was.
+   */
+  private async *snapshotFrom(previous: SnapshotLayout, head: { sessionId: string; serial: number }, changed: ReadonlyMap<string, unknown>, view: PubdView, layout: SnapshotLayout): AsyncGenerator<Buffer> {
+    const fh = await open(join(this.o.dir, previous.path), 'r')
+    try {
+      const start = Buffer.from(snapshotHead(head), 'utf8')
+      let pos = start.length
+      yield start
+      let runFrom = 0
+      let runBytes = 0
+      for (const [uri, [offset, length]] of previous.elements) {
+        if (changed.has(uri)) continue
+        layout.elements.set(uri, [pos, length])
+        pos += length
+        if (runBytes > 0 && runFrom + runBytes === offset) {
+          runBytes += length
+          continue
+        }
+        yield* readRange(fh, runFrom, runBytes)
+        runFrom = offset
+        runBytes = length
+      }
+      yield* readRange(fh, runFrom, runBytes)
+      for (const uri of changed.keys()) {
+        const object = view.object(uri)
+        if (!object) continue
+        const element = encodeSnapshotElement(uri, object.content)
+        layout.elements.set(uri, [pos, element.length])
+        pos += element.length
+        yield element
+      }
+      yield Buffer.from(SNAPSHOT_TAIL, 'utf8')
+    } finally {
+      await fh.close()
+    }
   }
 
   /** A new session with a random UUID and serial 1: one snapshot of everything, no deltas (RFC 8182 §3.3.2). */
@@ -90,9 +168,12 @@ export class RrdpWriter {
     await this.o.reader.read(async (view) => {
       const consumed = view.pending().maxSeq
       const rel = `${session}/1/${randomBytes(8).toString('hex')}`
-      const snapshot = await this.writeFile(join(rel, 'snapshot.xml'), encodeSnapshotChunks({ sessionId: session, serial: 1, publishes: view.all() }))
-      const state: RrdpState = { session, serial: 1, snapshotPath: join(rel, 'snapshot.xml'), snapshotHash: snapshot.hash, snapshotSize: snapshot.size, updated: this.o.now().toISOString() }
+      const layout: SnapshotLayout = { path: join(rel, 'snapshot.xml'), size: 0, elements: new Map() }
+      const snapshot = await this.writeFile(layout.path, this.snapshotWhole({ sessionId: session, serial: 1 }, view, layout))
+      layout.size = snapshot.size
+      const state: RrdpState = { session, serial: 1, snapshotPath: layout.path, snapshotHash: snapshot.hash, snapshotSize: snapshot.size, updated: this.o.now().toISOString() }
       this.o.store.resetSession(state, consumed)
+      this.layout = layout
     })
     await this.writeNotification()
     await this.cleanup(0)
@@ -122,13 +203,13 @@ export class RrdpWriter {
     return this.o.baseUri + rel.split('\\').join('/')
   }
 
-  private async writeFile(rel: string, chunks: Iterable<Buffer>): Promise<{ hash: string; size: number }> {
+  private async writeFile(rel: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<{ hash: string; size: number }> {
     const path = join(this.o.dir, rel)
     await mkdir(join(path, '..'), { recursive: true })
     const hash = createHash('sha256')
     let size = 0
-    const tee = (function* () {
-      for (const c of chunks) {
+    const tee = (async function* () {
+      for await (const c of chunks) {
         hash.update(c)
         size += c.length
         yield c
@@ -199,24 +280,54 @@ export function retainDeltas(deltas: readonly RrdpDeltaInfo[], snapshotSize: num
   return keep
 }
 
-async function writeDurably(path: string, chunks: Iterable<Buffer>): Promise<void> {
+/** Write the chunks (gathered into writes of about 4 MiB, without copying them) and fsync the file. */
+async function writeDurably(path: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
   const fh = await open(path, 'w', 0o644)
   try {
     let pending: Buffer[] = []
     let size = 0
-    for (const c of chunks) {
+    for await (const c of chunks) {
       pending.push(c)
       size += c.length
       if (size >= 4 * 1024 * 1024) {
-        await fh.write(Buffer.concat(pending, size))
+        await writeAll(fh, pending)
         pending = []
         size = 0
       }
     }
-    if (size) await fh.write(Buffer.concat(pending, size))
+    if (size) await writeAll(fh, pending)
     await fh.sync()
   } finally {
     await fh.close()
+  }
+}
+
+/** writev until every byte is written (a short write continues where it stopped). */
+async function writeAll(fh: FileHandle, buffers: Buffer[]): Promise<void> {
+  let rest = buffers
+  while (rest.length) {
+    let { bytesWritten } = await fh.writev(rest)
+    while (rest.length && bytesWritten >= rest[0].length) {
+      bytesWritten -= rest[0].length
+      rest = rest.slice(1)
+    }
+    if (rest.length && bytesWritten > 0) rest = [rest[0].subarray(bytesWritten), ...rest.slice(1)]
+  }
+}
+
+/** Bytes [from, from + length) of an open file, in reads of at most COPY_BYTES; a file shorter than that is an error. */
+async function* readRange(fh: FileHandle, from: number, length: number): AsyncGenerator<Buffer> {
+  for (let done = 0; done < length; ) {
+    const n = Math.min(COPY_BYTES, length - done)
+    const buf = Buffer.allocUnsafe(n)
+    let got = 0
+    while (got < n) {
+      const { bytesRead } = await fh.read(buf, got, n - got, from + done + got)
+      if (bytesRead === 0) throw new Error(`the previous snapshot ended at ${from + done + got} bytes, before ${from + length}`)
+      got += bytesRead
+    }
+    done += n
+    yield buf
   }
 }
 

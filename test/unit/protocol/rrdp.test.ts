@@ -15,7 +15,10 @@ import {
   encodeNotification,
   encodeSnapshot,
   encodeSnapshotChunks,
+  encodeSnapshotElement,
   RRDP_NS,
+  SNAPSHOT_TAIL,
+  snapshotHead,
   type Delta,
   type Notification,
   type Snapshot,
@@ -156,6 +159,17 @@ t.test('chunked encoders produce the same bytes in bounded chunks', async (t) =>
     yield* DELTA.elements
   }
   t.equal(Buffer.concat([...encodeDeltaChunks({ ...DELTA, elements: lazy() })]).toString('utf8'), encodeDelta(DELTA), 'any iterable source')
+})
+
+t.test('snapshot pieces: head + elements + tail is the snapshot, and onElement says where each element is', async (t) => {
+  const many: Snapshot = { ...SNAPSHOT, publishes: Array.from({ length: 300 }, (_, i) => ({ uri: `rsync://localhost/repo/ca/${i}&${i}.roa`, content: Buffer.alloc(i * 7, i) })) }
+  const places: [string, number, number][] = []
+  const whole = Buffer.concat([...encodeSnapshotChunks(many, { chunkBytes: 8 * 1024, onElement: (uri, offset, length) => places.push([uri, offset, length]) })])
+  const pieces = [Buffer.from(snapshotHead(many)), ...many.publishes.map((p) => encodeSnapshotElement(p.uri, p.content)), Buffer.from(SNAPSHOT_TAIL)]
+  t.ok(Buffer.concat(pieces).equals(whole), 'the same bytes')
+  t.same(places.map((p) => p[0]), many.publishes.map((p) => p.uri), 'every element, in order')
+  t.ok(places.every(([uri, offset, length], i) => whole.subarray(offset, offset + length).equals(encodeSnapshotElement(uri, many.publishes[i].content))), 'each place holds exactly its element, across chunk boundaries')
+  t.throws(() => snapshotHead({ sessionId: 'x', serial: 1 }), { name: 'InspectionError', message: /not a UUID/ })
 })
 
 t.test('everything we emit validates against the RFC 8182 schema and round-trips', { skip: noXmllint }, async (t) => {
