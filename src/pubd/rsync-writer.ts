@@ -5,6 +5,7 @@
  * path once per connection, so a client sees one whole tree for its session, never a half-updated one.
  */
 import { existsSync, linkSync, mkdirSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { PubdReader } from '../store/pubd-store.js'
 import { relativePath } from './publishers.js'
@@ -90,7 +91,7 @@ export class RsyncWriter {
     })
     this.switchTo(name)
     this.last = { name, files: result.files }
-    this.cleanup()
+    await this.cleanup()
     return { files: result.files.size, written: result.written, linked: result.linked }
   }
 
@@ -106,8 +107,11 @@ export class RsyncWriter {
     this.o.onSwitch?.(join(this.o.dir, 'trees', name))
   }
 
-  /** Remove trees other than the current one once they are older than the grace period. */
-  private cleanup(): void {
+  /**
+   * Remove trees other than the current one once they are older than the grace period. Asynchronously: a tree of
+   * 100,000 files takes about a second to remove, which would otherwise hold up the RRDP writer and every request.
+   */
+  private async cleanup(): Promise<void> {
     const current = readlinkSync(this.modulePath()).split('/').pop()
     // Tree ages are measured on the real clock, like the directory mtimes they are compared with.
     const cutoff = Date.now() - (this.o.graceSeconds ?? 300) * 1000
@@ -115,7 +119,7 @@ export class RsyncWriter {
       if (name === current) continue
       const path = join(this.o.dir, 'trees', name)
       const st = statSync(path, { throwIfNoEntry: false })
-      if (st && st.mtimeMs < cutoff) rmSync(path, { recursive: true, force: true })
+      if (st && st.mtimeMs < cutoff) await rm(path, { recursive: true, force: true })
     }
   }
 }
