@@ -23,7 +23,8 @@ export interface RsyncWriterOptions {
   onSwitch?: (treeDir: string) => void
 }
 
-const YIELD_EVERY = 500
+/** The tree is built in slices of at most this much synchronous work, so the RRDP writer and requests interleave. */
+const SLICE_MS = 4
 
 export class RsyncWriter {
   private readonly o: RsyncWriterOptions
@@ -70,6 +71,7 @@ export class RsyncWriter {
       let written = 0
       let linked = 0
       mkdirSync(root, { recursive: true, mode: 0o755 })
+      let slice = performance.now()
       for (let i = 0; i < wanted.length; i++) {
         const { uri, hash } = wanted[i]
         const rel = relativePath(uri, this.o.baseUri)
@@ -85,7 +87,10 @@ export class RsyncWriter {
           written++
         }
         files.set(rel, hash)
-        if (i % YIELD_EVERY === YIELD_EVERY - 1) await new Promise((r) => setImmediate(r))
+        if (i % 32 === 31 && performance.now() - slice > SLICE_MS) {
+          await new Promise((r) => setImmediate(r))
+          slice = performance.now()
+        }
       }
       return { files, written, linked }
     })
