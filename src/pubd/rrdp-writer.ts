@@ -31,6 +31,8 @@ export interface RrdpWriterOptions {
   now: () => Date
   /** Seconds an unreferenced file stays on disk, so readers of the previous notification can finish. */
   graceSeconds?: number
+  /** Superseded snapshots kept within the grace period, together at most this many bytes (newest first). */
+  supersededSnapshotBytes?: number
 }
 
 export interface CycleResult {
@@ -41,15 +43,30 @@ export interface CycleResult {
   incremental: boolean
 }
 
-/** Where each `<publish>` element of a snapshot file sits: uri → [offset, length], in file order. */
+/** Where each `<publish>` element of a snapshot file sits, in file order: its URI, offset and length. */
 interface SnapshotLayout {
   path: string
   size: number
-  elements: Map<string, readonly [number, number]>
+  uris: string[]
+  offsets: number[]
+  lengths: number[]
 }
 
+function emptyLayout(path: string): SnapshotLayout {
+  return { path, size: 0, uris: [], offsets: [], lengths: [] }
+}
+
+function addElement(l: SnapshotLayout, uri: string, offset: number, length: number): void {
+  l.uris.push(uri)
+  l.offsets.push(offset)
+  l.lengths.push(length)
+}
+
+/** Default budget of superseded snapshots within the grace period: about four of 100,000 objects, all of small ones. */
+const SUPERSEDED_SNAPSHOT_BYTES = 1024 * 1024 * 1024
+
 /** Unchanged elements are copied from the previous snapshot in reads of at most this many bytes. */
-const COPY_BYTES = 4 * 1024 * 1024
+const COPY_BYTES = 16 * 1024 * 1024
 
 export class RrdpWriter {
   private readonly o: RrdpWriterOptions
@@ -82,11 +99,10 @@ export class RrdpWriter {
       const rel = `${state.session}/${serial}/${randomBytes(8).toString('hex')}`
       const delta = await this.writeFile(join(rel, 'delta.xml'), encodeDeltaChunks({ sessionId: state.session, serial, elements }))
       const path = join(rel, 'snapshot.xml')
-      const layout: SnapshotLayout = { path, size: 0, elements: new Map() }
+      const layout = emptyLayout(path)
       const previous = await this.previousSnapshot(state)
       const head = { sessionId: state.session, serial }
-      const chunks = previous ? this.snapshotFrom(previous, head, before, view, layout) : this.snapshotWhole(head, view, layout)
-      const snapshot = await this.writeFile(path, chunks)
+      const snapshot = previous ? await this.copySnapshot(path, previous, head, before, view, layout) : await this.writeFile(path, this.snapshotWhole(head, view, layout))
       layout.size = snapshot.size
       return { state, maxSeq, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length, layout, incremental: previous !== undefined }
     })
@@ -118,47 +134,76 @@ export class RrdpWriter {
 
   /** Every object read and encoded, its place noted in `layout`. */
   private snapshotWhole(head: { sessionId: string; serial: number }, view: PubdView, layout: SnapshotLayout): Iterable<Buffer> {
-    return encodeSnapshotChunks({ ...head, publishes: view.all() }, { onElement: (uri, offset, length) => layout.elements.set(uri, [offset, length]) })
+    return encodeSnapshotChunks({ ...head, publishes: view.all() }, { onElement: (uri, offset, length) => addElement(layout, uri, offset, length) })
   }
 
   /**
-   * The new snapshot from the previous one: its elements for URIs that did not change, copied from its file in
-   * runs of adjacent ranges, then the objects that changed (and still exist) encoded anew; places noted in `layout`.
-   * The result holds exactly the current objects (RFC 8182 §3.5.2.3): every change since the previous serial is in
-   * `changed`, and everything else is as it was.
+   * Write the new snapshot from the previous one: its elements for URIs that did not change, copied from its file,
+   * then the objects that changed (and still exist) encoded anew; places noted in `layout`. The result holds exactly
+   * the current objects (RFC 8182 §3.5.2.3): every change since the previous serial is in `changed`, and everything
+   * else is as it was. The copy is pipelined over windows of the previous file in three reused buffers (fresh ones
+   * cost a page fault per 4 KiB, more than the copy itself): reading window i+1 and writing window i-1 overlap with
+   * hashing window i.
    */
-  private async *snapshotFrom(previous: SnapshotLayout, head: { sessionId: string; serial: number }, changed: ReadonlyMap<string, unknown>, view: PubdView, layout: SnapshotLayout): AsyncGenerator<Buffer> {
-    const fh = await open(join(this.o.dir, previous.path), 'r')
-    try {
-      const start = Buffer.from(snapshotHead(head), 'utf8')
-      let pos = start.length
-      yield start
-      let runFrom = 0
-      let runBytes = 0
-      for (const [uri, [offset, length]] of previous.elements) {
-        if (changed.has(uri)) continue
-        layout.elements.set(uri, [pos, length])
-        pos += length
-        if (runBytes > 0 && runFrom + runBytes === offset) {
-          runBytes += length
-          continue
-        }
-        yield* readRange(fh, runFrom, runBytes)
-        runFrom = offset
-        runBytes = length
+  private async copySnapshot(rel: string, previous: SnapshotLayout, head: { sessionId: string; serial: number }, changed: ReadonlyMap<string, unknown>, view: PubdView, layout: SnapshotLayout): Promise<{ hash: string; size: number }> {
+    const hash = createHash('sha256')
+    let size = 0
+    const hashed = (pieces: Buffer[]) => {
+      for (const p of pieces) {
+        hash.update(p)
+        size += p.length
       }
-      yield* readRange(fh, runFrom, runBytes)
+      return pieces
+    }
+    const start = Buffer.from(snapshotHead(head), 'utf8')
+    const windows = planCopy(previous, changed, start.length, layout)
+    const src = await open(join(this.o.dir, previous.path), 'r')
+    const out = await open(join(this.o.dir, rel), 'w', 0o644).catch(async (e: unknown) => {
+      await src.close()
+      throw e
+    })
+    const buffers: Buffer[] = [Buffer.alloc(0), Buffer.alloc(0), Buffer.alloc(0)]
+    const readWindow = async (i: number): Promise<Buffer> => {
+      const w = windows[i]
+      if (buffers[i % 3].length < w.to - w.from) buffers[i % 3] = Buffer.allocUnsafe(Math.max(COPY_BYTES, w.to - w.from))
+      await readFully(src, buffers[i % 3], w.to - w.from, w.from)
+      return buffers[i % 3]
+    }
+    // A read or write in flight may fail while another is awaited: each is awaited in turn, and marked handled here
+    // so that the failure surfaces there rather than as an unhandled rejection.
+    const inFlight = <T>(p: Promise<T>): Promise<T> => (p.catch(() => undefined), p)
+    let reading: Promise<Buffer> | undefined
+    let writing: Promise<void> = inFlight(writeAll(out, hashed([start])))
+    try {
+      reading = windows.length ? inFlight(readWindow(0)) : undefined
+      for (let i = 0; i < windows.length; i++) {
+        const buf = await reading!
+        // Buffer (i + 1) % 3 last held window i - 2, whose write was awaited before window i - 1's began.
+        reading = i + 1 < windows.length ? inFlight(readWindow(i + 1)) : undefined
+        const w = windows[i]
+        const pieces = hashed(w.keep.map(([offset, length]) => buf.subarray(offset - w.from, offset - w.from + length)))
+        await writing
+        writing = inFlight(writeAll(out, pieces))
+      }
+      await writing
+      let pos = size
+      const fresh: Buffer[] = []
       for (const uri of changed.keys()) {
         const object = view.object(uri)
         if (!object) continue
         const element = encodeSnapshotElement(uri, object.content)
-        layout.elements.set(uri, [pos, element.length])
+        addElement(layout, uri, pos, element.length)
         pos += element.length
-        yield element
+        fresh.push(element)
       }
-      yield Buffer.from(SNAPSHOT_TAIL, 'utf8')
+      fresh.push(Buffer.from(SNAPSHOT_TAIL, 'utf8'))
+      await writeAll(out, hashed(fresh))
+      await out.sync()
+      return { hash: hash.digest('hex'), size }
     } finally {
-      await fh.close()
+      await Promise.allSettled([reading, writing])
+      await src.close()
+      await out.close()
     }
   }
 
@@ -168,7 +213,7 @@ export class RrdpWriter {
     await this.o.reader.read(async (view) => {
       const consumed = view.pending().maxSeq
       const rel = `${session}/1/${randomBytes(8).toString('hex')}`
-      const layout: SnapshotLayout = { path: join(rel, 'snapshot.xml'), size: 0, elements: new Map() }
+      const layout = emptyLayout(join(rel, 'snapshot.xml'))
       const snapshot = await this.writeFile(layout.path, this.snapshotWhole({ sessionId: session, serial: 1 }, view, layout))
       layout.size = snapshot.size
       const state: RrdpState = { session, serial: 1, snapshotPath: layout.path, snapshotHash: snapshot.hash, snapshotSize: snapshot.size, updated: this.o.now().toISOString() }
@@ -226,25 +271,41 @@ export class RrdpWriter {
   }
 
   /**
-   * Remove what the notification no longer references, once older than the grace period: whole session
-   * directories of old sessions, and serial directories that hold neither the snapshot nor a kept delta.
+   * Remove what the notification no longer references once it is older than the grace period, so that readers of
+   * an earlier notification can still fetch it; superseded snapshots go sooner when together they exceed the budget
+   * (the newest are kept), or a large repository writing a serial every second would keep a full snapshot for each
+   * second of the grace period. A download in progress is not cut short: an open file outlives its name.
+   * Directories left empty go too, and so do old sessions.
    */
   private async cleanup(graceSeconds = this.o.graceSeconds ?? 120): Promise<void> {
     const state = this.o.store.rrdpState()!
-    const keep = new Set([state.snapshotPath, ...this.o.store.rrdpDeltas().map((d) => d.path)].map((p) => p.split('/').slice(0, 3).join('/')))
+    const referenced = new Set([state.snapshotPath, ...this.o.store.rrdpDeltas().map((d) => d.path)].map((p) => p.split('\\').join('/')))
     // File ages are measured on the real clock, like the mtimes they are compared with.
     const cutoff = Date.now() - graceSeconds * 1000
+    const superseded: { path: string; mtimeMs: number; size: number }[] = []
+    const dirs: string[][] = []
     for (const session of await readdir(this.o.dir).catch(() => [] as string[])) {
       if (session === 'notification.xml' || session.endsWith('.tmp')) continue
       for (const serial of await readdir(join(this.o.dir, session)).catch(() => [] as string[])) {
         for (const random of await readdir(join(this.o.dir, session, serial)).catch(() => [] as string[])) {
-          const rel = `${session}/${serial}/${random}`
-          if (keep.has(rel)) continue
-          const st = await stat(join(this.o.dir, rel)).catch(() => undefined)
-          if (st && st.mtimeMs < cutoff) await rm(join(this.o.dir, rel), { recursive: true, force: true })
+          dirs.push([session, serial, random])
+          for (const file of await readdir(join(this.o.dir, session, serial, random)).catch(() => [] as string[])) {
+            if (referenced.has(`${session}/${serial}/${random}/${file}`)) continue
+            const path = join(this.o.dir, session, serial, random, file)
+            const st = await stat(path).catch(() => undefined)
+            if (!st) continue
+            if (st.mtimeMs < cutoff) await rm(path, { recursive: true, force: true })
+            else if (file === 'snapshot.xml') superseded.push({ path, mtimeMs: st.mtimeMs, size: st.size })
+          }
         }
-        await rmdirIfEmpty(join(this.o.dir, session, serial))
       }
+    }
+    superseded.sort((a, b) => b.mtimeMs - a.mtimeMs)
+    let kept = 0
+    for (const f of superseded) if ((kept += f.size) > (this.o.supersededSnapshotBytes ?? SUPERSEDED_SNAPSHOT_BYTES)) await rm(f.path, { force: true })
+    for (const [session, serial, random] of dirs) {
+      await rmdirIfEmpty(join(this.o.dir, session, serial, random))
+      await rmdirIfEmpty(join(this.o.dir, session, serial))
       await rmdirIfEmpty(join(this.o.dir, session))
     }
   }
@@ -280,9 +341,13 @@ export function retainDeltas(deltas: readonly RrdpDeltaInfo[], snapshotSize: num
   return keep
 }
 
-/** Write the chunks (gathered into writes of about 4 MiB, without copying them) and fsync the file. */
+/**
+ * Write the chunks (gathered into writes of about 4 MiB, without copying them) and fsync the file. One write is in
+ * flight while the next chunks are made (and hashed), so producing and writing overlap.
+ */
 async function writeDurably(path: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
   const fh = await open(path, 'w', 0o644)
+  let inFlight: Promise<void> = Promise.resolve()
   try {
     let pending: Buffer[] = []
     let size = 0
@@ -290,14 +355,18 @@ async function writeDurably(path: string, chunks: Iterable<Buffer> | AsyncIterab
       pending.push(c)
       size += c.length
       if (size >= 4 * 1024 * 1024) {
-        await writeAll(fh, pending)
+        await inFlight
+        inFlight = writeAll(fh, pending)
+        inFlight.catch(() => undefined) // awaited before the next write or at the end
         pending = []
         size = 0
       }
     }
+    await inFlight
     if (size) await writeAll(fh, pending)
     await fh.sync()
   } finally {
+    await inFlight.catch(() => undefined)
     await fh.close()
   }
 }
@@ -315,19 +384,44 @@ async function writeAll(fh: FileHandle, buffers: Buffer[]): Promise<void> {
   }
 }
 
-/** Bytes [from, from + length) of an open file, in reads of at most COPY_BYTES; a file shorter than that is an error. */
-async function* readRange(fh: FileHandle, from: number, length: number): AsyncGenerator<Buffer> {
-  for (let done = 0; done < length; ) {
-    const n = Math.min(COPY_BYTES, length - done)
-    const buf = Buffer.allocUnsafe(n)
-    let got = 0
-    while (got < n) {
-      const { bytesRead } = await fh.read(buf, got, n - got, from + done + got)
-      if (bytesRead === 0) throw new Error(`the previous snapshot ended at ${from + done + got} bytes, before ${from + length}`)
-      got += bytesRead
-    }
-    done += n
-    yield buf
+/** A stretch of the previous snapshot file read at once, and the parts of it that are kept ([offset, length]). */
+interface CopyWindow {
+  from: number
+  to: number
+  keep: [number, number][]
+}
+
+/**
+ * The elements of `previous` that are not `changed`, in file order, as windows of at most COPY_BYTES (one larger
+ * element gets a window of its own); adjacent kept elements merge into one part. Their new places, after a head of
+ * `headBytes`, are noted in `layout`.
+ */
+function planCopy(previous: SnapshotLayout, changed: ReadonlyMap<string, unknown>, headBytes: number, layout: SnapshotLayout): CopyWindow[] {
+  const windows: CopyWindow[] = []
+  let w: CopyWindow | undefined
+  let pos = headBytes
+  for (let i = 0; i < previous.uris.length; i++) {
+    const uri = previous.uris[i]
+    if (changed.has(uri)) continue
+    const offset = previous.offsets[i]
+    const length = previous.lengths[i]
+    addElement(layout, uri, pos, length)
+    pos += length
+    if (!w || offset + length - w.from > COPY_BYTES) windows.push((w = { from: offset, to: offset, keep: [] }))
+    const last = w.keep[w.keep.length - 1]
+    if (last && last[0] + last[1] === offset) last[1] += length
+    else w.keep.push([offset, length])
+    w.to = offset + length
+  }
+  return windows
+}
+
+/** Read `length` bytes at `position` into the start of `buf`; a file that ends before is an error. */
+async function readFully(fh: FileHandle, buf: Buffer, length: number, position: number): Promise<void> {
+  for (let got = 0; got < length; ) {
+    const { bytesRead } = await fh.read(buf, got, length - got, position + got)
+    if (bytesRead === 0) throw new Error(`the previous snapshot ended at ${position + got} bytes, before ${position + length}`)
+    got += bytesRead
   }
 }
 

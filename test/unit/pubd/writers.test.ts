@@ -154,6 +154,40 @@ t.test('retention keeps what the rules say and files that are referenced exist',
   t.same(readdirSync(sessionDir).map(Number).sort((a, b) => a - b), [6, 7, 8], 'old serial directories are removed')
 })
 
+t.test('superseded snapshots: gone after the grace period even when their delta stays, and sooner beyond the budget', async (t) => {
+  const files = (dir: string) => {
+    const out: string[] = []
+    const walk = (d: string, rel: string) => {
+      for (const e of readdirSync(d)) statSync(join(d, e)).isDirectory() ? walk(join(d, e), `${rel}${e}/`) : out.push(rel + e)
+    }
+    walk(dir, '')
+    return out.sort()
+  }
+  const run = async (opts: { graceSeconds: number; supersededSnapshotBytes?: number }) => {
+    const s = setup(t)
+    const rrdp = new RrdpWriter({ dir: join(s.dir, 'rrdp'), baseUri: RRDP, store: s.store, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), retention: { minNr: 10, minSeconds: 0, maxNr: 10, maxSeconds: 7200 }, ...opts })
+    await rrdp.init()
+    s.ballast()
+    for (let i = 0; i < 4; i++) {
+      s.publish([{ type: 'publish', uri: `${RSYNC}p/f${i}.cer`, content: bytes(`F${i}`), hash: sha(`F${i}`) }])
+      await rrdp.cycle()
+    }
+    const n = s.notification()
+    const all = files(join(s.dir, 'rrdp'))
+    const current = n.snapshot.uri.slice(RRDP.length)
+    return { n, all, snapshots: all.filter((f) => f.endsWith('snapshot.xml')), current, size: statSync(join(s.dir, 'rrdp', current)).size }
+  }
+  const gone = await run({ graceSeconds: 0 })
+  t.same(gone.snapshots, [gone.current], 'no grace: only the current snapshot is left')
+  t.same(gone.all.filter((f) => f.endsWith('delta.xml')), gone.n.deltas.map((d) => d.uri.slice(RRDP.length)).sort(), 'every listed delta is still there')
+  const kept = await run({ graceSeconds: 3600 })
+  t.equal(kept.snapshots.length, 5, 'within the grace period and the budget: superseded snapshots stay for readers')
+  const budget = await run({ graceSeconds: 3600, supersededSnapshotBytes: 2 * 27_300 }) // snapshots here are about 27 kB
+  t.equal(budget.snapshots.length, 3, 'beyond the budget: the current one and the newest two superseded ones')
+  t.ok(budget.snapshots.includes(budget.current))
+  t.equal(budget.all.filter((f) => f.endsWith('delta.xml')).length, 4, 'deltas are not touched by the budget')
+})
+
 t.test('retention rules: minimum count and age, maximum count and age, total size', async (t) => {
   const now = new Date('2026-01-01T12:00:00Z')
   const d = (serial: number, ageSeconds: number, size = 10) => ({ serial, path: `${serial}`, hash: '', size, time: new Date(now.getTime() - ageSeconds * 1000).toISOString() })
