@@ -93,8 +93,9 @@ async function start(configPath: string | undefined): Promise<Running> {
     const log = createLogger({ level: config.log_level, type: config.log_type, file: config.log_file })
     const token = adminToken(config, dataDir, log)
     const tls = config.https_mode === 'disable' ? undefined : tlsMaterial(config, dataDir, log)
+    // The pool starts filling once svcd listens: until then keys are made on demand only, so a restart is not slowed
+    // down by pre-generating spare keys (about 150 ms of CPU each).
     const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
-    pool.start()
     const signer = new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
     const dbPath = join(dataDir, 'svcd.db')
     const db = Db.open(dbPath)
@@ -114,6 +115,7 @@ async function start(configPath: string | undefined): Promise<Running> {
       db.close()
       throw e
     }
+    pool.start()
     const watcher = config.https_mode === 'existing' ? watchTls(config, server, log) : undefined
     if (config.pid_file) writeFileSync(config.pid_file, `${process.pid}\n`)
     const scheme = tls ? 'https' : 'http'
