@@ -83,14 +83,16 @@ export class Manager {
   async start(): Promise<void> {
     await this.pub?.start()
     if (this.config.testbed.enabled) await this.ensureTestbed()
-    // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now), and
-    // every task is there (created if missing: a CA made by an older version, or a task lost).
+    // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now) as a
+    // task due now, so the scheduler spreads the work over its slots after start-up; and every task is there
+    // (created if missing: a CA made by an older version, or a task lost). One transaction for all of them.
     const now = this.now().getTime()
-    for (const ca of this.svc.cas.handles()) {
-      this.cas.publish(ca)
-      this.scheduler.schedule('republish', ca, '', this.cas.nextRepublish(ca), { earlier: true })
-      for (const p of Object.keys(this.svc.state(ca).parents)) this.scheduler.schedule('sync-parent', ca, p, now + this.refreshDelay(true), { earlier: true })
-    }
+    this.db.transaction(() => {
+      for (const ca of this.svc.cas.handles()) {
+        this.scheduler.schedule('republish', ca, '', now, { earlier: true })
+        for (const p of Object.keys(this.svc.state(ca).parents)) this.scheduler.schedule('sync-parent', ca, p, now + this.refreshDelay(true), { earlier: true })
+      }
+    })
     this.scheduler.start()
   }
 
