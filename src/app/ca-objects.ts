@@ -107,7 +107,15 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   const moved = stored !== undefined && stored.state.dir !== classDir(state, rc.name)
   const prev = moved ? { ...stored, objects: [] } : stored
   const issuerCert = ownCert(key.cert)
-  const issuer: ObjectIssuer = { key: ctx.signer.signingKey(key.keyId), name: issuerCert.subject.der, crlUri: crlUri(state, rc.name, key.keyId), certUri: key.cert.uri }
+  // The private key is loaded only when something is signed (most keys need nothing at a given time).
+  const issuer: ObjectIssuer = {
+    get key() {
+      return ctx.signer.signingKey(key.keyId)
+    },
+    name: issuerCert.subject.der,
+    crlUri: crlUri(state, rc.name, key.keyId),
+    certUri: key.cert.uri,
+  }
   const revocations = (prev?.state.revocations ?? []).filter((r) => Date.parse(r.expires) > now.getTime())
   const work: KeyWork = {
     kept: [],
