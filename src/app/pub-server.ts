@@ -103,6 +103,11 @@ export class PubServer {
   async stop(): Promise<void> {
     await this.rrdpPacer.stop()
     await this.rsyncPacer.stop()
+    try {
+      this.rsync.save()
+    } catch (e) {
+      this.o.log.warn('could not save the rsync tree listing; the next start rewrites the tree', { err: reasonOf(e) })
+    }
     await this.daemon?.stop()
     for (const db of this.readers) db.close()
   }

@@ -3,8 +3,10 @@
  * <dir>/trees/, hard-linking unchanged files from the previous tree (never rewriting them) and writing only new or
  * changed ones, then switches the symlink <dir>/current to it with an atomic rename. rsyncd resolves the module
  * path once per connection, so a client sees one whole tree for its session, never a half-updated one.
+ * A cycle that would build a tree identical to the current one builds nothing. What the current tree holds is
+ * saved at shutdown (trees never change once built), so after a restart unchanged files are linked, not rewritten.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { PubdReader } from '../store/pubd-store.js'
@@ -22,6 +24,9 @@ export interface RsyncWriterOptions {
   /** Called with the real directory of each new tree after the switch (rsyncd's module path follows it). */
   onSwitch?: (treeDir: string) => void
 }
+
+/** What the current tree holds, saved at shutdown: { tree, files: [relative path, hash][] }. */
+const SAVED = 'current-files.json'
 
 /** The tree is built in slices of at most this much synchronous work, so the RRDP writer and requests interleave. */
 const SLICE_MS = 4
@@ -50,22 +55,48 @@ export class RsyncWriter {
     return realpathSync(this.modulePath())
   }
 
-  /** Make sure `current` exists (an empty tree at first start), so rsyncd can serve before the first cycle. */
+  /**
+   * Make sure `current` exists (an empty tree at first start), so rsyncd can serve before the first cycle; and learn
+   * what it holds from the file saved at the last shutdown, if that file describes it.
+   */
   init(): void {
     mkdirSync(join(this.o.dir, 'trees'), { recursive: true })
     if (!existsSync(this.modulePath())) {
       const name = this.treeName()
       mkdirSync(join(this.o.dir, 'trees', name), { recursive: true, mode: 0o755 })
       this.switchTo(name)
+      this.last = { name, files: new Map() }
+      return
+    }
+    this.last = this.loadSaved()
+  }
+
+  /** Save what the current tree holds (at shutdown), for the next start. */
+  save(): void {
+    if (!this.last) return
+    const tmp = join(this.o.dir, `${SAVED}.tmp`)
+    writeFileSync(tmp, JSON.stringify({ tree: this.last.name, files: [...this.last.files] }))
+    renameSync(tmp, join(this.o.dir, SAVED))
+  }
+
+  private loadSaved(): RsyncWriter['last'] {
+    try {
+      const saved = JSON.parse(readFileSync(join(this.o.dir, SAVED), 'utf8')) as { tree: string; files: [string, string][] }
+      const current = readlinkSync(this.modulePath()).split('/').pop()
+      return saved.tree === current && existsSync(join(this.o.dir, 'trees', saved.tree)) ? { name: saved.tree, files: new Map(saved.files) } : undefined
+    } catch {
+      return undefined
     }
   }
 
-  /** Build a new tree from one consistent read of the repository and switch to it. Returns the file count. */
+  /** Build a new tree from one consistent read of the repository and switch to it; nothing when it would be the same. */
   async cycle(): Promise<{ files: number; written: number; linked: number }> {
     const name = this.treeName()
     const root = join(this.o.dir, 'trees', name)
     const result = await this.o.reader.read(async (view) => {
       const wanted = [...view.hashes()]
+      const last = this.last
+      if (last && last.files.size === wanted.length && wanted.every(({ uri, hash }) => last.files.get(relativePath(uri, this.o.baseUri)) === hash)) return undefined
       const files = new Map<string, string>()
       const dirs = new Set<string>()
       let written = 0
@@ -94,6 +125,7 @@ export class RsyncWriter {
       }
       return { files, written, linked }
     })
+    if (!result) return { files: this.last!.files.size, written: 0, linked: 0 }
     this.switchTo(name)
     this.last = { name, files: result.files }
     await this.cleanup()

@@ -267,3 +267,33 @@ t.test('the rsync tree switches atomically and links unchanged files', async (t)
   t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B2')
   t.notOk(existsSync(join(s.dir, 'rsync', second)), 'with no grace period the previous tree is removed after the switch')
 })
+
+t.test('an rsync cycle with nothing new builds nothing; after a restart unchanged files are linked, not rewritten', async (t) => {
+  const s = setup(t)
+  s.rsync.init()
+  s.publish([
+    { type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') },
+    { type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B'), hash: sha('B') },
+  ])
+  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0 })
+  const tree = readlinkSync(s.rsync.modulePath())
+  t.same(await s.rsync.cycle(), { files: 2, written: 0, linked: 0 }, 'the same content: no new tree')
+  t.equal(readlinkSync(s.rsync.modulePath()), tree)
+
+  const restarted = () => new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), graceSeconds: 0 })
+  s.rsync.save()
+  const again = restarted()
+  again.init()
+  t.same(await again.cycle(), { files: 2, written: 0, linked: 0 }, 'after a restart, nothing changed: nothing built')
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/0/c.roa', content: bytes('C'), hash: sha('C') }])
+  t.same(await again.cycle(), { files: 3, written: 1, linked: 2 }, 'a change after a restart: the unchanged files linked')
+
+  // A saved listing of another tree than the current one (a crash after later switches) is not trusted.
+  const { writeFileSync } = await import('node:fs')
+  writeFileSync(join(s.dir, 'rsync', 'current-files.json'), JSON.stringify({ tree: tree, files: [['p/a.cer', sha('A')]] }))
+  const third = restarted()
+  third.init()
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/0/d.roa', content: bytes('D'), hash: sha('D') }])
+  t.same(await third.cycle(), { files: 4, written: 4, linked: 0 }, 'unknown current tree: every file written')
+  t.equal(readFileSync(join(third.modulePath(), 'p', 'a.cer'), 'utf8'), 'A')
+})
