@@ -376,6 +376,7 @@ async function writeAll(fh: FileHandle, buffers: Buffer[]): Promise<void> {
   let rest = buffers
   while (rest.length) {
     let { bytesWritten } = await fh.writev(rest)
+    if (bytesWritten === 0 && rest.some((b) => b.length > 0)) throw new Error('the file system accepted no more bytes')
     while (rest.length && bytesWritten >= rest[0].length) {
       bytesWritten -= rest[0].length
       rest = rest.slice(1)
