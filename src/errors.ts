@@ -44,6 +44,7 @@ export const CATALOGUE = {
   'ca-parent-issue': { status: 400, msg: "CA '{ca}' had an issue with parent '{parent}': {reason}" },
   'ca-parent-sync': { status: 400, msg: "CA '{ca}' could not sync with parent '{parent}': {reason}" },
   'ca-parent-xml-duplicate': { status: 400, msg: "CA '{ca}' already has parent '{parent}' with the same response" },
+  'ca-cert-expired': { status: 400, msg: "The certificate of CA '{ca}' for key {key} in resource class '{class_name}' expired at {time}: its objects are renewed when parent '{parent}' issues a new one" },
   'ca-repo-issue': { status: 400, msg: "CA '{ca}' cannot use the repository at '{uri}': {reason}" },
   'ca-repo-response-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 repository response: {reason}' },
   'ca-repo-response-wrong-xml': { status: 400, msg: 'Expected an RFC 8183 repository response, got {reason}' },

@@ -12,7 +12,7 @@ import { publisherRequestJson, repositoryResponseJson, type PublisherDetails, ty
 import type { ServerInfo } from './api/status.js'
 import { caPath, checkChild, checkIdCert, parentInput, pathHandle, publisherRequestInput, repoInput } from './app/api-inputs.js'
 import { CaManager } from './app/ca-manager.js'
-import { updown, type LocalUpdown } from './app/ca-parents.js'
+import { updown } from './app/ca-parents.js'
 import { repoList } from './app/ca-repo.js'
 import { CaServices } from './app/ca-services.js'
 import { caIssues, certAuthInfo, childInfo, configuredRoas, exchangeJson, historyDetailsJson, historyJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
@@ -106,7 +106,7 @@ export class Manager {
       return this.cas.nextRepublish(task.ca)
     }
     if (!this.svc.state(task.ca).parents[task.arg]) return undefined
-    await this.cas.syncParent(task.ca, task.arg, this.localUpdown)
+    await this.cas.syncParent(task.ca, task.arg)
     return this.now().getTime() + this.refreshDelay(false)
   }
 
@@ -180,7 +180,7 @@ export class Manager {
 
   async caDelete(ca: string): Promise<void> {
     this.svc.state(caPath(ca))
-    await this.cas.delete(ca, this.localUpdown)
+    await this.cas.delete(ca)
     new TaskStore(this.db).removeCa(ca)
   }
 
@@ -216,13 +216,13 @@ export class Manager {
     // Ask the parent first (a real RFC 6492 list): a response for another child, or an unreachable parent, is
     // refused here and nothing changes.
     try {
-      const r = await updown(this.svc, s, parent, { type: 'list' }, this.localUpdown)
+      const r = await updown(this.svc, s, parent, { type: 'list' }, this.cas.local)
       if (r.type !== 'list_response') throw new Error(`the parent answered a list query with '${r.type}'`)
     } catch (e) {
       throw new AppError('ca-parent-issue', { ca, parent: name, reason: reasonOf(e) })
     }
     await this.cas.run(ca, { type: exists && opts.update ? 'parent-update' : 'parent-add', parent })
-    this.cas.syncParentLater(ca, name, this.localUpdown)
+    this.cas.syncParentLater(ca, name)
     this.scheduler.schedule('sync-parent', ca, name, this.now().getTime() + this.refreshDelay(false))
   }
 
@@ -240,7 +240,7 @@ export class Manager {
   async caParentRemove(ca: string, parent: string): Promise<void> {
     const s = this.svc.state(caPath(ca))
     if (!s.parents[parent]) throw new AppError('ca-parent-unknown', { ca, parent })
-    await this.cas.revokeAll(ca, parent, this.localUpdown)
+    await this.cas.revokeAll(ca, parent)
     await this.cas.run(ca, { type: 'parent-remove', name: parent })
     this.svc.status.remove(ca, 'parent', parent)
     this.scheduler.unschedule('sync-parent', ca, parent)
@@ -248,7 +248,7 @@ export class Manager {
 
   /** Sync with all parents now (used by `parents add` waiters, bulk refresh and tests). */
   async caSyncParents(ca: string): Promise<void> {
-    for (const p of Object.keys(this.svc.state(caPath(ca)).parents)) await this.cas.syncParent(ca, p, this.localUpdown).catch(() => undefined)
+    for (const p of Object.keys(this.svc.state(caPath(ca)).parents)) await this.cas.syncParent(ca, p).catch(() => undefined)
   }
 
   //------------ Children -----------------------------------------------------------------------------------------
@@ -287,13 +287,13 @@ export class Manager {
     this.svc.state(caPath(ca))
     const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert) } : {}), ...(body.resources ? { resources: ResourceSet.parse(body.resources).toJSON() } : {}) }
     await this.cas.run(ca, update)
-    this.notifyLocalChild(ca, child)
+    this.cas.syncLocalChildren(ca, child)
   }
 
   async caChildRemove(ca: string, child: string): Promise<void> {
     this.svc.state(caPath(ca))
     await this.cas.run(ca, { type: 'child-remove', handle: child })
-    this.notifyLocalChild(ca, child)
+    this.cas.syncLocalChildren(ca, child)
   }
 
   /** POST /rfc6492/{ca}: the signed answer to a child's CMS-wrapped RFC 6492 message. */
@@ -338,7 +338,7 @@ export class Manager {
   async caKeyRollInit(ca: string): Promise<void> {
     this.svc.state(caPath(ca))
     await this.cas.run(ca, { type: 'keyroll-init' })
-    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
+    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p)
   }
 
   /** RFC 6489 key roll, phase 2: the new keys become current (all objects re-issued); the old keys are revoked. */
@@ -346,7 +346,7 @@ export class Manager {
     this.svc.state(caPath(ca))
     await this.cas.run(ca, { type: 'keyroll-activate' })
     await this.cas.publishNow(ca)
-    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
+    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p)
   }
 
   /** Every CA re-issues what is due and syncs with its repository (bulk publish). */
@@ -356,7 +356,7 @@ export class Manager {
 
   /** Every CA asks its parents for updates (bulk refresh). */
   async bulkRefresh(): Promise<void> {
-    for (const ca of this.svc.cas.handles()) for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
+    for (const ca of this.svc.cas.handles()) for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p)
   }
 
   /** Every CA syncs with its repository (bulk sync, spec §4 `/v1/bulk/cas/sync/repo`). */
@@ -394,7 +394,7 @@ export class Manager {
     }
     await this.cas.run(ca, { type: 'repo-update', repo })
     await this.cas.publishNow(ca)
-    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p, this.localUpdown)
+    for (const p of Object.keys(this.svc.state(ca).parents)) this.cas.syncParentLater(ca, p)
   }
 
   /** What the repository holds for the CA, from a real RFC 8181 `list` query (spec §2.6), or `ca-repo-issue`. */
@@ -435,27 +435,10 @@ export class Manager {
 
   //------------ helpers ------------------------------------------------------------------------------------------
 
-  /** Deliver RFC 6492 messages to a parent CA in this svcd in-process (same checks, no network). */
-  readonly localUpdown: LocalUpdown = (uri, cms) => {
-    const prefix = `${this.config.service_uri}rfc6492/`
-    if (!uri.startsWith(prefix)) return undefined
-    const ca = decodeURIComponent(uri.slice(prefix.length).replace(/\/$/, ''))
-    return this.svc.cas.exists(ca) ? this.cas.rfc6492(ca, cms) : undefined
-  }
-
   private parentResponseFor(ca: string, child: string): ParentResponse {
     const s = this.svc.state(caPath(ca))
     if (!s.children[child]) throw new AppError('ca-child-unknown', { ca, child })
     return { parentHandle: s.handle, childHandle: child, serviceUri: `${this.config.service_uri}rfc6492/${encodeURIComponent(s.handle)}`, idCert: fromBase64(s.idCert) }
-  }
-
-  /** A parent in this svcd changed a child's entitlements: the child (if local) syncs at once. */
-  private notifyLocalChild(parentCa: string, child: string): void {
-    const uri = `${this.config.service_uri}rfc6492/${encodeURIComponent(parentCa)}`
-    for (const ca of this.svc.cas.handles()) {
-      const s = this.svc.cas.load(ca)?.state
-      for (const p of Object.values(s?.parents ?? {})) if (p.serviceUri === uri && p.childHandle === child) this.cas.syncParentLater(ca, p.name, this.localUpdown)
-    }
   }
 
   //------------ Publication server (krill-reference.md §1.1 "Publication server") --------------------------------

@@ -10,9 +10,9 @@ import { initialState } from '../ca/cert-auth.js'
 import { classDir } from '../ca/locations.js'
 import { certRepository } from '../ca/parents.js'
 import type { CaCommand } from '../ca/commands.js'
-import type { CaState } from '../ca/state.js'
+import { certifiedKeys, type CaState } from '../ca/state.js'
 import { createIdCert } from '../protocol/id-cert.js'
-import { publishedFiles, updateObjects } from './ca-objects.js'
+import { certificateExpired, publishedFiles, updateObjects } from './ca-objects.js'
 import { revokeAllUnder, syncParent, type LocalUpdown } from './ca-parents.js'
 import { rfc6492 } from './ca-children.js'
 import { syncRepo } from './ca-repo.js'
@@ -30,6 +30,14 @@ export class CaManager {
   private stopped = false
 
   constructor(readonly svc: CaServices) {}
+
+  /** Deliver RFC 6492 messages to a parent CA in this svcd in-process (same checks, no network). */
+  readonly local: LocalUpdown = (uri, cms) => {
+    const prefix = `${this.svc.config.service_uri}rfc6492/`
+    if (!uri.startsWith(prefix)) return undefined
+    const ca = decodeURIComponent(uri.slice(prefix.length).replace(/\/$/, ''))
+    return this.svc.cas.exists(ca) ? this.rfc6492(ca, cms) : undefined
+  }
 
   /** Create a CA: identity key and certificate; registered in the embedded repository when there is one. */
   async add(handleText: string, opts: { ta?: (state: CaState) => Promise<Partial<CaState>> } = {}): Promise<void> {
@@ -58,9 +66,9 @@ export class CaManager {
   }
 
   /** Delete a CA: revoke its children's certificates, withdraw its objects, tell its parents (best effort). */
-  async delete(handle: string, local: LocalUpdown): Promise<void> {
+  async delete(handle: string): Promise<void> {
     const s = this.svc.state(handle)
-    for (const name of Object.keys(s.parents)) await revokeAllUnder(this.svc, handle, name, local)
+    for (const name of Object.keys(s.parents)) await revokeAllUnder(this.svc, handle, name, this.local)
     for (const child of Object.keys(s.children)) await this.run(handle, { type: 'child-remove', handle: child })
     await this.publishers.get(handle)?.stop()
     this.publishers.delete(handle)
@@ -110,7 +118,14 @@ export class CaManager {
       if (upd.refused.length) {
         svc.log.error('objects refused by the self-check, not published', { ca: handle, refused: upd.refused })
         svc.status.record(handle, 'objects', 'objects', { time, uri: state.repo?.siaBase ?? '', result: 'failure', label: 'objects-invalid', msg: upd.refused.join('; '), args: { reason: upd.refused.join('; ') } })
+      } else if (upd.expired.length) {
+        const e = upd.expired[0]!
+        const issue = new AppError('ca-cert-expired', { ca: handle, class_name: e.className, key: e.keyId, parent: e.parent, time: e.notAfter })
+        svc.log.warn(issue.message, { ca: handle, expired: upd.expired.length })
+        svc.status.record(handle, 'objects', 'objects', { time, uri: state.repo?.siaBase ?? '', result: 'failure', label: issue.label, msg: issue.message, args: issue.args })
       } else svc.status.remove(handle, 'objects', 'objects')
+      // Ask for new certificates now rather than at the next refresh (the parent may have had none to give before).
+      for (const parent of new Set(upd.expired.map((e) => e.parent))) if (state.parents[parent]) this.syncParentLater(handle, parent)
       const synced = await syncRepo(svc, state, publishedFiles(state, upd.changed ? upd.keys : previous))
       if (synced && state.oldRepo && movedCompletely(state)) await this.cleanOldRepo(state)
     })
@@ -129,32 +144,55 @@ export class CaManager {
 
   /**
    * When the CA's objects next need work (ms since the epoch): a manifest/CRL due for renewal, or a ROA close to
-   * expiry; a CA without objects is looked at again after one renewal interval.
+   * expiry; a CA without objects (or whose certificates all expired) is looked at again after one renewal interval.
    */
   nextRepublish(handle: string): number {
     const t = this.svc.config.timing
     const now = this.svc.now().getTime()
     let due = now + t.mft_reissue_seconds * 1000
+    // Keys whose certificate expired have nothing to renew: their new certificate, when it comes, publishes at once.
+    const expired = new Set(Object.values(this.svc.state(handle).classes).flatMap((rc) => certifiedKeys(rc)).filter((k) => certificateExpired(k.key.cert, new Date(now))).map((k) => k.key.keyId))
     for (const k of this.svc.objects.load(handle)) {
+      if (expired.has(k.keyId)) continue
       due = Math.min(due, Date.parse(k.state.thisUpdate) + t.mft_reissue_seconds * 1000)
       for (const o of k.objects) if (o.kind === 'roa') due = Math.min(due, Date.parse(o.notAfter) - t.roa_reissue_before_seconds * 1000)
     }
     return Math.max(due, now + 1000)
   }
 
-  /** Sync with a parent now; a failure is recorded as the parent's issue (and rethrown to the caller). */
-  async syncParent(handle: string, name: string, local: LocalUpdown): Promise<void> {
-    const changed = await syncParent(this.svc, handle, name, local)
-    if (changed) this.publish(handle)
+  /**
+   * Sync with a parent now; a failure is recorded as the parent's issue (and rethrown to the caller). When our
+   * certificates or entitlements changed, our children in this svcd sync with us at once: a certificate we could
+   * not issue them before (ours had expired, say) or resources we no longer hold reach them now, not at their next
+   * refresh. Children elsewhere learn at their next refresh, as RFC 6492 has it (the child asks).
+   */
+  async syncParent(handle: string, name: string): Promise<void> {
+    const changed = await syncParent(this.svc, handle, name, this.local)
+    if (changed) {
+      this.publish(handle)
+      this.syncLocalChildren(handle)
+    }
+  }
+
+  /** Children of `parent` that are CAs in this svcd (all, or the one named `child`) sync with it in the background. */
+  syncLocalChildren(parent: string, child?: string): void {
+    const uri = `${this.svc.config.service_uri}rfc6492/${encodeURIComponent(parent)}`
+    const children = this.svc.cas.load(parent)?.state.children ?? {}
+    for (const ca of this.svc.cas.handles()) {
+      const s = this.svc.cas.load(ca)?.state
+      for (const p of Object.values(s?.parents ?? {})) {
+        if (p.serviceUri === uri && (child === undefined ? p.childHandle in children : p.childHandle === child)) this.syncParentLater(ca, p.name)
+      }
+    }
   }
 
   /** Sync with a parent in the background, coalescing repeated requests. */
-  syncParentLater(handle: string, name: string, local: LocalUpdown): void {
+  syncParentLater(handle: string, name: string): void {
     if (this.stopped) return
     const key = `${handle}/${name}`
     let p = this.parentSyncs.get(key)
     if (!p) {
-      p = new Pacer(() => this.syncParent(handle, name, local).catch(() => undefined), 0, () => undefined)
+      p = new Pacer(() => this.syncParent(handle, name).catch(() => undefined), 0, () => undefined)
       this.parentSyncs.set(key, p)
     }
     p.kick()
@@ -165,8 +203,8 @@ export class CaManager {
   }
 
   /** Ask a parent to revoke all our keys under it (best effort, before the parent is removed). */
-  revokeAll(handle: string, parent: string, local: LocalUpdown): Promise<void> {
-    return revokeAllUnder(this.svc, handle, parent, local)
+  revokeAll(handle: string, parent: string): Promise<void> {
+    return revokeAllUnder(this.svc, handle, parent, this.local)
   }
 
   rfc6492(handle: string, body: Uint8Array): Promise<Uint8Array> {

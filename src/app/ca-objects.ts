@@ -48,6 +48,20 @@ export interface ObjectsUpdate {
   changed: boolean
   /** Objects refused by the self-check, with the reason (the CA's issue). */
   refused: string[]
+  /** Keys whose certificate has expired: nothing is signed under them until the parent issues a new one. */
+  expired: ExpiredKey[]
+}
+
+export interface ExpiredKey {
+  className: string
+  keyId: string
+  parent: string
+  notAfter: string
+}
+
+/** Whether a key's certificate from its parent has expired at `now` (nothing signed under it would be valid). */
+export function certificateExpired(cert: IncomingCert, now: Date): boolean {
+  return Date.parse(cert.notAfter) <= now.getTime()
 }
 
 /** A file to publish: its rsync URI and bytes. */
@@ -61,18 +75,26 @@ export interface PublishedFile {
 export async function updateObjects(state: CaState, previous: readonly CaKeyObjects[], ctx: ObjectsContext): Promise<ObjectsUpdate> {
   const keys: CaKeyObjects[] = []
   const refused: string[] = []
+  const expired: ExpiredKey[] = []
   let changed = previous.some((p) => !Object.values(state.classes).some((rc) => certifiedKeys(rc).some((k) => k.key.keyId === p.keyId)))
-  if (!state.repo) return { keys: [], changed, refused }
+  if (!state.repo) return { keys: [], changed, refused, expired }
   for (const rc of Object.values(state.classes)) {
     for (const { role, key } of certifiedKeys(rc)) {
       const prev = previous.find((p) => p.keyId === key.keyId)
+      // RFC 6487 §7.2: an object signed under an expired certificate is invalid, so none is made. What the key
+      // published stays as it is (withdrawing it helps no relying party) until the parent issues a new certificate.
+      if (certificateExpired(key.cert, ctx.now)) {
+        expired.push({ className: rc.name, keyId: key.keyId, parent: rc.parent, notAfter: key.cert.notAfter })
+        if (prev) keys.push(prev)
+        continue
+      }
       const r = await updateKey(state, rc, role, key, prev, ctx)
       keys.push(r.objects)
       changed ||= r.changed
       refused.push(...r.refused)
     }
   }
-  return { keys, changed, refused }
+  return { keys, changed, refused, expired }
 }
 
 /** Every file of a CA as published: each key's objects in its class directory, and a TA's own certificate. */

@@ -92,6 +92,9 @@ export function processChildCertify(s: CaState, c: Extract<CaCommand, { type: 'c
   const ch = child(s, c.handle)
   const rc = s.classes[c.className]
   if (!rc?.current?.cert) throw updown(1201, `no resource class '${c.className}'`)
+  // RFC 6487 §7.2: a certificate issued under our expired one would be invalid; the child asks again after we
+  // received a new one from our parent (a child in this svcd is told at once).
+  if (Date.parse(rc.current.cert.notAfter) <= ctx.now.getTime()) throw updown(2001, `our certificate in resource class '${rc.name}' expired at ${rc.current.cert.notAfter}; ask again once our parent has issued a new one`)
   let csr
   try {
     csr = decodeCsr(fromBase64(c.csr))

@@ -22,6 +22,8 @@ const SAMPLES: Record<string, string> = {
   key: '1234',
   action: 'activate',
   feature: 'example feature',
+  class_name: '0',
+  time: '2027-06-01T00:00:00.000Z',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

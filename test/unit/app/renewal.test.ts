@@ -5,7 +5,7 @@
  *
  *   ta ── testbed ── ca1 (ROAs)
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -43,11 +43,12 @@ class CyclingSigner implements Signer {
   }
 }
 
-t.test('a year of renewals, every object valid after every step', async (t) => {
+/** ta ── testbed ── ca1 with two ROAs, in-process, at an injected clock; `step` moves it and runs what is due. */
+async function tree(t: Test) {
   const dir = mkdtempSync(join(tmpdir(), 'svc-renewal-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  let clock = Date.parse('2026-01-01T00:00:00Z')
-  const now = () => new Date(clock)
+  const clock = { ms: Date.parse('2026-01-01T00:00:00Z') }
+  const now = () => new Date(clock.ms)
   const config = defaults()
   Object.assign(config, { data_dir: dir + '/', port: 3999 })
   Object.assign(config.repository, { enabled: true, rrdp_base_uri: 'https://localhost:3999/rrdp/', rsync_base_uri: 'rsync://localhost:3998/repo/', rsync_daemon: 'off' })
@@ -110,11 +111,16 @@ t.test('a year of renewals, every object valid after every step', async (t) => {
     t.equal(roas, 2, `${label}: both ROAs published`)
   }
   const step = async (hours: number) => {
-    clock += hours * 3600_000
+    clock.ms += hours * 3600_000
     await m.scheduler.runDue()
     for (const ca of ['ta', 'testbed', 'ca1']) await m.caFlushed(ca)
   }
 
+  return { m, pub, clock, check, step, lastNumber }
+}
+
+t.test('a year of renewals, every object valid after every step', async (t) => {
+  const { m, pub, check, step, lastNumber } = await tree(t)
   check('start')
   const mftNumber = () => [...lastNumber.entries()].find(([u]) => u.includes('/ca1/'))![1]
   const first = mftNumber()
@@ -133,4 +139,21 @@ t.test('a year of renewals, every object valid after every step', async (t) => {
   const roaAfter = pub.store.objectsWithContent('ca1').filter((o) => o.uri.endsWith('.roa')).map((o) => o.hash)
   t.notSame(roaAfter, roaBefore, 'ROAs were re-issued before they expired')
   t.same(m.bulkIssues(), { cas: {} }, 'no CA has an issue')
+})
+
+t.test('after a stop of more than a year every certificate has expired; svcd catches up by itself', async (t) => {
+  const { m, clock, check, step } = await tree(t)
+  clock.ms += 800 * 86_400_000
+  // ca1 is first: its certificate expired, so nothing is signed; the issue says why, and it asks its parent, whose
+  // own certificate expired too (RFC 6492 error 2001).
+  await m.cas.publishNow('ca1')
+  const issues = m.bulkIssues().cas.ca1
+  t.equal(issues?.objects_issue?.label, 'ca-cert-expired', 'an expired certificate is the CA\'s issue')
+  t.match(issues?.objects_issue?.msg, /expired at .*renewed when parent 'testbed' issues a new one/)
+  await m.caFlushed('ca1')
+  t.equal(m.bulkIssues().cas.ca1?.objects_issue?.label, 'ca-cert-expired', 'testbed has nothing better to give until ta certifies it again')
+  // testbed gets a new certificate from ta; ca1, its child in this svcd, is told and gets one from testbed at once.
+  await step(0)
+  check('after catching up')
+  t.same(m.bulkIssues(), { cas: {} }, 'the issues cleared')
 })

@@ -12,6 +12,7 @@ import { applyEvent, type CaEvent } from '../../../src/ca/events.js'
 import type { CaState } from '../../../src/ca/state.js'
 import { AppError } from '../../../src/errors.js'
 import { buildCert, serialFromRandom } from '../../../src/objects/cert.js'
+import { buildCsr } from '../../../src/objects/csr.js'
 import { ResourceSet } from '../../../src/resources/resource-set.js'
 import { toBase64 } from '../../../src/util/base64.js'
 import { testKey } from '../../helpers/keys.js'
@@ -60,6 +61,20 @@ t.test('children: duplicates, resources not held, certify from a CSR, revoke', a
   t.equal(await label(x.run({ type: 'child-add', handle: 'k2', idCert, resources: { asn: '', ipv4: '192.168.0.0/16', ipv6: '' } })), 'ca-child-resources-extra')
   t.equal(await label(x.run({ type: 'child-add', handle: 'k3', idCert, resources: { asn: '', ipv4: '', ipv6: '' } })), 'ca-child-resources-required')
   t.equal(await label(x.run({ type: 'child-update', handle: 'nope', resources: { asn: '', ipv4: '10.1.0.0/16', ipv6: '' } })), 'ca-child-unknown')
+})
+
+t.test('a child is certified from its CSR, but not under our own expired certificate (RFC 6492 error 2001)', async (t) => {
+  const x = await setup()
+  await x.run({ type: 'child-add', handle: 'kid', idCert: toBase64(new Uint8Array([9])), resources: { asn: '', ipv4: '10.1.0.0/16', ipv6: '' } })
+  const kidKey = testKey()
+  const csr = toBase64(buildCsr(kidKey, { caRepository: 'rsync://localhost/repo/kid/0/', rpkiManifest: 'rsync://localhost/repo/kid/0/kid.mft', rpkiNotify: 'https://localhost/rrdp/notification.xml' }))
+  const certify = { type: 'child-certify' as const, handle: 'kid', className: '0', csr }
+  // Our certificate (2026-05-01 .. 2027-06-01) has expired a month later: nothing issued under it would be valid.
+  const late = await processCommand(structuredClone(x.s), certify, { ...x.ctx, now: new Date('2027-07-01T00:00:00Z') }).then(() => undefined, (e: unknown) => e)
+  t.ok(late instanceof AppError && late.label === 'rfc6492-protocol', 'refused as an RFC 6492 error')
+  t.equal((late as AppError).args.code, '2001')
+  t.match((late as AppError).args.reason, /expired at 2027-06-01/)
+  t.same((await x.run(certify)).map((e) => e.type), ['child-certificate-issued'], 'while it is valid, the child is certified')
 })
 
 t.test('key roll: init, refused activation while pending, activate, finish', async (t) => {
