@@ -25,16 +25,17 @@ export interface RpResult {
 }
 
 /**
- * Validate the repository behind `talUrl` with all three validators over one transport, expecting exactly `vrps`
- * (`AS<n>,<prefix>,<maxlen>` lines) and no warnings (--strict).
+ * Validate the repository behind `talUrl` with all three validators (or `validators`) over one transport, expecting
+ * exactly `vrps` (`AS<n>,<prefix>,<maxlen>` lines) and no warnings (--strict). `env` is added to the validators'
+ * environment (a shifted clock, say).
  */
-export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; transport: 'rrdp' | 'rsync' }): Promise<RpResult> {
+export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string> }): Promise<RpResult> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rp-'))
   try {
     const tal = await (await fetchInsecure(opts.talUrl)).text()
     writeFileSync(join(dir, 'svc-ta.tal'), tal)
     writeFileSync(join(dir, 'expect.csv'), opts.vrps.join('\n') + '\n')
-    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', '--timeout', '90'], { encoding: 'utf8', timeout: 400_000 })
+    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
     const summary = existsSync(join(dir, 'out', 'summary.txt')) ? readFileSync(join(dir, 'out', 'summary.txt'), 'utf8') : r.stdout + r.stderr
     const lines = summary.split('\n').filter((l) => /^(RESULT|PROBLEM|DIFF|OVERALL)/.test(l)).join('\n')
     return { code: r.status, summary, lines }
