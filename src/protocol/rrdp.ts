@@ -101,7 +101,7 @@ export function* encodeSnapshotChunks(s: SnapshotSource, opts: SnapshotChunkOpti
   const w = new ChunkWriter(opts.chunkBytes ?? DEFAULT_CHUNK)
   w.text(snapshotHead(s))
   const at = opts.onElement
-  for (const p of s.publishes) yield* w.element(`  <publish uri="${escapeAttr(p.uri)}">`, p.content, '</publish>\n', at && ((offset, length) => at(p.uri, offset, length)))
+  for (const p of s.publishes) yield* w.element(snapshotElementOpen(p.uri), p.content, SNAPSHOT_ELEMENT_CLOSE, at && ((offset, length) => at(p.uri, offset, length)))
   w.text(SNAPSHOT_TAIL)
   yield w.rest()
 }
@@ -119,8 +119,15 @@ export function snapshotHead(h: { sessionId: string; serial: number }): string {
 export const SNAPSHOT_TAIL = '</snapshot>\n'
 
 export function encodeSnapshotElement(uri: string, content: Uint8Array): Buffer {
-  return Buffer.from(`  <publish uri="${escapeAttr(uri)}">${b64(content)}</publish>\n`, 'utf8')
+  return Buffer.from(`${snapshotElementOpen(uri)}${b64(content)}${SNAPSHOT_ELEMENT_CLOSE}`, 'utf8')
 }
+
+/** One snapshot `<publish>` element around its base64 content: the same text for the whole and the assembled file. */
+function snapshotElementOpen(uri: string): string {
+  return `  <publish uri="${escapeAttr(uri)}">`
+}
+
+const SNAPSHOT_ELEMENT_CLOSE = '</publish>\n'
 
 /** The whole delta as one string. */
 export function encodeDelta(d: DeltaSource): string {
