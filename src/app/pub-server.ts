@@ -4,7 +4,7 @@
  * and the RRDP and rsync writers driven by pacers. The manager delegates every `pubd*` call here.
  */
 import { createHash } from 'node:crypto'
-import { createReadStream, statSync, type ReadStream } from 'node:fs'
+import { closeSync, createReadStream, fstatSync, openSync, type ReadStream } from 'node:fs'
 import { join } from 'node:path'
 import type { RepositoryConfig } from '../config.js'
 import { AppError, reasonOf } from '../errors.js'
@@ -223,9 +223,20 @@ export class PubServer {
   rrdpFile(rel: string): RrdpFile | undefined {
     if (!RRDP_PATH.test(rel)) return undefined
     const path = join(this.o.dataDir, 'repo', 'rrdp', rel)
-    const st = statSync(path, { throwIfNoEntry: false })
-    if (!st?.isFile()) return undefined
-    return { stream: createReadStream(path), size: st.size, mtime: st.mtime, etag: `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`, notification: rel === 'notification.xml' }
+    // Open first, then look at what was opened: the notification is replaced by a rename at any moment, and a size
+    // taken from the name before the open could belong to another file than the bytes sent (a cut-off answer).
+    let fd: number
+    try {
+      fd = openSync(path, 'r')
+    } catch {
+      return undefined
+    }
+    const st = fstatSync(fd)
+    if (!st.isFile()) {
+      closeSync(fd)
+      return undefined
+    }
+    return { stream: createReadStream('', { fd }), size: st.size, mtime: st.mtime, etag: `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`, notification: rel === 'notification.xml' }
   }
 
   notificationUri(): string {
