@@ -23,6 +23,7 @@ export const CATALOGUE = {
   'api-unsupported-media-type': { status: 415, msg: "Unsupported content type '{content_type}', expected '{expected}'" },
   'api-post-body-exceeds-limit': { status: 413, msg: 'Request body exceeds the limit of {limit} bytes' },
   'api-post-body-cannot-read': { status: 400, msg: 'Cannot read the request body: {reason}' },
+  'api-invalid-path': { status: 400, msg: 'Invalid request path: {reason}' },
   'api-invalid-path-handle': { status: 400, msg: "Invalid handle '{handle}' in path: {reason}" },
   'api-invalid-path-seconds': { status: 400, msg: "Invalid number of seconds '{seconds}' in path" },
   'api-invalid-query': { status: 400, msg: "Invalid value for '{name}': {reason}" },

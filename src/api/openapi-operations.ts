@@ -116,8 +116,11 @@ export interface OperationSpec {
 
 export interface DescribedRoute {
   method: 'get' | 'post' | 'delete'
-  /** Relative to the API server for API routes, to the host for public ones. */
+  /** Relative to the API server for API routes, to the host for root ones. */
   path: string
+  /** Relative to the host (not under /api/v1). */
+  root: boolean
+  /** Needs no token (on the public list of http/auth.ts). */
   public: boolean
   op: Operation
 }
@@ -133,8 +136,12 @@ function apiErrors(method: DescribedRoute['method'], path: string, tag: string):
   return [...statuses, '500']
 }
 
-/** One described route: the operation with its parameters, answers and errors. */
-export function route(method: DescribedRoute['method'], path: string, spec: OperationSpec, isPublic = false): DescribedRoute {
+/**
+ * One described route: the operation with its parameters, answers and errors. `place`: under /api/v1 behind the
+ * token (`api`), at the host behind the token (`host`), or at the host without a token (`public`).
+ */
+export function route(method: DescribedRoute['method'], path: string, spec: OperationSpec, place: 'api' | 'host' | 'public' = 'api'): DescribedRoute {
+  const isPublic = place === 'public'
   const parameters = [...pathParameters(path), ...(spec.params ?? [])]
   const statuses = spec.errors ?? (isPublic ? [] : apiErrors(method, path, spec.tag))
   const op: Operation = {
@@ -147,5 +154,5 @@ export function route(method: DescribedRoute['method'], path: string, spec: Oper
     responses: { '200': spec.ok, ...spec.more, ...errors(...statuses) },
     ...(isPublic ? { security: [] } : {}),
   }
-  return { method, path, public: isPublic, op }
+  return { method, path, root: place !== 'api', public: isPublic, op }
 }

@@ -126,28 +126,28 @@ function statusRoutes(): DescribedRoute[] {
   ]
 }
 
-/** The public endpoints: no bearer token, paths relative to the host. */
+/** The endpoints relative to the host: all public (no bearer token) but /stats/info. */
 function publicRoutes(): DescribedRoute[] {
   const updown = 'application/rpki-updown'
   const publication = 'application/rpki-publication'
   const conditional = (name: string, description: string): Parameter => ({ name, in: 'header', description, required: false, schema: { type: 'string' } })
   return [
-    route('get', '/health', { id: 'health', tag: 'status', summary: 'Health check (no token)', ok: empty('Healthy'), errors: ['500'] }, true),
-    route('get', '/stats/info', { id: 'serverInfo', tag: 'status', summary: 'Server version and start time', ok: json('ServerInfo', 'Version and start time'), errors: ['500'] }, true),
+    route('get', '/health', { id: 'health', tag: 'status', summary: 'Health check (no token)', ok: empty('Healthy'), errors: ['500'] }, 'public'),
+    route('get', '/stats/info', { id: 'serverInfo', tag: 'status', summary: 'Server version and start time', ok: json('ServerInfo', 'Version and start time'), errors: ['401', '500'] }, 'host'),
     route('post', '/rfc6492/{ca}', {
       id: 'rfc6492', tag: 'protocols', summary: 'RFC 6492 up-down message from a child (also with a trailing /)', body: binaryBody(updown, 'CMS-signed RFC 6492 message'), ok: binary(updown, 'CMS-signed reply; protocol problems are an error_response'),
       errors: ['400', '404', '413', '415', '500'],
-    }, true),
+    }, 'public'),
     route('post', '/rfc8181/{publisher}', {
       id: 'rfc8181', tag: 'protocols', summary: 'RFC 8181 publication message from a publisher (also with a trailing /)', body: binaryBody(publication, 'CMS-signed RFC 8181 message'), ok: binary(publication, 'CMS-signed reply; protocol problems are a report_error'),
       errors: ['400', '413', '415', '500'],
-    }, true),
+    }, 'public'),
     route('get', '/rrdp/{file}', {
       id: 'rrdpFile', tag: 'repository-files', summary: 'An RRDP file (RFC 8182)', ok: xml('The notification (max-age 60) or a snapshot or delta (immutable)'), more: { '304': { description: 'Not modified (ETag or Last-Modified)' } },
       params: [conditional('If-None-Match', 'ETag of a copy held'), conditional('If-Modified-Since', 'Date of a copy held')], errors: ['404', '500'],
-    }, true),
-    route('get', '/ta/ta.tal', { id: 'taTal', tag: 'repository-files', summary: 'Trust anchor locator of the testbed TA (RFC 8630)', ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, true),
-    route('get', '/ta/ta.cer', { id: 'taCert', tag: 'repository-files', summary: 'Certificate of the testbed TA', ok: binary('application/pkix-cert', 'The certificate, DER'), errors: ['404', '500'] }, true),
+    }, 'public'),
+    route('get', '/ta/ta.tal', { id: 'taTal', tag: 'repository-files', summary: 'Trust anchor locator of the testbed TA (RFC 8630)', ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, 'public'),
+    route('get', '/ta/ta.cer', { id: 'taCert', tag: 'repository-files', summary: 'Certificate of the testbed TA', ok: binary('application/pkix-cert', 'The certificate, DER'), errors: ['404', '500'] }, 'public'),
   ]
 }
 

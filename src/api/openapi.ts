@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.0.3 description of svcd's HTTP interface (spec §9, design.md §4), served at /api/v1/openapi.json
- * by http/routes/status.ts. Paths under /api/v1 are relative to the server `https://{host}/api/v1`; the public
- * endpoints (/health, /stats/info, /rfc6492, /rfc8181, /rrdp, /ta) override it with the bare host.
+ * by http/routes/status.ts. Paths under /api/v1 are relative to the server `https://{host}/api/v1`; the others
+ * (/stats/info and the public /health, /rfc6492, /rfc8181, /rrdp, /ta) override it with the bare host.
  * test/unit/openapi.test.ts keeps this document and the routers in step.
  */
 import { ERROR_RESPONSES, type DescribedRoute } from './openapi-operations.js'
@@ -14,7 +14,7 @@ export const OPENAPI_VERSION = '1.1.0'
 
 const HOST = { host: { default: 'localhost:3000', description: 'host:port of svcd' } }
 export const API_SERVER: Server = { url: 'https://{host}/api/v1', description: 'The svcd JSON API', variables: HOST }
-export const ROOT_SERVER: Server = { url: 'https://{host}', description: 'svcd itself (public endpoints)', variables: HOST }
+export const ROOT_SERVER: Server = { url: 'https://{host}', description: 'svcd itself (paths at the host)', variables: HOST }
 
 //------------ The document ----------------------------------------------------------------------------------------
 
@@ -46,7 +46,7 @@ const DESCRIPTION = [
 function pathsOf(routes: DescribedRoute[]): Record<string, PathItem> {
   const paths: Record<string, PathItem> = {}
   for (const r of routes) {
-    const item = (paths[r.path] ??= r.public ? { servers: [ROOT_SERVER] } : {})
+    const item = (paths[r.path] ??= r.root ? { servers: [ROOT_SERVER] } : {})
     if (item[r.method]) throw new Error(`openapi: ${r.method.toUpperCase()} ${r.path} is described twice`)
     item[r.method] = r.op
   }

@@ -9,8 +9,9 @@ import Koa from 'koa'
 import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
 import type { Manager } from '../manager.js'
-import { apiAuth } from './auth.js'
+import { defaultDeny } from './auth.js'
 import { errorMiddleware } from './errors.js'
+import { requireCanonicalPath } from './path.js'
 import { casRouter } from './routes/cas.js'
 import { pubdRouter, rrdpMiddleware } from './routes/pubd.js'
 import { rfc6492Router } from './routes/rfc6492.js'
@@ -21,7 +22,7 @@ export interface HttpDeps {
   manager: Manager
   config: Config
   log: Logger
-  /** The admin token every /api/v1 call must present. */
+  /** The admin token every request must present unless its route is public (http/auth.ts). */
   token: string
 }
 
@@ -31,7 +32,9 @@ export function createApp(deps: HttpDeps): Koa {
   app.silent = true // errors are logged by errorMiddleware, never by Koa's default printer
   app.use(requestLog(deps.log))
   app.use(errorMiddleware(deps.log))
-  app.use(apiAuth(deps.token))
+  // One path for everything after this point (http/path.ts), then default deny (http/auth.ts), then routing.
+  app.use(requireCanonicalPath())
+  app.use(defaultDeny(deps.token))
   app.use(rrdpMiddleware(deps))
   for (const router of [statusRouter(deps), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps)]) {
     app.use(router.routes())

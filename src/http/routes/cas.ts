@@ -8,6 +8,7 @@ import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, type AddChi
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
+import { ROUTER_OPTIONS } from '../path.js'
 
 const empty = (ctx: Context) => {
   ctx.status = 200
@@ -20,7 +21,7 @@ const xml = (ctx: Context, text: string) => {
 }
 
 export function casRouter(deps: HttpDeps): Router {
-  const r = new Router({ prefix: '/api/v1' })
+  const r = new Router({ ...ROUTER_OPTIONS, prefix: '/api/v1' })
   lifecycleRoutes(r, deps)
   parentRoutes(r, deps)
   childRoutes(r, deps)

@@ -9,12 +9,13 @@ import { isPublisherRequestJson, type PublisherRequestJson } from '../../api/pub
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
 import { readBytes, readJsonOrXml, readNoBody } from '../body.js'
+import { ROUTER_OPTIONS } from '../path.js'
 
 const RFC8181_TYPE = 'application/rpki-publication'
 
 export function pubdRouter(deps: HttpDeps): Router {
   const m = deps.manager
-  const router = new Router()
+  const router = new Router(ROUTER_OPTIONS)
   router.get('/api/v1/pubd/publishers', (ctx) => {
     ctx.body = m.pubdPublishers()
   })

@@ -6,11 +6,12 @@ import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import type { HttpDeps } from '../app.js'
 import { readBytes } from '../body.js'
+import { ROUTER_OPTIONS } from '../path.js'
 
 const UPDOWN_TYPE = 'application/rpki-updown'
 
 export function rfc6492Router(deps: HttpDeps): Router {
-  const router = new Router()
+  const router = new Router(ROUTER_OPTIONS)
   const handle = async (ctx: Context) => {
     const body = await readBytes(ctx, deps.config.post_limit_rfc6492, UPDOWN_TYPE)
     const answer = await deps.manager.rfc6492(ctx.params.ca, body)

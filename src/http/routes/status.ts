@@ -1,15 +1,16 @@
 /**
- * Server status routes: GET /health (no auth), GET /stats/info (version and start time, as Krill serves it),
- * GET /api/v1/authorized (200 when the bearer token is valid; app.ts checks it for all of /api/), and
- * GET /api/v1/openapi.json (the OpenAPI description of all routes, api/openapi.ts).
+ * Server status routes: GET /health (public), GET /stats/info (version and start time, as Krill serves it, but behind
+ * the token like everything not on the public list of http/auth.ts), GET /api/v1/authorized (200 when the bearer
+ * token is valid), and GET /api/v1/openapi.json (the OpenAPI description of all routes, api/openapi.ts).
  */
 import { Router } from '@koa/router'
 import { OPENAPI } from '../../api/openapi.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
+import { ROUTER_OPTIONS } from '../path.js'
 
 export function statusRouter(deps: HttpDeps): Router {
-  const router = new Router()
+  const router = new Router(ROUTER_OPTIONS)
   router.get('/health', (ctx) => {
     if (!deps.manager.health()) throw new AppError('sys-store', { reason: 'database not available' })
     ctx.status = 200

@@ -2,9 +2,10 @@
 import { Router } from '@koa/router'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
+import { ROUTER_OPTIONS } from '../path.js'
 
 export function taRouter(deps: HttpDeps): Router {
-  const router = new Router()
+  const router = new Router(ROUTER_OPTIONS)
   router.get('/ta/ta.tal', (ctx) => {
     const tal = deps.manager.taTal()
     if (!tal) throw new AppError('api-unknown-resource', { path: ctx.path })
