@@ -106,7 +106,7 @@ t.test('no spelling of any route reaches a handler without the token, and none b
   let sent = 0
   for (const [method, path] of ops) {
     const body = method === 'POST' ? WRITE_BODY : undefined
-    const json = body ? { 'Content-Type': 'application/json' } : {}
+    const json: Record<string, string> = body ? { 'Content-Type': 'application/json' } : {}
     const pub = isPublic(method, path)
     const targets: Record<string, string> = { ...variants(path, d.port), ...(pub ? {} : { canonical: path, 'trailing slash': `${path}/`, 'query string': `${path}?x=1` }) }
     for (const [name, target] of Object.entries(targets)) {
