@@ -66,8 +66,31 @@ function discard(req: IncomingMessage, maxBytes: number): Promise<void> {
   })
 }
 
-/** Read a JSON body (any JSON content type, or none) and check its shape with `guard`. */
+/**
+ * The content types a JSON (or RFC 8183 XML) body may be declared with: none, JSON, XML where allowed, and text/plain
+ * (what a browser's fetch sends for a string body; Krill reads such bodies whatever their type). Form encodings and
+ * binary types are refused with 415: they are what a cross-site HTML form sends, and never a JSON document.
+ */
+const JSON_TYPES = ['', 'application/json', 'text/plain']
+const XML_TYPES = ['application/xml', 'text/xml']
+
+function textType(ctx: Context, xml: boolean): string | undefined {
+  const got = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase()
+  if (JSON_TYPES.includes(got) || /^application\/[a-z0-9.+-]+\+json$/.test(got)) return undefined
+  if (xml && (XML_TYPES.includes(got) || /^application\/[a-z0-9.+-]+\+xml$/.test(got))) return undefined
+  return got
+}
+
+async function refuseType(ctx: Context, limit: number, xml: boolean): Promise<void> {
+  const got = textType(ctx, xml)
+  if (got === undefined) return
+  await discard(ctx.req, limit)
+  throw new AppError('api-unsupported-media-type', { content_type: got, expected: xml ? 'application/json' + "' or '" + 'application/xml' : 'application/json' })
+}
+
+/** Read a JSON body (a JSON or text content type, or none) and check its shape with `guard`. */
 export async function readJson<T>(ctx: Context, limit: number, guard: (v: unknown) => string | undefined): Promise<T> {
+  await refuseType(ctx, limit, false)
   const bytes = await readBytes(ctx, limit)
   const value = parseJson(bytes)
   const problem = guard(value)
@@ -77,6 +100,7 @@ export async function readJson<T>(ctx: Context, limit: number, guard: (v: unknow
 
 /** Read a body that is either JSON or raw XML (detected by a leading '<', as Krill does for RFC 8183 documents). */
 export async function readJsonOrXml(ctx: Context, limit: number): Promise<{ json: unknown } | { xml: string }> {
+  await refuseType(ctx, limit, true)
   const bytes = await readBytes(ctx, limit)
   const text = decodeUtf8(bytes)
   if (text.trimStart().startsWith('<')) return { xml: text }
