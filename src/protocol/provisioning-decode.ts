@@ -22,26 +22,56 @@ const TYPES = ['list', 'list_response', 'issue', 'issue_response', 'revoke', 're
 // RFC 6492 §3.7: character sets of the resource set attributes (the schema's patterns).
 const RESOURCE_SET = { as: /^[-,0-9]*$/, ipv4: /^[-,/.0-9]*$/, ipv6: /^[-,/:0-9a-fA-F]*$/ }
 
-/** Decode one up-down message (the XML inside the CMS). */
+/**
+ * Which part of an up-down message failed to decode, so that a parent can answer with the RFC 6492 §3.6 code that
+ * fits (app/ca-children.ts keeps the table): `xml` (not XML, or not an up-down message), `version`, `type` (not a
+ * message type), `issue` / `revoke` (a bad request or key element), `payload` (any other bad content).
+ */
+export type ProvisioningDecodeKind = 'xml' | 'version' | 'type' | 'issue' | 'revoke' | 'payload'
+
+/** A DecodeError that says which part failed and, when they were readable, who sent the message to whom. */
+export class ProvisioningDecodeError extends DecodeError {
+  constructor(readonly kind: ProvisioningDecodeKind, cause: DecodeError, readonly sender?: string, readonly recipient?: string) {
+    super(cause.rule, cause.message.startsWith(`${cause.rule}: `) ? cause.message.slice(cause.rule.length + 2) : cause.message, { cause })
+  }
+}
+
+/** Run one decoding step; a DecodeError from it becomes a ProvisioningDecodeError of `kind`. */
+function step<T>(kind: ProvisioningDecodeKind, parties: { sender?: string; recipient?: string }, fn: () => T): T {
+  try {
+    return fn()
+  } catch (e) {
+    if (e instanceof DecodeError && !(e instanceof ProvisioningDecodeError)) throw new ProvisioningDecodeError(kind, e, parties.sender, parties.recipient)
+    throw e
+  }
+}
+
+/** Decode one up-down message (the XML inside the CMS). Failures are ProvisioningDecodeErrors. */
 export function decodeProvisioning(xml: string | Uint8Array): ProvisioningMessage {
-  const el = parseXml(xml)
-  if (el.name !== 'message' || el.ns !== PROVISIONING_NS) {
-    throw new DecodeError(COMMON, `expected an up-down <message> in ${PROVISIONING_NS}, got <${el.name}> in ${show(el.ns)}`)
-  }
-  const version = el.attrs.version
-  if (version !== '1') throw new DecodeError(COMMON, `version ${version === undefined ? '(missing)' : show(version)} is not supported; up-down messages are version "1"`)
-  const type = attr(el, 'type', COMMON)
-  if (!TYPES.includes(type)) throw new DecodeError(COMMON, `unrecognised message type ${show(type)}`)
-  for (const child of el.children) {
-    if (child.ns !== PROVISIONING_NS) throw new DecodeError(COMMON, `<${child.name}> is not in the up-down namespace`)
-  }
-  noText(el, COMMON)
-  const msg: ProvisioningMessage = { payload: payloadFrom(type as ProvisioningPayload['type'], el) }
+  const el = step('xml', {}, () => parseXml(xml))
+  step('xml', {}, () => {
+    if (el.name !== 'message' || el.ns !== PROVISIONING_NS) {
+      throw new DecodeError(COMMON, `expected an up-down <message> in ${PROVISIONING_NS}, got <${el.name}> in ${show(el.ns)}`)
+    }
+  })
   const sender = optAttr(el, 'sender')
   const recipient = optAttr(el, 'recipient')
+  const parties = { sender, recipient }
+  const version = el.attrs.version
+  if (version !== '1') step('version', parties, () => { throw new DecodeError(COMMON, `version ${version === undefined ? '(missing)' : show(version)} is not supported; up-down messages are version "1"`) })
+  const type = step('type', parties, () => attr(el, 'type', COMMON))
+  if (!TYPES.includes(type)) step('type', parties, () => { throw new DecodeError(COMMON, `unrecognised message type ${show(type)}`) })
+  const kind = type === 'issue' ? 'issue' : type === 'revoke' ? 'revoke' : 'payload'
+  const msg: ProvisioningMessage = step(kind, parties, () => {
+    for (const child of el.children) {
+      if (child.ns !== PROVISIONING_NS) throw new DecodeError(COMMON, `<${child.name}> is not in the up-down namespace`)
+    }
+    noText(el, COMMON)
+    return { payload: payloadFrom(type as ProvisioningPayload['type'], el) }
+  })
   // LACNIC sends error_response without sender and recipient; every other message must have both.
   if ((sender === undefined || recipient === undefined) && type !== 'error_response') {
-    throw new DecodeError(COMMON, `a ${type} message needs sender and recipient attributes`)
+    step('xml', parties, () => { throw new DecodeError(COMMON, `a ${type} message needs sender and recipient attributes`) })
   }
   if (sender !== undefined) msg.sender = sender
   if (recipient !== undefined) msg.recipient = recipient
@@ -141,6 +171,8 @@ function keyFrom(el: XmlElement, rule: string): { className: string; ski: string
   } catch (e) {
     throw new DecodeError(rule, `<key> ski ${show(raw)} is not base64url`, { cause: e })
   }
+  // RFC 6492 §3.5.1: the ski is the SHA-1 key identifier (RFC 6487 §4.8.2), 20 octets.
+  if (fromBase64Url(raw).length !== 20) throw new DecodeError(rule, `<key> ski ${show(raw)} is not a 20-octet key identifier`)
   // Normalised to the RFC's form (no padding): one hand-written sample pads it with '='.
   return { className: token(key, 'class_name', rule), ski: raw.replace(/=+$/, '') }
 }
