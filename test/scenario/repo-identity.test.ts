@@ -6,10 +6,14 @@
  * certificate that is not a certificate are refused with a label, changing nothing.
  *
  *   ta ── testbed ── ca1 (ROA 10.0.0.0/24 => 65000)      thief (no parent)
+ *
+ * And a CA whose embedded publisher was removed and its handle given to another party (a remote publisher with its
+ * own identity) neither withdraws that party's objects nor, when deleted, removes its registration.
  */
 import t from 'tap'
 import { connect, repoDaemon, waitFor, waitPublished } from '../helpers/cas.js'
 import { httpsRequest } from '../helpers/daemon.js'
+import { TestPublisher } from '../helpers/publisher.js'
 
 t.test("thief cannot take over ca1's jail; unsafe repository responses are refused", async (t) => {
   const d = await repoDaemon(t)
@@ -64,4 +68,27 @@ t.test("thief cannot take over ca1's jail; unsafe repository responses are refus
   await d.cli(['bulk', 'sync'])
   t.same(ca1Objects(await waitPublished(d, (u) => !u.some((x) => x.startsWith(`${d.rsyncBase}thief/`)))), published, "ca1's objects are all still published")
   t.equal(await d.cli(['issues', '-c', 'ca1']), 'no issues\n', 'ca1 has no issue')
+})
+
+t.test("a CA does not publish over, or delete, a publisher that has its handle but another identity", async (t) => {
+  const d = await repoDaemon(t, { testbed: false })
+  await d.cli(['add', '-c', 'ca1'])
+  await d.cli(['publishers', 'remove', '-p', 'ca1'])
+  const other = new TestPublisher('ca1')
+  const jail = other.useResponse(await d.cli(['publishers', 'add', '--request', d.file('other.xml', other.requestXml()), '-f', 'xml'])).siaBase
+  const object = { type: 'publish' as const, uri: `${jail}theirs.cer`, content: new TextEncoder().encode('their object') }
+  t.same(await other.send({ type: 'delta', pdus: [object] }), { type: 'success' }, 'the other party publishes in jail ca1')
+  const listed = async () => {
+    const r = await other.send({ type: 'list' })
+    return r.type === 'list_reply' ? r.elements.map((e) => e.uri) : [r.type]
+  }
+
+  await d.cli(['bulk', 'sync'])
+  await waitFor('ca1 to report its repository issue', async () => /another identity certificate/.test(await d.cli(['issues', '-c', 'ca1'])))
+  t.same(await listed(), [object.uri], "CA ca1 did not withdraw the other party's object")
+
+  await d.cli(['delete', '-c', 'ca1'])
+  t.equal((await d.run(['publishers', 'show', '-p', 'ca1'])).code, 0, "deleting CA ca1 left the other party's publisher ca1 in place")
+  t.same(await listed(), [object.uri], 'with its object')
+  t.match(d.output(), /publisher left in place/, 'and said so in the log')
 })
