@@ -123,6 +123,7 @@ export function processChildCertify(s: CaState, c: Extract<CaCommand, { type: 'c
  */
 export const MAX_CHILD_KEYS_PER_CLASS = 2
 
+/** Refuse (2001) certifying `keyId` for the child in the class when it is new and the class's slots are taken. */
 function checkKeySlot(ch: ChildInfo, className: string, keyId: string): void {
   if (ch.issued[keyId]) return
   const held = Object.values(ch.issued).filter((c) => c.className === className)

@@ -112,13 +112,14 @@ export function decodeIdCert(der: Uint8Array): IdCert {
  * RIPE NCC, LACNIC and svc make them), a self-signature that verifies under its own key (§6.1, §3.2). A trust anchor
  * issued by another BPKI CA (APNIC's "APNIC Server CA", AFRINIC's "RPKI Intermediate CA") is a trust anchor by
  * configuration (RFC 5280 §6.1.1 (d): a name and a key), so its issuer's signature cannot be and is not checked.
- * Pure: throws DecodeError or InspectionError naming the rule.
+ * notBefore is allowed BACKDATE_MS of clock skew. Pure: throws DecodeError or InspectionError naming the rule.
  */
 export function inspectIdCert(der: Uint8Array, now: Date): IdCert {
   const c = decodeIdCert(der)
   const fail = (rule: string, msg: string) => new InspectionError(rule, `identity certificate: ${msg}`)
   if (c.version !== 3) throw fail('RFC 5280 §4.1.2.1', `version ${c.version}, not 3`)
-  if (now < c.notBefore) throw fail('RFC 5280 §4.1.2.5', `not valid before ${c.notBefore.toISOString()}`)
+  // A peer that made its certificate just now, with a clock a little ahead of ours, is not refused for that.
+  if (now.getTime() + BACKDATE_MS < c.notBefore.getTime()) throw fail('RFC 5280 §4.1.2.5', `not valid before ${c.notBefore.toISOString()}`)
   if (now > c.notAfter) throw fail('RFC 5280 §4.1.2.5', `expired at ${c.notAfter.toISOString()}`)
   if (c.ca !== true) throw fail('RFC 5280 §4.2.1.9', 'not a CA certificate (basicConstraints cA is not set), so it cannot be a BPKI trust anchor (RFC 8183 §5.2)')
   checkIdKey(c.spki, fail)

@@ -69,6 +69,7 @@ function inspectServiceUri(uri: string, rule: string, what: string): void {
   }
 }
 
+/** The URI's parts, or an InspectionError under `rule` saying why it is not a URI svc accepts. */
 function parsed(uri: string, rule: string, what: string): UriParts {
   try {
     return parseUri(uri)
@@ -77,6 +78,7 @@ function parsed(uri: string, rule: string, what: string): UriParts {
   }
 }
 
+/** An InspectionError naming the field, the (shortened) URI and the problem. */
 function bad(rule: string, what: string, uri: string, problem: string): InspectionError {
   return new InspectionError(rule, `${what} ${JSON.stringify(uri.length > 200 ? uri.slice(0, 197) + '...' : uri)} ${problem}`)
 }

@@ -20,7 +20,7 @@ t.test('our own identity certificate passes', async (t) => {
 
 t.test('each refused shape is refused with its rule', async (t) => {
   const now = new Date()
-  for (const bad of badIdCerts(now)) t.throws(() => inspectIdCert(bad.der, new Date(Date.now() + 1000)), { message: bad.rule }, bad.name)
+  for (const bad of badIdCerts(now)) t.throws(() => inspectIdCert(bad.der, now), { message: bad.rule }, bad.name)
   t.throws(() => inspectIdCert(new TextEncoder().encode('not a certificate'), now), { name: 'DecodeError', message: /RFC 8183 §4/ }, 'not a certificate at all')
 })
 
@@ -52,4 +52,10 @@ t.test("other implementations' identity certificates pass within their validity"
     t.doesNotThrow(() => inspectIdCert(der, during), `${name} (${c.subject}, ${c.selfSigned ? 'self-signed' : `issued by ${c.issuer}`})`)
     if (c.notAfter < new Date()) t.throws(() => inspectIdCert(der, new Date()), { message: /expired/ }, `${name} has expired by now and is refused`)
   }
+})
+
+t.test('a certificate made a moment ago by a peer whose clock is ahead is accepted; a day ahead is not', async (t) => {
+  const now = new Date()
+  t.doesNotThrow(() => inspectIdCert(createIdCert(testKey(), new Date(now.getTime() + 4 * 60_000 + 5 * 60_000)), now), 'notBefore 4 minutes ahead')
+  t.throws(() => inspectIdCert(createIdCert(testKey(), new Date(now.getTime() + 86_400_000)), now), { message: /not valid before/ }, 'notBefore a day ahead')
 })
