@@ -31,51 +31,59 @@ export type ProvisioningDecodeKind = 'xml' | 'version' | 'type' | 'issue' | 'rev
 
 /** A DecodeError that says which part failed and, when they were readable, who sent the message to whom. */
 export class ProvisioningDecodeError extends DecodeError {
-  constructor(readonly kind: ProvisioningDecodeKind, cause: DecodeError, readonly sender?: string, readonly recipient?: string) {
+  readonly sender?: string
+  readonly recipient?: string
+  constructor(readonly kind: ProvisioningDecodeKind, cause: DecodeError, parties: Parties = {}) {
     super(cause.rule, cause.message.startsWith(`${cause.rule}: `) ? cause.message.slice(cause.rule.length + 2) : cause.message, { cause })
+    if (parties.sender !== undefined) this.sender = parties.sender
+    if (parties.recipient !== undefined) this.recipient = parties.recipient
   }
 }
 
+type Parties = { sender?: string; recipient?: string }
+
 /** Run one decoding step; a DecodeError from it becomes a ProvisioningDecodeError of `kind`. */
-function step<T>(kind: ProvisioningDecodeKind, parties: { sender?: string; recipient?: string }, fn: () => T): T {
+function step<T>(kind: ProvisioningDecodeKind, parties: Parties, fn: () => T): T {
   try {
     return fn()
   } catch (e) {
-    if (e instanceof DecodeError && !(e instanceof ProvisioningDecodeError)) throw new ProvisioningDecodeError(kind, e, parties.sender, parties.recipient)
+    if (e instanceof DecodeError && !(e instanceof ProvisioningDecodeError)) throw new ProvisioningDecodeError(kind, e, parties)
     throw e
   }
+}
+
+/** A ProvisioningDecodeError of `kind` under RFC 6492 §3.1. */
+function failure(kind: ProvisioningDecodeKind, parties: Parties, message: string): ProvisioningDecodeError {
+  return new ProvisioningDecodeError(kind, new DecodeError(COMMON, message), parties)
 }
 
 /** Decode one up-down message (the XML inside the CMS). Failures are ProvisioningDecodeErrors. */
 export function decodeProvisioning(xml: string | Uint8Array): ProvisioningMessage {
   const el = step('xml', {}, () => parseXml(xml))
-  step('xml', {}, () => {
-    if (el.name !== 'message' || el.ns !== PROVISIONING_NS) {
-      throw new DecodeError(COMMON, `expected an up-down <message> in ${PROVISIONING_NS}, got <${el.name}> in ${show(el.ns)}`)
-    }
-  })
+  if (el.name !== 'message' || el.ns !== PROVISIONING_NS) throw failure('xml', {}, `expected an up-down <message> in ${PROVISIONING_NS}, got <${el.name}> in ${show(el.ns)}`)
+  const parties: Parties = {}
   const sender = optAttr(el, 'sender')
   const recipient = optAttr(el, 'recipient')
-  const parties = { sender, recipient }
+  if (sender !== undefined) parties.sender = sender
+  if (recipient !== undefined) parties.recipient = recipient
   const version = el.attrs.version
-  if (version !== '1') step('version', parties, () => { throw new DecodeError(COMMON, `version ${version === undefined ? '(missing)' : show(version)} is not supported; up-down messages are version "1"`) })
+  if (version !== '1') throw failure('version', parties, `version ${version === undefined ? '(missing)' : show(version)} is not supported; up-down messages are version "1"`)
   const type = step('type', parties, () => attr(el, 'type', COMMON))
-  if (!TYPES.includes(type)) step('type', parties, () => { throw new DecodeError(COMMON, `unrecognised message type ${show(type)}`) })
+  if (!TYPES.includes(type)) throw failure('type', parties, `unrecognised message type ${show(type)}`)
   const kind = type === 'issue' ? 'issue' : type === 'revoke' ? 'revoke' : 'payload'
-  const msg: ProvisioningMessage = step(kind, parties, () => {
-    for (const child of el.children) {
-      if (child.ns !== PROVISIONING_NS) throw new DecodeError(COMMON, `<${child.name}> is not in the up-down namespace`)
-    }
-    noText(el, COMMON)
-    return { payload: payloadFrom(type as ProvisioningPayload['type'], el) }
-  })
+  const msg: ProvisioningMessage = { ...parties, payload: step(kind, parties, () => payloadOf(type as ProvisioningPayload['type'], el)) }
   // LACNIC sends error_response without sender and recipient; every other message must have both.
-  if ((sender === undefined || recipient === undefined) && type !== 'error_response') {
-    step('xml', parties, () => { throw new DecodeError(COMMON, `a ${type} message needs sender and recipient attributes`) })
-  }
-  if (sender !== undefined) msg.sender = sender
-  if (recipient !== undefined) msg.recipient = recipient
+  if ((sender === undefined || recipient === undefined) && type !== 'error_response') throw failure('xml', parties, `a ${type} message needs sender and recipient attributes`)
   return msg
+}
+
+/** The payload of a <message> whose version and type are known: children in the namespace, no text. */
+function payloadOf(type: ProvisioningPayload['type'], el: XmlElement): ProvisioningPayload {
+  for (const child of el.children) {
+    if (child.ns !== PROVISIONING_NS) throw new DecodeError(COMMON, `<${child.name}> is not in the up-down namespace`)
+  }
+  noText(el, COMMON)
+  return payloadFrom(type, el)
 }
 
 function payloadFrom(type: ProvisioningPayload['type'], el: XmlElement): ProvisioningPayload {
