@@ -10,10 +10,10 @@ import {
 } from './api/cas.js'
 import { publisherRequestJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from './api/pubd.js'
 import type { ServerInfo } from './api/status.js'
-import { caPath, checkChild, checkIdCert, parentInput, pathHandle, publisherRequestInput, repoInput } from './app/api-inputs.js'
+import { caPath, checkChild, checkIdCert, childRequestInput, parentInput, pathHandle, publisherRequestInput, repoInput } from './app/api-inputs.js'
 import { CaManager } from './app/ca-manager.js'
 import { updown } from './app/ca-parents.js'
-import { repoList } from './app/ca-repo.js'
+import { checkRepoIdentity, repoList } from './app/ca-repo.js'
 import { CaServices } from './app/ca-services.js'
 import { caIssues, certAuthInfo, childInfo, configuredRoas, exchangeJson, historyDetailsJson, historyJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
 import type { PubServer, RrdpFile } from './app/pub-server.js'
@@ -26,7 +26,7 @@ import { AppError, reasonOf } from './errors.js'
 import type { Logger } from './log.js'
 import { decodeCert } from './objects/cert.js'
 import { idCertInfo } from './protocol/id-cert.js'
-import { decodeChildRequest, encodeChildRequest, encodeParentResponse, encodePublisherRequest, encodeRepositoryResponse, type ParentResponse } from './protocol/idexchange.js'
+import { encodeChildRequest, encodeParentResponse, encodePublisherRequest, encodeRepositoryResponse, type ParentResponse } from './protocol/idexchange.js'
 import { ResourceSet } from './resources/resource-set.js'
 import { Scheduler } from './scheduler.js'
 import type { Db } from './store/db.js'
@@ -209,7 +209,7 @@ export class Manager {
   /** Add (or, with `update`, replace) a parent from an RFC 8183 parent response, then sync with it at once. */
   async caParentAdd(ca: string, input: { json: unknown } | { xml: string }, opts: { name?: string; update?: boolean } = {}): Promise<void> {
     const s = this.svc.state(caPath(ca))
-    const { name, response } = parentInput(input, opts.name)
+    const { name, response } = parentInput(input, opts.name, this.now())
     const parent: ParentInfo = { name, parentHandle: response.parentHandle, childHandle: response.childHandle, serviceUri: response.serviceUri, idCert: toBase64(response.idCert) }
     const exists = name in s.parents
     if (opts.update && !exists) throw new AppError('ca-parent-unknown', { ca, parent: name })
@@ -256,14 +256,7 @@ export class Manager {
   async caChildAdd(ca: string, body: AddChildJson | { handle: string; resources: AddChildJson['resources']; xml: string }): Promise<ParentResponseJson> {
     this.svc.state(caPath(ca))
     const handle = checkChild(body.handle)
-    let idCert: string
-    if ('xml' in body) {
-      try {
-        idCert = toBase64(decodeChildRequest(body.xml).idCert)
-      } catch (e) {
-        throw new AppError('ca-child-request-invalid-xml', { reason: reasonOf(e) })
-      }
-    } else idCert = checkIdCert(body.id_cert)
+    const idCert = 'xml' in body ? childRequestInput(body.xml, this.now()) : checkIdCert(body.id_cert, this.now())
     const resources = ResourceSet.parse(body.resources ?? {}).toJSON()
     await this.cas.run(ca, { type: 'child-add', handle, idCert, resources })
     return parentResponseJson(this.parentResponseFor(ca, handle))
@@ -285,7 +278,7 @@ export class Manager {
 
   async caChildUpdate(ca: string, child: string, body: UpdateChildJson): Promise<void> {
     this.svc.state(caPath(ca))
-    const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert) } : {}), ...(body.resources ? { resources: ResourceSet.parse(body.resources).toJSON() } : {}) }
+    const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert, this.now()) } : {}), ...(body.resources ? { resources: ResourceSet.parse(body.resources).toJSON() } : {}) }
     await this.cas.run(ca, update)
     this.cas.syncLocalChildren(ca, child)
   }
@@ -383,11 +376,12 @@ export class Manager {
    */
   async caRepoUpdate(ca: string, input: { json: unknown } | { xml: string }): Promise<void> {
     const s = this.svc.state(caPath(ca))
-    const response = repoInput(input)
+    const response = repoInput(input, this.now())
     const embedded = !!this.pub && response.serviceUri.startsWith(`${this.config.service_uri}rfc8181/`)
     const repo = { embedded, publisherHandle: response.publisherHandle, serviceUri: response.serviceUri, siaBase: response.siaBase, rrdpNotificationUri: response.rrdpNotificationUri ?? '', serverIdCert: toBase64(response.idCert) }
     if (JSON.stringify(s.repo) === JSON.stringify(repo)) throw new AppError('ca-repo-same', { ca })
     try {
+      checkRepoIdentity(this.svc, s, response, embedded)
       await repoList(this.svc, s, repo)
     } catch (e) {
       throw new AppError('ca-repo-issue', { ca, uri: repo.serviceUri, reason: reasonOf(e) })
@@ -449,7 +443,7 @@ export class Manager {
 
   pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }): RepositoryResponseJson {
     const pub = this.pubd()
-    return repositoryResponseJson(pub.publisherAdd(publisherRequestInput(input)))
+    return repositoryResponseJson(pub.publisherAdd(publisherRequestInput(input, this.now())))
   }
 
   pubdPublisherShow(handle: string): PublisherDetails {

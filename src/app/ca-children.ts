@@ -5,30 +5,71 @@
  */
 import { childEntitlements, child as childOf } from '../ca/children.js'
 import type { CaState, IssuedCert } from '../ca/state.js'
-import { AppError, reasonOf } from '../errors.js'
+import { AppError, reasonOf, type ErrorLabel } from '../errors.js'
 import { LibraryError } from '../util/errors.js'
-import { decodeProvisioning, encodeProvisioning, type ProvisioningMessage, type ProvisioningPayload, type ResourceClassEntitlement } from '../protocol/provisioning.js'
+import {
+  decodeProvisioning, encodeProvisioning, ERROR_CODES, ProvisioningDecodeError, type ProvisioningDecodeKind, type ProvisioningMessage, type ProvisioningPayload,
+  type ResourceClassEntitlement,
+} from '../protocol/provisioning.js'
 import { unwrapMessage, unwrapUnverified } from '../protocol/signed-message.js'
 import { ResourceSet } from '../resources/resource-set.js'
 import { fromBase64, fromBase64Url, toBase64 } from '../util/base64.js'
 import { toHex } from '../util/hex.js'
 import type { CaServices } from './ca-services.js'
 
-/** Handle one RFC 6492 message for CA `handle`; `published` is told when a certificate was issued or revoked. */
+/**
+ * Handle one RFC 6492 message for CA `handle`; `published` is told when a certificate was issued or revoked. Input
+ * that is not CMS, or whose XML is not an up-down message naming its sender, has no one to answer: a labelled 400
+ * (`rfc6492-cms`, `rfc6492-xml`). Everything else is answered with a signed reply, an error_response on failure.
+ */
 export async function rfc6492(svc: CaServices, handle: string, body: Uint8Array, published: (handle: string) => void): Promise<Uint8Array> {
   const s = svc.state(handle)
-  let sender: string | undefined
+  const decoded = decodeRequest(s, body)
   let reply: ProvisioningPayload
   try {
-    const msg = decodeProvisioning(unwrapUnverified(body).xml)
-    sender = msg.sender
-    reply = await answer(svc, s, msg, body, published)
+    if ('error' in decoded) throw decoded.error
+    reply = await answer(svc, s, decoded.msg, body, published)
   } catch (e) {
     reply = errorReply(e)
-    svc.log.warn('RFC 6492 request refused', { ca: handle, child: sender, reason: reasonOf(e) })
+    svc.log.warn('RFC 6492 request refused', { ca: handle, child: decoded.sender, code: reply.type === 'error_response' ? reply.status : undefined, reason: reasonOf(e) })
   }
-  const xml = encodeProvisioning({ sender: s.handle, recipient: sender ?? '', payload: reply })
+  const xml = encodeProvisioning({ sender: s.handle, recipient: decoded.sender, payload: reply })
   return svc.messageSigner(svc.state(handle)).sign(xml, svc.now())
+}
+
+/** RFC 6492 §3.6 codes by our error labels (design.md §6); `rfc6492-protocol` carries its own, anything else is 2001. */
+const CODES: Partial<Record<ErrorLabel, number>> = {
+  'rfc6492-version': 1102,
+  'rfc6492-type': 1103,
+  'rfc6492-invalid-csr': 1203,
+  'rfc6492-invalid-key': 1302,
+}
+
+/** The label of each kind of decoding failure; `xml` and `payload` have no code of their own (2001). */
+const DECODE_LABELS: Record<ProvisioningDecodeKind, ErrorLabel> = {
+  xml: 'rfc6492-xml', version: 'rfc6492-version', type: 'rfc6492-type', issue: 'rfc6492-invalid-csr', revoke: 'rfc6492-invalid-key', payload: 'rfc6492-xml',
+}
+
+type Decoded = { sender: string; msg: ProvisioningMessage } | { sender: string; error: AppError }
+
+/** The message and its sender, or the labelled decoding failure to answer it with; a 400 when there is no sender. */
+function decodeRequest(s: CaState, body: Uint8Array): Decoded {
+  let xml: string
+  try {
+    xml = unwrapUnverified(body).xml
+  } catch (e) {
+    throw new AppError('rfc6492-cms', { ca: s.handle, reason: reasonOf(e) }, { cause: e })
+  }
+  try {
+    const msg = decodeProvisioning(xml)
+    if (!msg.sender) throw new AppError('rfc6492-xml', { ca: s.handle, reason: 'RFC 6492 §3.1: the message names no sender' })
+    return { sender: msg.sender, msg }
+  } catch (e) {
+    if (!(e instanceof ProvisioningDecodeError)) throw e instanceof AppError ? e : new AppError('rfc6492-xml', { ca: s.handle, reason: reasonOf(e) }, { cause: e })
+    const error = new AppError(DECODE_LABELS[e.kind], { ca: s.handle, reason: reasonOf(e) }, { cause: e })
+    if (e.kind === 'xml' || !e.sender) throw new AppError('rfc6492-xml', error.args, { cause: e })
+    return { sender: e.sender, error }
+  }
 }
 
 async function answer(svc: CaServices, s: CaState, msg: ProvisioningMessage, body: Uint8Array, published: (h: string) => void): Promise<ProvisioningPayload> {
@@ -50,9 +91,9 @@ async function answer(svc: CaServices, s: CaState, msg: ProvisioningMessage, bod
     case 'list':
       return { type: 'list_response', classes: entitlements(svc, s, ch.handle) }
     case 'issue': {
-      const limit = p.limits ? { asn: p.limits.asn ?? '', ipv4: p.limits.ipv4 ?? '', ipv6: p.limits.ipv6 ?? '' } : undefined
+      const limit = p.limits && requestLimit(p.limits)
       const csr = toBase64(p.csr)
-      const r = await svc.run(s.handle, { type: 'child-certify', handle: ch.handle, className: p.className, csr, ...(limit ? { limit: ResourceSet.parse(limit).toJSON() } : {}) }, `child:${ch.handle}`)
+      const r = await svc.run(s.handle, { type: 'child-certify', handle: ch.handle, className: p.className, csr, ...(limit ? { limit } : {}) }, `child:${ch.handle}`)
       published(s.handle)
       const issued = r.events.find((e) => e.type === 'child-certificate-issued')
       const cert = issued?.type === 'child-certificate-issued' ? issued.cert : undefined
@@ -67,7 +108,16 @@ async function answer(svc: CaServices, s: CaState, msg: ProvisioningMessage, bod
       return { type: 'revoke_response', className: p.className, ski: p.ski }
     }
     default:
-      throw new AppError('rfc6492-protocol', { code: '1103', reason: `a parent does not answer '${p.type}'` })
+      throw new AppError('rfc6492-type', { reason: `RFC 6492 §3.2: a parent does not answer '${p.type}'` })
+  }
+}
+
+/** RFC 6492 §3.4.1: the req_resource_set_* limits of an issue request, or 1203 (the request is badly formed). */
+function requestLimit(limits: { asn?: string; ipv4?: string; ipv6?: string }) {
+  try {
+    return ResourceSet.parse({ asn: limits.asn ?? '', ipv4: limits.ipv4 ?? '', ipv6: limits.ipv6 ?? '' }).toJSON()
+  } catch (e) {
+    throw new AppError('rfc6492-invalid-csr', { reason: `RFC 6492 §3.4.1: req_resource_set_*: ${reasonOf(e)}` }, { cause: e })
   }
 }
 
@@ -90,13 +140,12 @@ function certificateEntry(c: IssuedCert) {
   return { certUrl: c.uri, cert: fromBase64(c.der) }
 }
 
-/** RFC 6492 §3.6 error codes: those raised as `rfc6492-protocol` carry theirs; anything else is 2001. */
+/** The error_response for a failure (RFC 6492 §3.6): the code from the label table, 2001 for anything else. */
 function errorReply(e: unknown): ProvisioningPayload {
-  const text = reasonOf(e)
-  let code = 2001
-  if (e instanceof AppError && e.label === 'rfc6492-protocol') code = Number(e.args.code)
-  else if (e instanceof LibraryError && /\bversion\b/i.test(text)) code = 1102
-  else if (e instanceof LibraryError && /\btype\b/i.test(text)) code = 1103
-  const description = text
-  return { type: 'error_response', status: Number.isFinite(code) ? code : 2001, description: description.slice(0, 1000) }
+  let code: number | undefined
+  if (e instanceof AppError) code = e.label === 'rfc6492-protocol' ? Number(e.args.code) : CODES[e.label]
+  // Only our own labelled and library errors are described; anything else is internal and says no more.
+  const described = e instanceof AppError || e instanceof LibraryError
+  const description = described ? reasonOf(e) : ERROR_CODES[2001]!
+  return { type: 'error_response', status: code !== undefined && ERROR_CODES[code] ? code : 2001, description: description.slice(0, 1000) }
 }

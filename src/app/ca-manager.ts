@@ -15,7 +15,7 @@ import { createIdCert } from '../protocol/id-cert.js'
 import { certificateExpired, publishedFiles, updateObjects } from './ca-objects.js'
 import { revokeAllUnder, syncParent, type LocalUpdown } from './ca-parents.js'
 import { rfc6492 } from './ca-children.js'
-import { syncRepo } from './ca-repo.js'
+import { ownPublisher, syncRepo } from './ca-repo.js'
 import type { CaServices } from './ca-services.js'
 import { Pacer } from './pacer.js'
 
@@ -75,7 +75,8 @@ export class CaManager {
     await this.svc.publishing.run(handle, async () => {
       const state = this.svc.state(handle)
       if (state.repo) await syncRepo(this.svc, state, [])
-      if (state.repo?.embedded) this.svc.pub?.publisherRemove(state.repo.publisherHandle)
+      // Only the CA's own publisher goes with it (identity-checked): never one its repository settings merely name.
+      for (const repo of [state.repo, state.oldRepo]) if (repo?.embedded) this.removeOwnPublisher(state, repo.publisherHandle)
     })
     await this.svc.commands.run(handle, () => this.svc.cas.remove(handle))
     this.svc.forget(handle)
@@ -137,9 +138,21 @@ export class CaManager {
     const ok = await syncRepo(this.svc, state, [], old)
     if (!ok) this.svc.log.warn('cleaning up the previous repository failed; it keeps the old objects (best effort)', { ca: state.handle, uri: old.serviceUri })
     await this.svc.run(state.handle, { type: 'repo-cleanup' }, 'svc')
-    if (ok && old.embedded && this.svc.pub && old.publisherHandle === state.handle) this.svc.pub.publisherRemove(old.publisherHandle)
+    if (ok && old.embedded) this.removeOwnPublisher(state, old.publisherHandle)
     this.svc.status.record(state.handle, 'repo', 'repo', { time: this.svc.now().toISOString(), uri: state.repo!.serviceUri, result: 'success' })
     this.svc.log.info('moved to the new repository; the previous one was cleaned up', { ca: state.handle, old: old.serviceUri, new: state.repo!.serviceUri })
+  }
+
+  /** Remove an embedded publisher when it is the CA's own (its identity certificate); otherwise leave it and say so. */
+  private removeOwnPublisher(state: CaState, publisher: string): void {
+    if (!this.svc.pub?.store.publisher(publisher)) return
+    try {
+      ownPublisher(this.svc, state, publisher)
+    } catch (e) {
+      this.svc.log.warn('publisher left in place: it is not this CA\'s', { ca: state.handle, publisher, reason: reasonOf(e) })
+      return
+    }
+    this.svc.pub.publisherRemove(publisher)
   }
 
   /**

@@ -8,18 +8,53 @@ import { AppError, reasonOf } from '../errors.js'
 import type { CaState, RepoInfo } from '../ca/state.js'
 import { decodePublicationReply, encodePublicationQuery, type PublicationQuery, type PublicationReply, type PublishPdu, type WithdrawPdu } from '../protocol/publication.js'
 import { unwrapMessage } from '../protocol/signed-message.js'
+import type { Publisher } from '../pubd/publishers.js'
 import { fromBase64 } from '../util/base64.js'
+import { bytesEqual } from '../util/bytes.js'
+import type { RepositoryResponse } from '../protocol/idexchange.js'
 import type { PublishedFile } from './ca-objects.js'
 import type { CaServices } from './ca-services.js'
 import { postMessage } from './protocol-client.js'
 
 const PUBLICATION_TYPE = 'application/rpki-publication'
 
+/**
+ * The embedded publisher CA `s` may act as: it exists, it is registered with the CA's own identity certificate, and
+ * its jail is `siaBase` when given. RFC 8181 §2 knows a publisher by its BPKI identity (a remote CA proves it with
+ * the CMS signature); the in-process path proves it here, so one CA cannot publish, withdraw or delete as another.
+ */
+export function ownPublisher(svc: CaServices, s: CaState, handle: string, siaBase?: string): Publisher {
+  if (!svc.pub) throw new AppError('pub-repo-not-initialized')
+  const p = svc.pub.store.publisher(handle)
+  if (!p) throw new Error(`RFC 8181 §2: '${handle}' is not a publisher of the embedded repository`)
+  if (!bytesEqual(p.idCert, fromBase64(s.idCert))) throw new Error(`RFC 8181 §2: publisher '${handle}' is registered with another identity certificate than CA '${s.handle}'`)
+  if (siaBase !== undefined && siaBase !== p.baseUri) throw new Error(`RFC 8183 §5.2.4: the jail of publisher '${handle}' is ${p.baseUri}, not ${siaBase}`)
+  return p
+}
+
+/**
+ * A repository response is for CA `s` (issue 10): in the embedded repository, the publisher it names must be the CA's
+ * own (ownPublisher) and the response must be the one the repository gives for it (service URI, jail, server
+ * identity); a remote repository must name the publisher handle the CA asked as in its publisher_request, and the
+ * `list` that follows proves the rest (our CMS signature is checked against the publisher's registered identity,
+ * the reply's against the server's identity certificate in the response).
+ */
+export function checkRepoIdentity(svc: CaServices, s: CaState, r: RepositoryResponse, embedded: boolean): void {
+  if (!embedded) {
+    if (r.publisherHandle !== s.handle) throw new Error(`RFC 8183 §5.2.4: the response is for publisher '${r.publisherHandle}', but CA '${s.handle}' asks as '${s.handle}'`)
+    return
+  }
+  const p = ownPublisher(svc, s, r.publisherHandle, r.siaBase)
+  const own = svc.pub!.publisherResponse(p.handle)
+  if (r.serviceUri !== own.serviceUri) throw new Error(`RFC 8183 §5.2.4: the service URI of publisher '${p.handle}' is ${own.serviceUri}, not ${r.serviceUri}`)
+  if (!bytesEqual(r.idCert, own.idCert)) throw new Error("RFC 8183 §5.2.4: the repository_bpki_ta is not this repository's identity certificate")
+}
+
 /** Send one query to the CA's repository and return the verified reply. */
 export async function repoExchange(svc: CaServices, s: CaState, repo: RepoInfo, query: PublicationQuery): Promise<PublicationReply> {
   if (repo.embedded) {
-    if (!svc.pub) throw new AppError('pub-repo-not-initialized')
-    return svc.pub.publish(repo.publisherHandle, query)
+    const p = ownPublisher(svc, s, repo.publisherHandle, repo.siaBase)
+    return svc.pub!.publish(p.handle, query)
   }
   const now = svc.now()
   const cms = await svc.messageSigner(s).sign(encodePublicationQuery(query), now)

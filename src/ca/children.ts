@@ -108,10 +108,28 @@ export function processChildCertify(s: CaState, c: Extract<CaCommand, { type: 'c
   const keyId = keyIdHex(keyIdentifier(csr.spki))
   if (Object.values(s.classes).some((k) => [k.current, k.next, k.old].some((x) => x?.keyId === keyId))) throw updown(1204, 'the request uses a key of the parent itself')
   for (const other of Object.values(s.children)) if (other.handle !== ch.handle && other.issued[keyId]) throw updown(1204, 'the key is already certified for another child')
+  checkKeySlot(ch, rc.name, keyId)
   let entitled = ResourceSet.parse(ch.resources).intersection(ResourceSet.parse(rc.current.cert.resources))
   if (c.limit) entitled = entitled.intersection(ResourceSet.parse(c.limit))
   if (entitled.isEmpty()) throw updown(1202, `no resources allocated to child '${ch.handle}' in resource class '${rc.name}'`)
   return [{ type: 'child-certificate-issued', child: ch.handle, cert: issueChildCertificate(s, rc, csr.spki, sia, entitled, ctx) }]
+}
+
+/**
+ * RFC 6489 §2: a CA has at most two keys in a resource class, the current one and, during a key roll, the new one
+ * (the old one is revoked when the roll completes). A request for a further key is refused, so that a child cannot
+ * make us issue and publish certificates without bound; re-issue for a key already certified replaces its
+ * certificate, and a revocation frees a slot. RFC 6492 §3.6 has no code for this: 2001, request not performed.
+ */
+export const MAX_CHILD_KEYS_PER_CLASS = 2
+
+/** Refuse (2001) certifying `keyId` for the child in the class when it is new and the class's slots are taken. */
+function checkKeySlot(ch: ChildInfo, className: string, keyId: string): void {
+  if (ch.issued[keyId]) return
+  const held = Object.values(ch.issued).filter((c) => c.className === className)
+  if (held.length >= MAX_CHILD_KEYS_PER_CLASS) {
+    throw updown(2001, `RFC 6489 §2: child '${ch.handle}' already holds certificates for ${held.length} keys in resource class '${className}' (current and new); revoke one before asking for another key`)
+  }
 }
 
 export function processChildRevoke(s: CaState, c: Extract<CaCommand, { type: 'child-revoke' }>): CaEvent[] {

@@ -10,9 +10,10 @@ import type { SigningKey } from '../crypto/signer.js'
 import { buildCert, serialFromRandom } from '../objects/cert.js'
 import { buildCrl } from '../objects/crl.js'
 import { toBase64 } from '../util/base64.js'
-import { DecodeError } from '../util/errors.js'
+import { DecodeError, InspectionError } from '../util/errors.js'
 import { toHex } from '../util/hex.js'
-import { type BpkiCert, decodeBpkiCert, isSelfSigned } from './id-cert-x509.js'
+import { bytesEqual } from '../util/bytes.js'
+import { type BpkiCert, decodeBpkiCert, isSelfSigned, publicKey, signedBy } from './id-cert-x509.js'
 
 /** A decoded identity certificate. */
 export interface IdCert extends BpkiCert {
@@ -100,6 +101,39 @@ export function decodeIdCert(der: Uint8Array): IdCert {
     throw new DecodeError('RFC 8183 §4', `identity certificate: ${(e as Error).message}`, { cause: e })
   }
   return { ...cert, selfSigned: isSelfSigned(cert) }
+}
+
+/**
+ * Check an identity certificate a peer gives us before we register it (children, publishers, parents,
+ * repositories: RFC 8183 §5.2 `*_bpki_ta`, the trust anchor of RFC 6492 §3.1 / RFC 8181 §2 CMS messages). Required:
+ * an X.509 v3 certificate (RFC 5280 §4.1.2.1), valid at `now` (§4.1.2.5), a CA certificate (basicConstraints cA,
+ * §4.2.1.9: it issues the EE certificates of the CMS messages), an RSA key of 2048 to 4096 bits with exponent 65537
+ * (RFC 7935 §3 as the floor; not EC, not RSA-1024), and, when it is self-issued (subject = issuer, as Krill, rpkid,
+ * RIPE NCC, LACNIC and svc make them), a self-signature that verifies under its own key (§6.1, §3.2). A trust anchor
+ * issued by another BPKI CA (APNIC's "APNIC Server CA", AFRINIC's "RPKI Intermediate CA") is a trust anchor by
+ * configuration (RFC 5280 §6.1.1 (d): a name and a key), so its issuer's signature cannot be and is not checked.
+ * notBefore is allowed BACKDATE_MS of clock skew. Pure: throws DecodeError or InspectionError naming the rule.
+ */
+export function inspectIdCert(der: Uint8Array, now: Date): IdCert {
+  const c = decodeIdCert(der)
+  const fail = (rule: string, msg: string) => new InspectionError(rule, `identity certificate: ${msg}`)
+  if (c.version !== 3) throw fail('RFC 5280 §4.1.2.1', `version ${c.version}, not 3`)
+  // A peer that made its certificate just now, with a clock a little ahead of ours, is not refused for that.
+  if (now.getTime() + BACKDATE_MS < c.notBefore.getTime()) throw fail('RFC 5280 §4.1.2.5', `not valid before ${c.notBefore.toISOString()}`)
+  if (now > c.notAfter) throw fail('RFC 5280 §4.1.2.5', `expired at ${c.notAfter.toISOString()}`)
+  if (c.ca !== true) throw fail('RFC 5280 §4.2.1.9', 'not a CA certificate (basicConstraints cA is not set), so it cannot be a BPKI trust anchor (RFC 8183 §5.2)')
+  checkIdKey(c.spki, fail)
+  if (bytesEqual(c.subjectDer, c.issuerDer) && !signedBy(c, c.spki)) throw fail('RFC 5280 §6.1', 'self-issued, but its signature does not verify under its own key')
+  return c
+}
+
+/** RFC 7935 §3 (as the floor for BPKI keys): RSA, 2048 to 4096 bits, public exponent 65537. */
+function checkIdKey(spki: Uint8Array, fail: (rule: string, msg: string) => Error): void {
+  const key = publicKey(spki)
+  if (key.asymmetricKeyType !== 'rsa') throw fail('RFC 7935 §3', `the key is ${key.asymmetricKeyType?.toUpperCase() ?? 'of an unknown type'}, not RSA`)
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0
+  if (bits < 2048 || bits > 4096) throw fail('RFC 7935 §3', `the RSA key has ${bits} bits, not 2048 (to 4096)`)
+  if (key.asymmetricKeyDetails?.publicExponent !== 65537n) throw fail('RFC 7935 §3', `the RSA public exponent is ${key.asymmetricKeyDetails?.publicExponent}, not 65537`)
 }
 
 /** The JSON API view of an identity certificate. */

@@ -22,30 +22,68 @@ const TYPES = ['list', 'list_response', 'issue', 'issue_response', 'revoke', 're
 // RFC 6492 §3.7: character sets of the resource set attributes (the schema's patterns).
 const RESOURCE_SET = { as: /^[-,0-9]*$/, ipv4: /^[-,/.0-9]*$/, ipv6: /^[-,/:0-9a-fA-F]*$/ }
 
-/** Decode one up-down message (the XML inside the CMS). */
-export function decodeProvisioning(xml: string | Uint8Array): ProvisioningMessage {
-  const el = parseXml(xml)
-  if (el.name !== 'message' || el.ns !== PROVISIONING_NS) {
-    throw new DecodeError(COMMON, `expected an up-down <message> in ${PROVISIONING_NS}, got <${el.name}> in ${show(el.ns)}`)
+/**
+ * Which part of an up-down message failed to decode, so that a parent can answer with the RFC 6492 §3.6 code that
+ * fits (app/ca-children.ts keeps the table): `xml` (not XML, or not an up-down message), `version`, `type` (not a
+ * message type), `issue` / `revoke` (a bad request or key element), `payload` (any other bad content).
+ */
+export type ProvisioningDecodeKind = 'xml' | 'version' | 'type' | 'issue' | 'revoke' | 'payload'
+
+/** A DecodeError that says which part failed and, when they were readable, who sent the message to whom. */
+export class ProvisioningDecodeError extends DecodeError {
+  readonly sender?: string
+  readonly recipient?: string
+  constructor(readonly kind: ProvisioningDecodeKind, cause: DecodeError, parties: Parties = {}) {
+    super(cause.rule, cause.message.startsWith(`${cause.rule}: `) ? cause.message.slice(cause.rule.length + 2) : cause.message, { cause })
+    if (parties.sender !== undefined) this.sender = parties.sender
+    if (parties.recipient !== undefined) this.recipient = parties.recipient
   }
+}
+
+type Parties = { sender?: string; recipient?: string }
+
+/** Run one decoding step; a DecodeError from it becomes a ProvisioningDecodeError of `kind`. */
+function step<T>(kind: ProvisioningDecodeKind, parties: Parties, fn: () => T): T {
+  try {
+    return fn()
+  } catch (e) {
+    if (e instanceof DecodeError && !(e instanceof ProvisioningDecodeError)) throw new ProvisioningDecodeError(kind, e, parties)
+    throw e
+  }
+}
+
+/** A ProvisioningDecodeError of `kind` under RFC 6492 §3.1. */
+function failure(kind: ProvisioningDecodeKind, parties: Parties, message: string): ProvisioningDecodeError {
+  return new ProvisioningDecodeError(kind, new DecodeError(COMMON, message), parties)
+}
+
+/** Decode one up-down message (the XML inside the CMS). Failures are ProvisioningDecodeErrors. */
+export function decodeProvisioning(xml: string | Uint8Array): ProvisioningMessage {
+  const el = step('xml', {}, () => parseXml(xml))
+  if (el.name !== 'message' || el.ns !== PROVISIONING_NS) throw failure('xml', {}, `expected an up-down <message> in ${PROVISIONING_NS}, got <${el.name}> in ${show(el.ns)}`)
+  const parties: Parties = {}
+  const sender = optAttr(el, 'sender')
+  const recipient = optAttr(el, 'recipient')
+  if (sender !== undefined) parties.sender = sender
+  if (recipient !== undefined) parties.recipient = recipient
   const version = el.attrs.version
-  if (version !== '1') throw new DecodeError(COMMON, `version ${version === undefined ? '(missing)' : show(version)} is not supported; up-down messages are version "1"`)
-  const type = attr(el, 'type', COMMON)
-  if (!TYPES.includes(type)) throw new DecodeError(COMMON, `unrecognised message type ${show(type)}`)
+  if (version !== '1') throw failure('version', parties, `version ${version === undefined ? '(missing)' : show(version)} is not supported; up-down messages are version "1"`)
+  const type = step('type', parties, () => attr(el, 'type', COMMON))
+  if (!TYPES.includes(type)) throw failure('type', parties, `unrecognised message type ${show(type)}`)
+  const kind = type === 'issue' ? 'issue' : type === 'revoke' ? 'revoke' : 'payload'
+  const msg: ProvisioningMessage = { ...parties, payload: step(kind, parties, () => payloadOf(type as ProvisioningPayload['type'], el)) }
+  // LACNIC sends error_response without sender and recipient; every other message must have both.
+  if ((sender === undefined || recipient === undefined) && type !== 'error_response') throw failure('xml', parties, `a ${type} message needs sender and recipient attributes`)
+  return msg
+}
+
+/** The payload of a <message> whose version and type are known: children in the namespace, no text. */
+function payloadOf(type: ProvisioningPayload['type'], el: XmlElement): ProvisioningPayload {
   for (const child of el.children) {
     if (child.ns !== PROVISIONING_NS) throw new DecodeError(COMMON, `<${child.name}> is not in the up-down namespace`)
   }
   noText(el, COMMON)
-  const msg: ProvisioningMessage = { payload: payloadFrom(type as ProvisioningPayload['type'], el) }
-  const sender = optAttr(el, 'sender')
-  const recipient = optAttr(el, 'recipient')
-  // LACNIC sends error_response without sender and recipient; every other message must have both.
-  if ((sender === undefined || recipient === undefined) && type !== 'error_response') {
-    throw new DecodeError(COMMON, `a ${type} message needs sender and recipient attributes`)
-  }
-  if (sender !== undefined) msg.sender = sender
-  if (recipient !== undefined) msg.recipient = recipient
-  return msg
+  return payloadFrom(type, el)
 }
 
 function payloadFrom(type: ProvisioningPayload['type'], el: XmlElement): ProvisioningPayload {
@@ -141,6 +179,8 @@ function keyFrom(el: XmlElement, rule: string): { className: string; ski: string
   } catch (e) {
     throw new DecodeError(rule, `<key> ski ${show(raw)} is not base64url`, { cause: e })
   }
+  // RFC 6492 §3.5.1: the ski is the SHA-1 key identifier (RFC 6487 §4.8.2), 20 octets.
+  if (fromBase64Url(raw).length !== 20) throw new DecodeError(rule, `<key> ski ${show(raw)} is not a 20-octet key identifier`)
   // Normalised to the RFC's form (no padding): one hand-written sample pads it with '='.
   return { className: token(key, 'class_name', rule), ski: raw.replace(/=+$/, '') }
 }

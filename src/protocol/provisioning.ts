@@ -8,7 +8,7 @@ import { InspectionError } from '../util/errors.js'
 import { PROVISIONING_NS } from './provisioning-decode.js'
 import { buildXml, type XmlNode } from './xml.js'
 
-export { decodeProvisioning, PROVISIONING_NS } from './provisioning-decode.js'
+export { decodeProvisioning, PROVISIONING_NS, ProvisioningDecodeError, type ProvisioningDecodeKind } from './provisioning-decode.js'
 
 export interface ResourceClassEntitlement {
   className: string

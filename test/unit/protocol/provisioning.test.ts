@@ -11,6 +11,7 @@ import {
   encodeProvisioning,
   ERROR_CODES,
   PROVISIONING_NS,
+  ProvisioningDecodeError,
   type ProvisioningMessage,
   type ResourceClassEntitlement,
 } from '../../../src/protocol/provisioning.js'
@@ -144,5 +145,32 @@ t.test('everything we emit validates against the RFC 6492 schema and round-trips
     const v = validateWithSchema(xml, 'rfc6492')
     t.ok(v.ok, `${m.payload.type} validates: ${v.output}`)
     t.same(decodeProvisioning(xml), m, `${m.payload.type} round-trips`)
+  }
+})
+
+t.test('a decoding failure says which part failed and who sent it (the parent answers with the matching code)', async (t) => {
+  const msg = (attrs: string, body = '') => `<message xmlns="${PROVISIONING_NS}" ${attrs}>${body}</message>`
+  const base = 'sender="c" recipient="p"'
+  const cases: [string, string, string, string | undefined][] = [
+    ['not XML', 'hello', 'xml', undefined],
+    ['a DOCTYPE', `<!DOCTYPE message [<!ENTITY x "y">]>${msg(`version="1" ${base} type="list"`)}`, 'xml', undefined],
+    ['not an up-down message', '<hello/>', 'xml', undefined],
+    ['version 2', msg(`version="2" ${base} type="list"`), 'version', 'c'],
+    ['an unknown type', msg(`version="1" ${base} type="gimme"`), 'type', 'c'],
+    ['a bad limit', msg(`version="1" ${base} type="issue"`, '<request class_name="a" req_resource_set_ipv4="x!">AAAA</request>'), 'issue', 'c'],
+    ['a bad ski', msg(`version="1" ${base} type="revoke"`, '<key class_name="a" ski="!!"/>'), 'revoke', 'c'],
+    ['a ski of 3 octets', msg(`version="1" ${base} type="revoke"`, '<key class_name="a" ski="AAAA"/>'), 'revoke', 'c'],
+    ['a list with content', msg(`version="1" ${base} type="list"`, '<key class_name="a" ski="AAAA"/>'), 'payload', 'c'],
+    ['no sender', msg('version="1" type="list"'), 'xml', undefined],
+  ]
+  for (const [what, xml, kind, sender] of cases) {
+    let caught: unknown
+    try {
+      decodeProvisioning(xml)
+    } catch (e) {
+      caught = e
+    }
+    t.ok(caught instanceof ProvisioningDecodeError, `${what}: a ProvisioningDecodeError`)
+    t.match(caught, { kind, sender, message: /RFC|XML/ }, `${what}: kind ${kind}, sender ${sender}`)
   }
 })
