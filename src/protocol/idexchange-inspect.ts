@@ -1,8 +1,8 @@
 /**
  * RFC 8183 documents as a profile, before svc acts on one (issue 10): its identity certificate passes inspectIdCert,
  * and every URI in it is one svc can use safely: sia_base an rsync directory URI (RFC 8183 §5.2.4, RFC 5781) with no
- * empty, '.' or '..' segment and no percent-encoding; service URIs and the RRDP notification URI https, with no dot
- * segment in any spelling. Pure; throws InspectionError (or DecodeError) naming the rule. Used by app/api-inputs.ts.
+ * empty, '.' or '..' segment and no percent-encoding; service URIs http or https and the RRDP notification URI https,
+ * with no dot segment in any spelling. Pure; throws InspectionError (or DecodeError) naming the rule. Used by app/api-inputs.ts.
  */
 import { InspectionError } from '../util/errors.js'
 import { parseUri, type UriParts } from '../util/uri.js'
@@ -33,7 +33,7 @@ export function inspectRepositoryResponse(r: RepositoryResponse, now: Date): Rep
   inspectIdCert(r.idCert, now)
   inspectServiceUri(r.serviceUri, 'RFC 8183 §5.2.4', 'service_uri')
   inspectSiaBase(r.siaBase)
-  if (r.rrdpNotificationUri !== undefined) inspectServiceUri(r.rrdpNotificationUri, 'RFC 8182 §3.1', 'rrdp_notification_uri')
+  if (r.rrdpNotificationUri !== undefined) inspectServiceUri(r.rrdpNotificationUri, 'RFC 8182 §3.1', 'rrdp_notification_uri', ['https'])
   return r
 }
 
@@ -52,10 +52,14 @@ export function inspectSiaBase(uri: string): void {
   if (p.path.length < 2 || segments.some((s) => s === '' || s === '.' || s === '..')) throw bad(rule, 'sia_base', uri, "must be /module/path/ with no empty, '.' or '..' segment")
 }
 
-/** An https URI with a host and a path without dot segments, literal or percent-encoded (RFC 3986 §5.2.4). */
-function inspectServiceUri(uri: string, rule: string, what: string): void {
+/**
+ * An http(s) URI with a host and a path without dot segments, literal or percent-encoded (RFC 3986 §5.2.4). RFC 6492
+ * and RFC 8181 service URIs may be http: every message is CMS-signed, and registries have served plain http (APNIC
+ * until 2020); the RRDP notification must be https (RFC 8182 §3.1).
+ */
+function inspectServiceUri(uri: string, rule: string, what: string, schemes: readonly string[] = ['https', 'http']): void {
   const p = parsed(uri, rule, what)
-  if (p.scheme !== 'https') throw bad(rule, what, uri, 'must be an https:// URI')
+  if (!schemes.includes(p.scheme)) throw bad(rule, what, uri, `must be an ${schemes.map((s) => `${s}://`).join(' or ')} URI`)
   const segments = p.path.split('/').slice(1)
   for (const [i, s] of segments.entries()) {
     let text: string
