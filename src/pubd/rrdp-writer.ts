@@ -72,6 +72,10 @@ export class RrdpWriter {
   private readonly o: RrdpWriterOptions
   /** The layout of the current snapshot file (state.snapshotPath), once this process has written one. */
   private layout: SnapshotLayout | undefined
+  /** The directory of files this cycle wrote and has not yet recorded in the database. */
+  private partial: string | undefined
+  /** The session and serial notification.xml was last written for. */
+  private notified: string | undefined
 
   constructor(options: RrdpWriterOptions) {
     this.o = options
@@ -86,8 +90,23 @@ export class RrdpWriter {
     await this.cleanup()
   }
 
-  /** One cycle: undefined when nothing was pending. Never run two at once (the PubServer serialises them). */
+  /**
+   * One cycle: undefined when nothing was pending. Never run two at once (the PubServer serialises them). A cycle
+   * that fails (a full disk, an I/O error) removes the files it wrote and leaves the changes pending, so the next one
+   * (the PubServer retries) writes them; a notification that could not be replaced is written by the next cycle.
+   */
   async cycle(): Promise<CycleResult | undefined> {
+    try {
+      return await this.cycleOnce()
+    } catch (e) {
+      const partial = this.partial
+      this.partial = undefined
+      if (partial) await rm(join(this.o.dir, partial), { recursive: true, force: true }).catch(() => undefined)
+      throw e
+    }
+  }
+
+  private async cycleOnce(): Promise<CycleResult | undefined> {
     const result = await this.o.reader.read(async (view) => {
       const state = view.state()
       if (!state) throw new Error('RRDP is not initialised')
@@ -97,6 +116,7 @@ export class RrdpWriter {
       if (elements.length === 0) return { state, maxSeq, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0 }
       const serial = state.serial + 1
       const rel = `${state.session}/${serial}/${randomBytes(8).toString('hex')}`
+      this.partial = rel
       const delta = await this.writeFile(join(rel, 'delta.xml'), encodeDeltaChunks({ sessionId: state.session, serial, elements }))
       const path = join(rel, 'snapshot.xml')
       const layout = emptyLayout(path)
@@ -106,7 +126,7 @@ export class RrdpWriter {
       layout.size = snapshot.size
       return { state, maxSeq, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length, layout, incremental: previous !== undefined }
     })
-    if (!result) return undefined
+    if (!result) return void (await this.repairNotification())
     const now = this.o.now()
     if (!result.snapshot || !result.delta) {
       this.o.store.recordSerial(result.state, undefined, result.maxSeq, [])
@@ -118,6 +138,7 @@ export class RrdpWriter {
     const keep = retainDeltas(all, state.snapshotSize, this.o.retention, now)
     const drop = all.filter((d) => !keep.includes(d)).map((d) => d.serial)
     this.o.store.recordSerial(state, delta, result.maxSeq, drop)
+    this.partial = undefined
     this.layout = result.layout
     await this.writeNotification()
     await this.cleanup()
@@ -242,6 +263,15 @@ export class RrdpWriter {
     await writeDurably(tmp, [Buffer.from(xml, 'utf8')])
     await rename(tmp, join(this.o.dir, 'notification.xml'))
     await fsyncDir(this.o.dir)
+    this.notified = `${state.session}/${state.serial}`
+  }
+
+  /** When a serial was recorded but writing its notification failed, write it now (and clean up after it). */
+  private async repairNotification(): Promise<void> {
+    const state = this.o.store.rrdpState()
+    if (!state || this.notified === `${state.session}/${state.serial}`) return
+    await this.writeNotification()
+    await this.cleanup()
   }
 
   private uri(rel: string): string {

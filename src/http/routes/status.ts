@@ -1,5 +1,6 @@
 /**
- * Server status routes: GET /health (no auth), GET /stats/info (version and start time, as Krill serves it),
+ * Server status routes: GET /health (no auth: the process and its store are alive), GET /ready (no auth: 200 when
+ * the store answers and the repository output holds everything accepted, else 503 with the problems), GET /stats/info (version and start time, as Krill serves it),
  * GET /api/v1/authorized (200 when the bearer token is valid; app.ts checks it for all of /api/), and
  * GET /api/v1/openapi.json (the OpenAPI description of all routes, api/openapi.ts).
  */
@@ -14,6 +15,11 @@ export function statusRouter(deps: HttpDeps): Router {
     if (!deps.manager.health()) throw new AppError('sys-store', { reason: 'database not available' })
     ctx.status = 200
     ctx.body = ''
+  })
+  router.get('/ready', (ctx) => {
+    const ready = deps.manager.ready()
+    ctx.status = ready.ready ? 200 : 503
+    ctx.body = ready
   })
   router.get('/stats/info', (ctx) => {
     ctx.body = deps.manager.serverInfo()

@@ -256,13 +256,13 @@ t.test('the rsync tree switches atomically and links unchanged files', async (t)
     { type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') },
     { type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B'), hash: sha('B') },
   ])
-  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0 })
+  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0, failed: [] })
   const second = readlinkSync(s.rsync.modulePath())
   t.not(second, first)
   t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B')
   const inodeA = statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino
   s.publish([{ type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B2'), hash: sha('B2'), previous: sha('B') }])
-  t.same(await s.rsync.cycle(), { files: 2, written: 1, linked: 1 })
+  t.same(await s.rsync.cycle(), { files: 2, written: 1, linked: 1, failed: [] })
   t.equal(statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino, inodeA, 'unchanged file not rewritten')
   t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B2')
   t.notOk(existsSync(join(s.dir, 'rsync', second)), 'with no grace period the previous tree is removed after the switch')
@@ -275,18 +275,18 @@ t.test('an rsync cycle with nothing new builds nothing; after a restart unchange
     { type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') },
     { type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B'), hash: sha('B') },
   ])
-  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0 })
+  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0, failed: [] })
   const tree = readlinkSync(s.rsync.modulePath())
-  t.same(await s.rsync.cycle(), { files: 2, written: 0, linked: 0 }, 'the same content: no new tree')
+  t.same(await s.rsync.cycle(), { files: 2, written: 0, linked: 0, failed: [] }, 'the same content: no new tree')
   t.equal(readlinkSync(s.rsync.modulePath()), tree)
 
   const restarted = () => new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), graceSeconds: 0 })
   s.rsync.save()
   const again = restarted()
   again.init()
-  t.same(await again.cycle(), { files: 2, written: 0, linked: 0 }, 'after a restart, nothing changed: nothing built')
+  t.same(await again.cycle(), { files: 2, written: 0, linked: 0, failed: [] }, 'after a restart, nothing changed: nothing built')
   s.publish([{ type: 'publish', uri: RSYNC + 'p/0/c.roa', content: bytes('C'), hash: sha('C') }])
-  t.same(await again.cycle(), { files: 3, written: 1, linked: 2 }, 'a change after a restart: the unchanged files linked')
+  t.same(await again.cycle(), { files: 3, written: 1, linked: 2, failed: [] }, 'a change after a restart: the unchanged files linked')
 
   // A saved listing of another tree than the current one (a crash after later switches) is not trusted.
   const { writeFileSync } = await import('node:fs')
@@ -294,6 +294,37 @@ t.test('an rsync cycle with nothing new builds nothing; after a restart unchange
   const third = restarted()
   third.init()
   s.publish([{ type: 'publish', uri: RSYNC + 'p/0/d.roa', content: bytes('D'), hash: sha('D') }])
-  t.same(await third.cycle(), { files: 4, written: 4, linked: 0 }, 'unknown current tree: every file written')
+  t.same(await third.cycle(), { files: 4, written: 4, linked: 0, failed: [] }, 'unknown current tree: every file written')
   t.equal(readFileSync(join(third.modulePath(), 'p', 'a.cer'), 'utf8'), 'A')
+})
+
+t.test('one publisher whose files the file system refuses keeps its previous files; the others reach the tree; the failure is reported', async (t) => {
+  // Issue 10 defect 2, defence in depth: objects the jail check now refuses, put straight into the store as an older
+  // svc let them in. Before, the whole cycle failed on every run and no publisher's change reached rsync any more.
+  const s = setup(t)
+  s.store.addPublisher({ handle: 'q', idCert: bytes('cert'), baseUri: RSYNC + 'q/', created: '2026-01-01T00:00:00Z' })
+  const q = (changes: ContentChange[]) => s.store.applyChanges('q', changes, new Date('2026-01-01T00:00:00Z'))
+  const pub = (uri: string, c: string): ContentChange => ({ type: 'publish', uri: RSYNC + uri, content: bytes(c), hash: sha(c) })
+  const files = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort() : [])
+  s.rsync.init()
+  s.publish([pub('p/ok.roa', 'OK')])
+  q([pub('q/b.roa', 'B')])
+  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0, failed: [] })
+
+  const long = 'p/' + Array.from({ length: 40 }, (_, i) => String(i % 10).repeat(255)).join('/') + '/x.roa'
+  for (const bad of [[pub('p/a.roa', 'A'), pub('p/a.roa/x.roa', 'X')], [pub('p/d/x.roa', 'DX'), pub('p/d', 'D')], [pub(long, 'L')]]) {
+    s.publish(bad)
+    q([pub(`q/${bad.length}-${bad[0].uri.length}.roa`, 'later')])
+    const r = await s.rsync.cycle()
+    t.same(r.failed.map((f) => f.publisher), ['p'], `${bad.map((b) => b.uri.slice(RSYNC.length, RSYNC.length + 12)).join(' + ')}: publisher p failed`)
+    t.match(r.failed[0]?.reason, /EEXIST|ENOTDIR|ENAMETOOLONG/, 'with the reason from the file system')
+    const tree = s.rsync.modulePath()
+    t.ok(existsSync(join(tree, 'q', `${bad.length}-${bad[0].uri.length}.roa`)), "the other publisher's change reached the tree")
+    t.same(files(join(tree, 'p')), ['ok.roa'], 'publisher p keeps its previous files')
+    for (const c of bad) s.publish([{ type: 'withdraw', uri: c.uri, previous: c.type === 'publish' ? c.hash : '' }])
+  }
+  const healed = await s.rsync.cycle()
+  t.same(healed.failed, [], 'withdrawing the objects heals it')
+  t.same(files(join(s.rsync.modulePath(), 'p')), ['ok.roa'])
+  t.equal(files(join(s.rsync.modulePath(), 'q')).length, 4)
 })
