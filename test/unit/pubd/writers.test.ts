@@ -328,3 +328,32 @@ t.test('one publisher whose files the file system refuses keeps its previous fil
   t.same(files(join(s.rsync.modulePath(), 'p')), ['ok.roa'])
   t.equal(files(join(s.rsync.modulePath(), 'q')).length, 4)
 })
+
+t.test('RRDP heals by itself: a failed cycle leaves the changes pending, and a notification not replaced is written next time', async (t) => {
+  // Issue 10 defect 3: after a write failure (a full disk) the next cycle, which the PubServer runs by itself, must
+  // bring RRDP to everything accepted. The failures are staged with obstacles in the file system.
+  const s = setup(t)
+  await s.rrdp.init()
+  const session = s.notification().sessionId
+  s.ballast()
+  const obstacle = join(s.dir, 'rrdp', session, '2')
+  const { mkdirSync, rmSync, writeFileSync } = await import('node:fs')
+  writeFileSync(obstacle, 'in the way of serial 2')
+  await t.rejects(s.rrdp.cycle(), /ENOTDIR|EEXIST/, 'writing serial 2 fails')
+  t.equal(s.notification().serial, 1, 'no new serial is announced')
+  rmSync(obstacle)
+  t.equal((await s.rrdp.cycle())?.serial, 2, 'the next cycle writes what was pending')
+  t.same(decodeSnapshot(s.file(s.notification().snapshot.uri)).publishes.map((p) => p.uri), [RSYNC + 'p/ballast.cer'])
+
+  mkdirSync(join(s.dir, 'rrdp', 'notification.xml.tmp'))
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') }])
+  await t.rejects(s.rrdp.cycle(), /EISDIR/, 'serial 3 is recorded, but its notification cannot be written')
+  t.equal(s.store.rrdpState()?.serial, 3)
+  t.equal(s.notification().serial, 2, 'the notification still names serial 2')
+  rmSync(join(s.dir, 'rrdp', 'notification.xml.tmp'), { recursive: true })
+  t.equal(await s.rrdp.cycle(), undefined, 'nothing is pending')
+  const n = s.notification()
+  t.equal(n.serial, 3, 'yet the next cycle writes the notification of serial 3')
+  t.same(decodeSnapshot(s.file(n.snapshot.uri)).publishes.map((p) => p.uri).sort(), [RSYNC + 'p/a.cer', RSYNC + 'p/ballast.cer'])
+  for (const d of n.deltas) t.equal(sha(s.file(d.uri)), d.hash, `delta ${d.serial} is there and matches`)
+})
