@@ -24,12 +24,14 @@ export interface ProblemJson {
 export class Problems {
   private readonly current = new Map<string, Problem & { since: string }>()
 
-  /** Record the problem under `key`; true when it is new or differs from the one recorded (label, args or reason). */
+  /**
+   * Record the problem under `key`; true when it is new or its label or args changed. A new reason alone (the same
+   * full disk, hit at another file name on the next retry) is kept but is no change of state.
+   */
   set(key: string, p: Problem, now: Date): boolean {
     const old = this.current.get(key)
-    if (old && old.label === p.label && old.reason === p.reason && JSON.stringify(old.args) === JSON.stringify(p.args)) return false
     this.current.set(key, { ...p, since: old?.since ?? now.toISOString() })
-    return true
+    return !old || old.label !== p.label || JSON.stringify(old.args) !== JSON.stringify(p.args)
   }
 
   /** Forget the problem under `key`; the one that was recorded, if any. */
