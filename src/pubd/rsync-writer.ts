@@ -8,7 +8,7 @@
  */
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import { reasonOf } from '../errors.js'
 import { relativePath } from './publishers.js'
@@ -187,20 +187,20 @@ export class RsyncWriter {
 
   /**
    * After a publisher's files failed: remove what was written of its directory `dir` and link in its files of the
-   * current tree instead (none when it had none). Throws when even that fails: the cycle must not drop its content.
+   * current tree instead (none when it had none). Their hashes are known when this process built that tree, else
+   * noted as unknown, so the next cycle builds again. Throws when even that fails: no cycle drops content.
    */
   private keepPrevious(root: string, dir: string, out: Built): void {
     rmSync(join(root, dir), { recursive: true, force: true })
     out.files.clear()
     out.written = 0
     out.linked = 0
-    if (!this.last) return
-    for (const [rel, hash] of this.last.files) {
-      if (!rel.startsWith(dir)) continue
-      const target = join(root, rel)
+    const previous = join(realpathSync(this.modulePath()), dir)
+    for (const rel of filesBelow(previous)) {
+      const target = join(root, dir, rel)
       mkdirSync(join(target, '..'), { recursive: true, mode: 0o755 })
-      linkSync(join(this.o.dir, 'trees', this.last.name, rel), target)
-      out.files.set(rel, hash)
+      linkSync(join(previous, rel), target)
+      out.files.set(dir + rel, this.last?.files.get(dir + rel) ?? '')
       out.linked++
     }
   }
@@ -245,6 +245,14 @@ function* byPublisher(objects: readonly { uri: string; hash: string; publisher: 
     group.objects.push(o)
   }
   if (group) yield group
+}
+
+/** The files below `dir` (relative paths with '/'); none when it does not exist. */
+function filesBelow(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
 }
 
 function tryLink(from: string, to: string): boolean {

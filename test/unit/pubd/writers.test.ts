@@ -327,6 +327,16 @@ t.test('one publisher whose files the file system refuses keeps its previous fil
   t.same(healed.failed, [], 'withdrawing the objects heals it')
   t.same(files(join(s.rsync.modulePath(), 'p')), ['ok.roa'])
   t.equal(files(join(s.rsync.modulePath(), 'q')).length, 4)
+
+  // After a restart without a saved listing the writer does not know the current tree's hashes: the files of the
+  // failing publisher are still taken from the tree on disk.
+  const restarted = new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), graceSeconds: 0 })
+  restarted.init()
+  s.publish([pub('p/a.roa', 'A'), pub('p/a.roa/x.roa', 'X')])
+  const r = await restarted.cycle()
+  t.same(r.failed.map((f) => f.publisher), ['p'], 'after a restart: p fails')
+  t.same(files(join(restarted.modulePath(), 'p')), ['ok.roa'], 'and keeps its files of the tree on disk')
+  t.equal(files(join(restarted.modulePath(), 'q')).length, 4)
 })
 
 t.test('RRDP heals by itself: a failed cycle leaves the changes pending, and a notification not replaced is written next time', async (t) => {
