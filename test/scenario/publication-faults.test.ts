@@ -14,7 +14,7 @@
  */
 import t, { type Test } from 'tap'
 import { spawnSync } from 'node:child_process'
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { PublicationReply, PublishPdu, WithdrawPdu } from '../../src/protocol/publication.js'
 import { encodePublicationQuery } from '../../src/protocol/publication.js'
@@ -135,22 +135,20 @@ t.test('a captured publish replayed after a withdraw signed in the same second i
   t.equal(Number(after.notification.serial), serial, 'no new serial')
 })
 
-/** Write a filler file until the file system is full; returns its path. */
-function fillDisk(dir: string): string {
-  const path = join(dir, 'filler')
+/** Write the filler file `name` until the file system has at most `leave` bytes free (0: until it is full). */
+function fillDisk(dir: string, name: string, leave = 0): string {
+  const path = join(dir, name)
   const fd = openSync(path, 'w')
-  const chunk = Buffer.alloc(256 * 1024, 0x5a)
+  const free = () => { const st = statfsSync(dir); return st.bavail * st.bsize }
   try {
-    for (;;) writeSync(fd, chunk)
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e
-    // Fill the last partial blocks too.
-    for (let n = 64 * 1024; n >= 1; n = Math.floor(n / 2)) {
+    for (let n = 256 * 1024; n >= 1; n = Math.floor(n / 2)) {
+      const chunk = Buffer.alloc(n, 0x5a)
       try {
-        for (;;) writeSync(fd, chunk, 0, n)
-      } catch {
-        /* next smaller size */
+        while (free() - n >= leave) writeSync(fd, chunk)
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'ENOSPC') throw e
       }
+      if (leave > 0) break
     }
   } finally {
     closeSync(fd)
@@ -178,19 +176,33 @@ t.test('a full disk heals by itself: refusals are labelled, readiness tells, eve
     if (r.type === 'success') acked.set(name, sha(content))
     return r
   }
+  // A large object: every RRDP snapshot holds it (about 2.7 MB in base64), so once little space is left no
+  // snapshot can be written, while SQLite can still take small changes.
+  await publish('ballast.cer', 'B'.repeat(2 * 1024 * 1024))
   for (let i = 0; i < 3; i++) await publish(`before-${i}.roa`, `before ${i}`)
-  await waitRrdp(d.url, (v) => v.objects.size === 3)
+  await waitRrdp(d.url, (v) => v.objects.size === 4)
+  await waitFor('the objects in the rsync tree', () => (rsyncTree(d!).size === 4 ? true : undefined))
 
-  // Acknowledged just before the disk fills: RRDP and rsync have not written them yet.
-  const big = (i: number) => `${i} `.padEnd(64 * 1024, String(i % 10))
-  for (let i = 0; i < 3; i++) t.same(codes(await publish(`just-before-${i}.roa`, big(i))), ['success'])
-  const filler = fillDisk(mnt)
+  const nearlyFull = fillDisk(mnt, 'filler-1', 1024 * 1024)
   const fullAt = Date.now()
+  for (let i = 0; i < 3; i++) t.same(codes(await publish(`acked-${i}.roa`, `acked while RRDP cannot write ${i}`)), ['success'], `acknowledged with 1 MB left (${i})`)
+  const notReady = await waitFor('/ready to report the problem', async () => {
+    const r = await httpsRequest(d!.url + 'ready')
+    return r.status === 503 ? (JSON.parse(r.body) as { ready: boolean; problems: { label: string; msg: string; args: Record<string, string> }[] }) : undefined
+  })
+  t.equal(notReady.ready, false)
+  t.ok(notReady.problems.some((p) => p.label === 'sys-rrdp-behind'), `the problem is named: ${notReady.problems.map((p) => p.label).join(', ')}`)
+  t.notMatch(JSON.stringify(notReady), new RegExp(mnt.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')), 'no file system paths on the public endpoint')
+  t.notOk((await readRrdp(d.url)).objects.has(jail + 'acked-0.roa'), 'the acknowledged objects are not in RRDP yet')
+  t.equal((await httpsRequest(d.url + 'health')).status, 200, '/health: the process and the store are alive')
+  const stats = JSON.parse((await svcc(['publishers', 'stats', '-f', 'json'], { env: d.env })).stdout)
+  t.match(stats.problems, [{ label: 'sys-rrdp-behind', args: { reason: /ENOSPC|no space/i } }], 'the pubd stats give the reason')
 
-  // While full: RFC 8181 answers are signed replies (success while SQLite still has room, else other_error).
+  // Now completely full: RFC 8181 answers are signed replies (success while SQLite still has room, else other_error).
+  const full = fillDisk(mnt, 'filler-2')
   let refusedRfc8181 = 0
   for (let i = 0; i < 200 && refusedRfc8181 < 3; i++) {
-    const r = await publish(`while-full-${i}.roa`, big(100 + i))
+    const r = await publish(`while-full-${i}.roa`, `${i} `.padEnd(64 * 1024, String(i % 10)))
     if (r.type === 'error_reply') {
       refusedRfc8181++
       t.same(codes(r), ['other_error'], `refused while full: report_error other_error`)
@@ -210,20 +222,11 @@ t.test('a full disk heals by itself: refusals are labelled, readiness tells, eve
     }
   }
   t.notOk(apiStatuses.includes(500), `no HTTP 500 from the API (statuses ${apiStatuses.join(', ')})`)
-  const notReady = await waitFor('/ready to report the problem', async () => {
-    const r = await httpsRequest(d!.url + 'ready')
-    return r.status === 503 ? (JSON.parse(r.body) as { ready: boolean; problems: { label: string; msg: string; args: Record<string, string> }[] }) : undefined
-  })
-  t.equal(notReady.ready, false)
-  t.ok(notReady.problems.some((p) => p.label === 'sys-rrdp-behind'), `the problem is named: ${notReady.problems.map((p) => p.label).join(', ')}`)
-  t.notMatch(JSON.stringify(notReady), new RegExp(mnt.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')), 'no file system paths on the public endpoint')
-  t.equal((await httpsRequest(d.url + 'health')).status, 200, '/health: the process and the store are alive')
-  const stats = JSON.parse((await svcc(['publishers', 'stats', '-f', 'json'], { env: d.env })).stdout)
-  t.match(stats.problems, [{ label: 'sys-rrdp-behind', args: { reason: /ENOSPC|no space/i } }], 'the pubd stats give the reason')
   // Keep the disk full for a while: the writers retry, with a back-off, and log the problem once, not per retry.
   await new Promise((r) => setTimeout(r, Math.max(0, 8000 - (Date.now() - fullAt))))
 
-  rmSync(filler)
+  rmSync(full)
+  rmSync(nearlyFull)
   const freedAt = Date.now()
   const v = await waitRrdp(d.url, (v) => [...acked].every(([name, hash]) => v.objects.get(jail + name) === hash), 60_000)
   t.pass(`every acknowledged object (${acked.size}) is in the RRDP snapshot ${((Date.now() - freedAt) / 1000).toFixed(1)} s after the disk was freed, with no further change`)
