@@ -66,6 +66,7 @@ export class Pacer {
     this.release()
   }
 
+  /** Start a run now (a pending retry is replaced by it); kicks during the run lead to one more. */
   private start(): void {
     this.dirty = false
     this.lastStart = Date.now()
@@ -83,6 +84,7 @@ export class Pacer {
       })
   }
 
+  /** A run succeeded: the back-off starts again from the first delay. */
   private succeeded(): void {
     this.failures = 0
     this.o.onSuccess?.()

@@ -42,6 +42,10 @@ export class Rfc8181Endpoint {
     }
   }
 
+  /**
+   * Verify, decode, check for a replay, apply. The replay state after the message is kept in memory at once and saved
+   * with the changes (applied) or on its own (list, refused, or nothing to change).
+   */
   private handle(handle: string, body: Uint8Array, now: Date): PublicationReply {
     const publisher = this.d.store.publisher(handle)
     if (!publisher) return replyError('permission_failure', `RFC 8181 §2: '${handle}' is not a publisher of this server`)
@@ -77,6 +81,7 @@ export class Rfc8181Endpoint {
     }
   }
 
+  /** The publisher's replay state: as last seen by this process, else as saved in the database. */
   private state(handle: string): ReplayState | undefined {
     return this.replay.get(handle) ?? this.d.store.replayState(handle)
   }
