@@ -8,9 +8,11 @@ interface CatalogueEntry {
   readonly status: number
   /** Message template: `{name}` is replaced by `args.name`. */
   readonly msg: string
+  /** A 5xx whose message is shown to clients: it holds no internals (Koa's `expose`). */
+  readonly expose?: true
 }
 
-/** The catalogue: label → HTTP status and message template. 400 is the default status; sys-* is always 500. */
+/** The catalogue: label → HTTP status and message template. 400 is the default status; sys-* is always 5xx. */
 export const CATALOGUE = {
   // api-*: bad requests at the HTTP level
   'api-invalid-credentials': { status: 401, msg: 'Invalid credentials: {reason}' },
@@ -88,7 +90,15 @@ export const CATALOGUE = {
   'sys-store': { status: 500, msg: 'Storage error: {reason}' },
   'sys-signer': { status: 500, msg: 'Signer error: {reason}' },
   'sys-http-client': { status: 500, msg: 'HTTP client error: {reason}' },
-  'sys-not-implemented': { status: 501, msg: '{feature} is not implemented' },
+  'sys-not-implemented': { status: 501, msg: '{feature} is not implemented', expose: true },
+  // The data directory's storage failed (issue 10): the request changed nothing and can be retried. 507 Insufficient
+  // Storage (RFC 4918 §11.5) for a full disk or quota, 503 for an I/O error or a read-only file system.
+  'sys-storage-full': { status: 507, msg: 'No space is left in the data directory: nothing was changed; retry when space has been freed', expose: true },
+  'sys-storage-io': { status: 503, msg: 'The data directory cannot be written: nothing was changed; retry later', expose: true },
+  // Problems of the publication server's output, shown by GET /ready and the pubd stats, never thrown.
+  'sys-rrdp-behind': { status: 503, msg: 'RRDP does not hold everything accepted: writing its files has failed since {since}; retrying' },
+  'sys-rsync-behind': { status: 503, msg: 'The rsync tree does not hold everything accepted: writing it has failed since {since}; retrying' },
+  'sys-rsync-publisher': { status: 503, msg: "The rsync tree keeps old files of publisher '{publisher}': writing its files has failed since {since}; retrying" },
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorLabel = keyof typeof CATALOGUE
@@ -123,9 +133,9 @@ export class AppError extends Error {
     this.extra = options.extra ?? {}
   }
 
-  /** The body sent to clients. 5xx errors never show details (Koa's `expose` rule). */
+  /** The body sent to clients. 5xx errors never show details (Koa's `expose` rule) unless marked `expose`. */
   body(): ErrorBody {
-    if (this.status >= 500 && this.status !== 501) return internalErrorBody()
+    if (this.status >= 500 && !('expose' in CATALOGUE[this.label])) return internalErrorBody()
     return { label: this.label, msg: this.message, args: this.args, ...this.extra }
   }
 }
@@ -143,4 +153,23 @@ export function isErrorLabel(label: string): label is ErrorLabel {
 /** The message of any thrown value, for wrapping library errors into args.reason. */
 export function reasonOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err)
+}
+
+const STORAGE_FULL = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL'])
+const STORAGE_IO = /^(EIO|EROFS|SQLITE_IOERR.*|SQLITE_READONLY.*)$/
+
+/**
+ * The labelled error for a failure of the data directory's storage (issue 10), or undefined for any other error:
+ * a full disk or quota is `sys-storage-full`, an I/O error or a read-only file system `sys-storage-io`. Looks at the
+ * errno code of node:fs errors and the result code of SQLite errors, on the error and its causes.
+ */
+export function storageFault(err: unknown): AppError | undefined {
+  let e = err
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code === 'string' && STORAGE_FULL.has(code)) return new AppError('sys-storage-full', {}, { cause: err })
+    if (typeof code === 'string' && STORAGE_IO.test(code)) return new AppError('sys-storage-io', {}, { cause: err })
+    e = (e as { cause?: unknown }).cause
+  }
+  return undefined
 }

@@ -9,7 +9,7 @@ import {
   type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
 } from './api/cas.js'
 import { publisherRequestJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from './api/pubd.js'
-import type { ServerInfo } from './api/status.js'
+import type { ErrorBody, ReadyJson, ServerInfo } from './api/status.js'
 import { caPath, checkChild, checkIdCert, childRequestInput, parentInput, pathHandle, publisherRequestInput, repoInput } from './app/api-inputs.js'
 import { CaManager } from './app/ca-manager.js'
 import { updown } from './app/ca-parents.js'
@@ -153,6 +153,23 @@ export class Manager {
   /** Health as seen by the service itself: the database answers. */
   health(): boolean {
     return this.db.version() > 0
+  }
+
+  /**
+   * GET /ready (issue 10): ready when the store answers and the publication server's RRDP and rsync output hold
+   * everything accepted (or are catching up without a failure); otherwise the problems, labels and args only.
+   */
+  ready(): ReadyJson {
+    let alive = false
+    try {
+      alive = this.health()
+    } catch {
+      // A store that throws is not ready; /health says the same with a 500.
+    }
+    const down = new AppError('sys-store', { reason: 'the database does not answer' })
+    const problems: ErrorBody[] = alive ? [] : [{ label: down.label, msg: down.message, args: down.args }]
+    problems.push(...this.pubdProblems(false))
+    return problems.length ? { ready: false, problems } : { ready: true }
   }
 
   /** Stop background work; called on shutdown before the database closes. */
@@ -466,6 +483,11 @@ export class Manager {
 
   pubdStale(seconds: number): PublisherList {
     return { publishers: this.pubd().stale(seconds).map((p) => ({ handle: p.handle })) }
+  }
+
+  /** What keeps the publication server's output from holding everything accepted; `withReason` adds the failures. */
+  pubdProblems(withReason = true): ErrorBody[] {
+    return this.pub?.outputProblems(withReason) ?? []
   }
 
   pubdStats(): RepoStats {

@@ -8,7 +8,7 @@ import type { Header, Operation, Parameter, RequestBody, Response, Schema } from
 
 //------------ Errors ----------------------------------------------------------------------------------------------
 
-export type ErrorStatus = '400' | '401' | '404' | '413' | '415' | '500'
+export type ErrorStatus = '400' | '401' | '404' | '413' | '415' | '500' | '503' | '507'
 
 export const ERROR_RESPONSES: Record<ErrorStatus, [name: string, response: Response]> = {
   '400': ['BadRequest', errorResponse('Bad request: invalid input or a refused operation (label says which)')],
@@ -17,6 +17,8 @@ export const ERROR_RESPONSES: Record<ErrorStatus, [name: string, response: Respo
   '413': ['PayloadTooLarge', errorResponse('The request body exceeds the configured limit (api-post-body-exceeds-limit)')],
   '415': ['UnsupportedMediaType', errorResponse('Wrong Content-Type for a protocol message (api-unsupported-media-type)')],
   '500': ['InternalError', errorResponse('Server error: always the bare sys-internal body, details are only logged')],
+  '503': ['StorageUnavailable', errorResponse('The data directory cannot be written (sys-storage-io): nothing was changed, retry later')],
+  '507': ['InsufficientStorage', errorResponse('No space left in the data directory (sys-storage-full): nothing was changed, retry when space has been freed')],
 }
 
 function errorResponse(description: string): Response {
@@ -125,7 +127,10 @@ export interface DescribedRoute {
   op: Operation
 }
 
-/** The errors any /api/v1 call may answer: 401 always; 400/404 with path parameters; 400/413 with a body. */
+/**
+ * The errors any /api/v1 call may answer: 401 always; 400/404 with path parameters; 400/413 with a body; 503/507 for
+ * a change the storage could not take.
+ */
 function apiErrors(method: DescribedRoute['method'], path: string, tag: string): ErrorStatus[] {
   const params = path.includes('{')
   const statuses: ErrorStatus[] = []
@@ -133,7 +138,7 @@ function apiErrors(method: DescribedRoute['method'], path: string, tag: string):
   statuses.push('401')
   if (params) statuses.push('404')
   if (method === 'post') statuses.push('413')
-  return [...statuses, '500']
+  return method === 'get' ? [...statuses, '500'] : [...statuses, '500', '503', '507']
 }
 
 /**

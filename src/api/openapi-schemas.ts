@@ -47,6 +47,10 @@ const status: Record<string, Schema> = {
     args: map({ type: 'string' }, 'The values filled into the message'),
     delta_error: map(arr({ type: 'string' }), 'Only with ca-roa-delta-error: the refused ROAs by problem (duplicates, notheld, unknowns, invalid_length)'),
   }, ['delta_error']),
+  ReadyJson: obj('Readiness of the service', {
+    ready: { type: 'boolean', description: 'True when the store answers and RRDP and the rsync tree hold everything accepted, or are catching up without a failure' },
+    problems: arr(ref('ErrorBody'), 'When not ready: what is wrong (labels sys-store, sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher)'),
+  }, ['problems']),
   ServerInfo: obj('Server version and start time', { version: str('svc version', { example: '0.1.0' }), started: int('Start time in unix seconds') }),
   OpenApiDocumentJson: {
     ...obj('This OpenAPI description', {
@@ -217,6 +221,7 @@ const pubd: Record<string, Schema> = {
     size: int('Total size in bytes'),
     last_update: nullable(time('Last publication')),
     manifests: arr(obj('A manifest', { uri: str('rsync URI'), this_update: time('thisUpdate'), next_update: time('nextUpdate') })),
+    problem: nullable(ref('ErrorBody')),
   }),
   RepoStats: obj('Publication server statistics', {
     publishers: map(ref('PublisherStatsJson'), 'By publisher handle'),
@@ -225,6 +230,7 @@ const pubd: Record<string, Schema> = {
     last_update: time('Last RRDP update'),
     rsync_base: str('rsync base URI'),
     rrdp_base: str('RRDP base URI'),
+    problems: arr(ref('ErrorBody'), 'What keeps RRDP or the rsync tree from holding everything accepted, with the reasons (args.reason)'),
   }),
 }
 

@@ -2,6 +2,7 @@
  * Wire types of the publication-server API (krill-reference.md §1.1 "Publication server"): publishers, the RFC 8183
  * documents in their JSON form, details and statistics. Field names are the established snake_case ones.
  */
+import type { ErrorBody } from '../errors.js'
 import type { PublisherRequest, RepositoryResponse } from '../protocol/idexchange.js'
 import { fromBase64, toBase64 } from '../util/base64.js'
 
@@ -44,6 +45,8 @@ export interface PublisherStatsJson {
   size: number
   last_update: string | null
   manifests: { uri: string; this_update: string; next_update: string }[]
+  /** Why the rsync tree holds old files of this publisher (sys-rsync-publisher), or null. */
+  problem: ErrorBody | null
 }
 
 export interface RepoStats {
@@ -53,6 +56,8 @@ export interface RepoStats {
   last_update: string
   rsync_base: string
   rrdp_base: string
+  /** What keeps RRDP or the rsync tree from holding everything accepted (as GET /ready, with the reasons). */
+  problems: ErrorBody[]
 }
 
 export function isPublisherRequestJson(v: unknown): string | undefined {

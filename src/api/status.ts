@@ -10,6 +10,15 @@ export interface ServerInfo {
   started: number
 }
 
+/**
+ * GET /ready: `{"ready": true}` when the store answers and RRDP and the rsync tree hold everything accepted (or are
+ * catching up without a failure); otherwise `ready` is false and `problems` names what is wrong (503).
+ */
+export interface ReadyJson {
+  ready: boolean
+  problems?: ErrorBody[]
+}
+
 export function isErrorBody(v: unknown): v is ErrorBody {
   if (typeof v !== 'object' || v === null) return false
   const o = v as Record<string, unknown>

@@ -1,12 +1,23 @@
 /**
  * Runs an async job again whenever it is kicked, never twice at once, at most once per `minIntervalMs`: kicks that
  * arrive while the job runs are merged into one more run. This bounds the publication delay to about two job
- * durations plus the interval, whatever the load.
+ * durations plus the interval, whatever the load. With `retry`, a run that fails is retried by itself after a
+ * back-off that starts at `retry.firstMs` and doubles up to `retry.maxMs` (issue 10: the publication server must heal
+ * after a full disk without waiting for another change); the first success resets it.
  */
+export interface PacerOptions {
+  /** Called after each run that succeeded. */
+  onSuccess?: () => void
+  /** Retry a failed run after this back-off (e.g. 1 s doubling to 30 s); without it a failed run waits for a kick. */
+  retry?: { firstMs: number; maxMs: number }
+}
+
 export class Pacer {
   private running: Promise<void> | undefined
   private dirty = false
   private timer: NodeJS.Timeout | undefined
+  private retryTimer: NodeJS.Timeout | undefined
+  private failures = 0
   private lastStart = 0
   private stopped = false
   private waiters: (() => void)[] = []
@@ -15,6 +26,7 @@ export class Pacer {
     private readonly job: () => Promise<unknown>,
     private readonly minIntervalMs: number,
     private readonly onError: (e: unknown) => void,
+    private readonly o: PacerOptions = {},
   ) {}
 
   /** Ask for a run; returns at once. */
@@ -31,35 +43,64 @@ export class Pacer {
     }, wait)
   }
 
-  /** Resolves when no run is pending or in progress. */
+  /** Resolves when no run is pending or in progress (a retry waiting out its back-off does not count). */
   idle(): Promise<void> {
     if (!this.running && !this.timer && !this.dirty) return Promise.resolve()
     return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  /** True while the last run failed and a retry is due. */
+  failing(): boolean {
+    return this.failures > 0
   }
 
   /** Stop: no new runs; waits for the current one. */
   async stop(): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
+    clearTimeout(this.retryTimer)
     this.timer = undefined
+    this.retryTimer = undefined
     this.dirty = false
     await this.running
     this.release()
   }
 
+  /** Start a run now (a pending retry is replaced by it); kicks during the run lead to one more. */
   private start(): void {
     this.dirty = false
     this.lastStart = Date.now()
+    clearTimeout(this.retryTimer)
+    this.retryTimer = undefined
     this.running = this.job()
       .then(
-        () => undefined,
-        (e) => this.onError(e),
+        () => this.succeeded(),
+        (e) => this.failed(e),
       )
       .finally(() => {
         this.running = undefined
         if (this.dirty && !this.stopped) this.kick()
         else this.release()
       })
+  }
+
+  /** A run succeeded: the back-off starts again from the first delay. */
+  private succeeded(): void {
+    this.failures = 0
+    this.o.onSuccess?.()
+  }
+
+  /** Report the failure and, with `retry`, schedule a retry after the back-off: first, twice that … at most max. */
+  private failed(e: unknown): void {
+    this.failures++
+    this.onError(e)
+    if (this.stopped || !this.o.retry) return
+    const delay = Math.min(this.o.retry.firstMs * 2 ** Math.min(this.failures - 1, 30), this.o.retry.maxMs)
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined
+      this.kick()
+    }, delay)
+    this.retryTimer.unref?.()
   }
 
   private release(): void {

@@ -7,19 +7,22 @@ import { createHash } from 'node:crypto'
 import { closeSync, createReadStream, fstatSync, openSync, type ReadStream } from 'node:fs'
 import { join } from 'node:path'
 import type { RepositoryConfig } from '../config.js'
-import { AppError, reasonOf } from '../errors.js'
+import { AppError, reasonOf, storageFault } from '../errors.js'
 import type { Logger } from '../log.js'
 import type { PublisherRequest, RepositoryResponse } from '../protocol/idexchange.js'
 import { decodeManifest } from '../objects/manifest.js'
-import { decodePublicationQuery, encodePublicationReply, type PublicationQuery, type PublicationReply } from '../protocol/publication.js'
+import { encodePublicationReply, type PublicationQuery, type PublicationReply } from '../protocol/publication.js'
 import { planDelta } from '../pubd/content.js'
 import { jailOf, type Publisher } from '../pubd/publishers.js'
+import type { ReplayState } from '../pubd/replay.js'
 import { RrdpWriter } from '../pubd/rrdp-writer.js'
 import { RsyncWriter } from '../pubd/rsync-writer.js'
 import { Db } from '../store/db.js'
 import { PubdReader, PubdStore, type PublisherStats, type RrdpState } from '../store/pubd-store.js'
 import { publisherHandle } from '../util/handle.js'
 import { Pacer } from './pacer.js'
+import { Problems, type Problem, type ProblemJson } from './pubd-problems.js'
+import { Rfc8181Endpoint } from './pubd-rfc8181.js'
 import { RsyncDaemon } from './rsync-daemon.js'
 
 /** Signs our replies and verifies publishers' messages (RFC 8181 §2, CMS as RFC 6492 §3.1). */
@@ -27,8 +30,15 @@ export interface MessageCodec {
   /** Our BPKI identity certificate (DER), as given in repository responses. */
   readonly idCert: Uint8Array
   sign(xml: string, now: Date): Promise<Uint8Array>
-  /** The XML of a message verified against the peer's identity certificate; throws with a reason otherwise. */
-  verify(cms: Uint8Array, peer: { handle: string; idCert: Uint8Array }, now: Date): string
+  /** A message verified against the peer's identity certificate; throws with a reason otherwise. */
+  verify(cms: Uint8Array, peer: { handle: string; idCert: Uint8Array }, now: Date): VerifiedQuery
+}
+
+/** A verified RFC 8181 message: its XML, signing time and content digest (hex SHA-256, for replay protection). */
+export interface VerifiedQuery {
+  xml: string
+  signingTime: Date
+  digest: string
 }
 
 export interface PubServerOptions {
@@ -63,11 +73,14 @@ export class PubServer {
   private readonly readers: Db[] = []
   private readonly rrdpPacer: Pacer
   private readonly rsyncPacer: Pacer
+  private readonly problems = new Problems()
+  private readonly endpoint: Rfc8181Endpoint
   private daemon: RsyncDaemon | undefined
 
   constructor(o: PubServerOptions) {
     this.o = o
     this.store = new PubdStore(o.db)
+    this.endpoint = new Rfc8181Endpoint({ store: this.store, codec: o.codec, log: o.log, publish: (h, q, r) => this.publish(h, q, r) })
     const reader = () => {
       const db = Db.openSecondary(o.dbPath)
       this.readers.push(db)
@@ -83,9 +96,11 @@ export class PubServer {
       retention: { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds },
     })
     this.rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: reader(), now: o.now, onSwitch: (tree) => this.daemon?.setPath(tree) })
-    const fail = (what: string) => (e: unknown) => o.log.error(`${what} failed`, { err: reasonOf(e), stack: (e as Error)?.stack })
-    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), r.rrdp_delta_interval_min_seconds * 1000, fail('RRDP update'))
-    this.rsyncPacer = new Pacer(() => this.rsync.cycle(), 1000, fail('rsync tree update'))
+    // Issue 10: a failed write (full disk, I/O error) is retried by itself until the output holds everything
+    // accepted, and is a problem (GET /ready, stats, one log line per change of state) until then.
+    const retry = { firstMs: 1000, maxMs: 30_000 }
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), r.rrdp_delta_interval_min_seconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp') })
+    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.recovered('rsync') })
   }
 
   /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if configured. */
@@ -132,6 +147,7 @@ export class PubServer {
   publisherRemove(handle: string): void {
     this.publisher(handle)
     const withdrawn = this.store.removePublisher(handle)
+    this.endpoint.forget(handle)
     this.o.log.info('publisher removed', { publisher: handle, withdrawn })
     this.kick()
   }
@@ -152,8 +168,16 @@ export class PubServer {
     return this.store.publishers().filter((p) => Date.parse(p.lastPublish ?? p.created) < cutoff)
   }
 
-  stats(): { publishers: PublisherStats[]; rrdp: RrdpState } {
-    return { publishers: this.store.stats(), rrdp: this.store.rrdpState()! }
+  stats(): { publishers: PublisherStats[]; rrdp: RrdpState; problems: ProblemJson[] } {
+    return { publishers: this.store.stats(), rrdp: this.store.rrdpState()!, problems: this.problems.list(true) }
+  }
+
+  /**
+   * What keeps RRDP or the rsync tree from holding everything accepted, for GET /ready: empty while they hold it or
+   * are catching up without a failure. `withReason` adds the underlying failure (not for unauthenticated callers).
+   */
+  outputProblems(withReason = false): ProblemJson[] {
+    return this.problems.list(withReason)
   }
 
   /** This update and next update of each manifest a publisher has published (for stats), undecodable ones skipped. */
@@ -182,37 +206,27 @@ export class PubServer {
   /** Handle one CMS-wrapped RFC 8181 message; the answer is always a signed reply (report_error on failure). */
   rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
     const now = this.o.now()
-    return this.o.codec.sign(encodePublicationReply(this.rfc8181Reply(handle, body, now)), now)
+    return this.o.codec.sign(encodePublicationReply(this.endpoint.reply(handle, body, now)), now)
   }
 
-  private rfc8181Reply(handle: string, body: Uint8Array, now: Date): PublicationReply {
-    const publisher = this.store.publisher(handle)
-    if (!publisher) return replyError('permission_failure', `RFC 8181 §2: '${handle}' is not a publisher of this server`)
-    let xml: string
-    try {
-      xml = this.o.codec.verify(body, publisher, now)
-    } catch (e) {
-      this.o.log.warn('RFC 8181 message refused', { publisher: handle, reason: reasonOf(e) })
-      return replyError('bad_cms_signature', reasonOf(e))
-    }
-    let query: PublicationQuery
-    try {
-      query = decodePublicationQuery(xml)
-    } catch (e) {
-      return replyError('xml_error', reasonOf(e))
-    }
-    return this.publish(handle, query)
-  }
-
-  /** Apply a query for a publisher: the in-process path for local CAs, with RFC 8181 semantics. */
-  publish(handle: string, query: PublicationQuery): PublicationReply {
+  /**
+   * Apply a query for a publisher: the in-process path for local CAs, with RFC 8181 semantics, and the RFC 8181
+   * endpoint's (which passes the publisher's `replay` state after the message, saved with the changes). A failure of
+   * the storage is a labelled AppError (sys-storage-full, sys-storage-io) and changes nothing.
+   */
+  publish(handle: string, query: PublicationQuery, replay?: ReplayState): PublicationReply {
     const publisher = this.publisher(handle)
     if (query.type === 'list') return { type: 'list_reply', elements: this.store.listObjects(handle).map((o) => ({ uri: o.uri, hash: o.hash })) }
-    const plan = planDelta(query.pdus, publisher.baseUri, (uri) => this.store.objectHash(handle, uri), sha256Hex)
+    const held = { hash: (uri: string) => this.store.objectHash(handle, uri), under: (dir: string) => this.store.objectsUnder(handle, dir) }
+    const plan = planDelta(query.pdus, publisher.baseUri, held, sha256Hex)
     if (!plan.ok) return { type: 'error_reply', errors: plan.errors }
-    if (plan.changes.length) {
-      this.store.applyChanges(handle, plan.changes, this.o.now())
-      this.kick()
+    if (plan.changes.length || replay) {
+      try {
+        this.store.applyChanges(handle, plan.changes, this.o.now(), replay)
+      } catch (e) {
+        throw storageFault(e) ?? e
+      }
+      if (plan.changes.length) this.kick()
     }
     return { type: 'success' }
   }
@@ -255,6 +269,38 @@ export class PubServer {
     }
   }
 
+  /**
+   * One rsync tree cycle. Publishers whose files could not be written kept their previous files and are problems of
+   * their own; the cycle then counts as failed, so that the pacer retries it, but the tree did switch for the rest.
+   */
+  private async rsyncCycle(): Promise<void> {
+    const r = await this.rsync.cycle()
+    const failed = new Set(r.failed.map((f) => f.publisher))
+    for (const key of this.problems.keys()) {
+      const publisher = key.startsWith('rsync:') ? key.slice('rsync:'.length) : undefined
+      if (publisher !== undefined && !failed.has(publisher)) this.recovered(key)
+    }
+    for (const f of r.failed) this.report(`rsync:${f.publisher}`, { label: 'sys-rsync-publisher', args: { publisher: f.publisher }, reason: f.reason })
+    if (r.failed.length) throw new PublishersFailed(r.failed.length)
+  }
+
+  /** A pacer's run failed: record the problem (a partial rsync failure is recorded per publisher instead). */
+  private failed(key: 'rrdp' | 'rsync', label: 'sys-rrdp-behind' | 'sys-rsync-behind', e: unknown): void {
+    if (e instanceof PublishersFailed) return this.recovered(key)
+    this.report(key, { label, args: {}, reason: reasonOf(e) }, (e as Error)?.stack)
+  }
+
+  /** Record a problem; logged when it is new or changed, not on every retry. */
+  private report(key: string, p: Problem, stack?: string): void {
+    if (this.problems.set(key, p, this.o.now())) this.o.log.error('publication output problem', { problem: key, label: p.label, ...p.args, err: p.reason, ...(stack ? { stack } : {}) })
+  }
+
+  /** A problem is over; logged once. */
+  private recovered(key: string): void {
+    const old = this.problems.clear(key)
+    if (old) this.o.log.info('publication output problem resolved', { problem: key, label: old.label, ...old.args })
+  }
+
   private response(p: Publisher): RepositoryResponse {
     return {
       publisherHandle: p.handle,
@@ -266,16 +312,19 @@ export class PubServer {
   }
 }
 
+/** An rsync cycle switched the tree but some publishers kept old files: retry, without a problem of the whole tree. */
+class PublishersFailed extends Error {
+  constructor(n: number) {
+    super(`the files of ${n} publisher(s) could not be written to the rsync tree`)
+  }
+}
+
 function checkedHandle(text: string): string {
   try {
     return publisherHandle(text)
   } catch (e) {
     throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
   }
-}
-
-function replyError(code: 'permission_failure' | 'bad_cms_signature' | 'xml_error', text: string): PublicationReply {
-  return { type: 'error_reply', errors: [{ code, text }] }
 }
 
 export function sha256Hex(bytes: Uint8Array): string {

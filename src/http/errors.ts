@@ -3,7 +3,7 @@
  * is logged in full and answered with a bare 500 `sys-internal` (Koa's `expose` rule: 5xx never shows internals).
  */
 import type { Context, Next } from 'koa'
-import { AppError, internalErrorBody } from '../errors.js'
+import { AppError, internalErrorBody, storageFault } from '../errors.js'
 import type { Logger } from '../log.js'
 
 export function errorMiddleware(log: Logger) {
@@ -29,9 +29,14 @@ export function errorMiddleware(log: Logger) {
   }
 }
 
-/** AppErrors pass; the router's 405 and Koa's client errors (e.g. 413 from a stream) become labelled ones. */
+/**
+ * AppErrors pass; a full or failing data directory becomes sys-storage-full / sys-storage-io (issue 10: a labelled
+ * answer, not a bare 500); the router's 405 and Koa's client errors (e.g. 413 from a stream) become labelled ones.
+ */
 function toAppError(err: unknown, ctx: Context): AppError | undefined {
   if (err instanceof AppError) return err
+  const storage = storageFault(err)
+  if (storage) return storage
   const status = (err as { status?: number }).status
   if (status === 405) return new AppError('api-unknown-method', { method: ctx.method, path: ctx.path })
   if (status === 404) return new AppError('api-unknown-resource', { path: ctx.path })

@@ -8,10 +8,11 @@
  * object. The layout that makes this possible lives in memory; after a start, the first snapshot is built whole.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { mkdir, open, readdir, rename, rm, stat, type FileHandle } from 'node:fs/promises'
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL, type DeltaElement } from '../protocol/rrdp.js'
 import type { PubdReader, PubdStore, PubdView, RrdpDeltaInfo, RrdpState } from '../store/pubd-store.js'
+import { fsyncDir, readFully, writeAll, writeDurably } from './durable-writer.js'
 
 export interface RrdpRetention {
   minNr: number
@@ -72,6 +73,10 @@ export class RrdpWriter {
   private readonly o: RrdpWriterOptions
   /** The layout of the current snapshot file (state.snapshotPath), once this process has written one. */
   private layout: SnapshotLayout | undefined
+  /** The directory of files this cycle wrote and has not yet recorded in the database. */
+  private partial: string | undefined
+  /** The session and serial notification.xml was last written for. */
+  private notified: string | undefined
 
   constructor(options: RrdpWriterOptions) {
     this.o = options
@@ -86,8 +91,23 @@ export class RrdpWriter {
     await this.cleanup()
   }
 
-  /** One cycle: undefined when nothing was pending. Never run two at once (the PubServer serialises them). */
+  /**
+   * One cycle: undefined when nothing was pending. Never run two at once (the PubServer serialises them). A cycle
+   * that fails (a full disk, an I/O error) removes the files it wrote and leaves the changes pending, so the next one
+   * (the PubServer retries) writes them; a notification that could not be replaced is written by the next cycle.
+   */
   async cycle(): Promise<CycleResult | undefined> {
+    try {
+      return await this.cycleOnce()
+    } catch (e) {
+      const partial = this.partial
+      this.partial = undefined
+      if (partial) await rm(join(this.o.dir, partial), { recursive: true, force: true }).catch(() => undefined)
+      throw e
+    }
+  }
+
+  private async cycleOnce(): Promise<CycleResult | undefined> {
     const result = await this.o.reader.read(async (view) => {
       const state = view.state()
       if (!state) throw new Error('RRDP is not initialised')
@@ -97,6 +117,7 @@ export class RrdpWriter {
       if (elements.length === 0) return { state, maxSeq, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0 }
       const serial = state.serial + 1
       const rel = `${state.session}/${serial}/${randomBytes(8).toString('hex')}`
+      this.partial = rel
       const delta = await this.writeFile(join(rel, 'delta.xml'), encodeDeltaChunks({ sessionId: state.session, serial, elements }))
       const path = join(rel, 'snapshot.xml')
       const layout = emptyLayout(path)
@@ -106,7 +127,7 @@ export class RrdpWriter {
       layout.size = snapshot.size
       return { state, maxSeq, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length, layout, incremental: previous !== undefined }
     })
-    if (!result) return undefined
+    if (!result) return void (await this.repairNotification())
     const now = this.o.now()
     if (!result.snapshot || !result.delta) {
       this.o.store.recordSerial(result.state, undefined, result.maxSeq, [])
@@ -118,6 +139,7 @@ export class RrdpWriter {
     const keep = retainDeltas(all, state.snapshotSize, this.o.retention, now)
     const drop = all.filter((d) => !keep.includes(d)).map((d) => d.serial)
     this.o.store.recordSerial(state, delta, result.maxSeq, drop)
+    this.partial = undefined
     this.layout = result.layout
     await this.writeNotification()
     await this.cleanup()
@@ -242,6 +264,15 @@ export class RrdpWriter {
     await writeDurably(tmp, [Buffer.from(xml, 'utf8')])
     await rename(tmp, join(this.o.dir, 'notification.xml'))
     await fsyncDir(this.o.dir)
+    this.notified = `${state.session}/${state.serial}`
+  }
+
+  /** When a serial was recorded but writing its notification failed, write it now (and clean up after it). */
+  private async repairNotification(): Promise<void> {
+    const state = this.o.store.rrdpState()
+    if (!state || this.notified === `${state.session}/${state.serial}`) return
+    await this.writeNotification()
+    await this.cleanup()
   }
 
   private uri(rel: string): string {
@@ -341,50 +372,6 @@ export function retainDeltas(deltas: readonly RrdpDeltaInfo[], snapshotSize: num
   return keep
 }
 
-/**
- * Write the chunks (gathered into writes of about 4 MiB, without copying them) and fsync the file. One write is in
- * flight while the next chunks are made (and hashed), so producing and writing overlap.
- */
-async function writeDurably(path: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<void> {
-  const fh = await open(path, 'w', 0o644)
-  let inFlight: Promise<void> = Promise.resolve()
-  try {
-    let pending: Buffer[] = []
-    let size = 0
-    for await (const c of chunks) {
-      pending.push(c)
-      size += c.length
-      if (size >= 4 * 1024 * 1024) {
-        await inFlight
-        inFlight = writeAll(fh, pending)
-        inFlight.catch(() => undefined) // awaited before the next write or at the end
-        pending = []
-        size = 0
-      }
-    }
-    await inFlight
-    if (size) await writeAll(fh, pending)
-    await fh.sync()
-  } finally {
-    await inFlight.catch(() => undefined)
-    await fh.close()
-  }
-}
-
-/** writev until every byte is written (a short write continues where it stopped). */
-async function writeAll(fh: FileHandle, buffers: Buffer[]): Promise<void> {
-  let rest = buffers
-  while (rest.length) {
-    let { bytesWritten } = await fh.writev(rest)
-    if (bytesWritten === 0 && rest.some((b) => b.length > 0)) throw new Error('the file system accepted no more bytes')
-    while (rest.length && bytesWritten >= rest[0].length) {
-      bytesWritten -= rest[0].length
-      rest = rest.slice(1)
-    }
-    if (rest.length && bytesWritten > 0) rest = [rest[0].subarray(bytesWritten), ...rest.slice(1)]
-  }
-}
-
 /** A stretch of the previous snapshot file read at once, and the parts of it that are kept ([offset, length]). */
 interface CopyWindow {
   from: number
@@ -415,24 +402,6 @@ function planCopy(previous: SnapshotLayout, changed: ReadonlyMap<string, unknown
     w.to = offset + length
   }
   return windows
-}
-
-/** Read `length` bytes at `position` into the start of `buf`; a file that ends before is an error. */
-async function readFully(fh: FileHandle, buf: Buffer, length: number, position: number): Promise<void> {
-  for (let got = 0; got < length; ) {
-    const { bytesRead } = await fh.read(buf, got, length - got, position + got)
-    if (bytesRead === 0) throw new Error(`the previous snapshot ended at ${position + got} bytes, before ${position + length}`)
-    got += bytesRead
-  }
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, 'r')
-  try {
-    await fh.sync()
-  } finally {
-    await fh.close()
-  }
 }
 
 async function rmdirIfEmpty(dir: string): Promise<void> {

@@ -8,8 +8,9 @@
  */
 import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { join } from 'node:path'
-import type { PubdReader } from '../store/pubd-store.js'
+import { join, relative } from 'node:path'
+import type { PubdReader, PubdView } from '../store/pubd-store.js'
+import { reasonOf } from '../errors.js'
 import { relativePath } from './publishers.js'
 
 export interface RsyncWriterOptions {
@@ -23,6 +24,27 @@ export interface RsyncWriterOptions {
   graceSeconds?: number
   /** Called with the real directory of each new tree after the switch (rsyncd's module path follows it). */
   onSwitch?: (treeDir: string) => void
+}
+
+/** A publisher whose files could not be written to the new tree: it kept those of the previous tree. */
+export interface PublisherFailure {
+  publisher: string
+  reason: string
+}
+
+/** The outcome of a cycle: files in the tree, how many written and linked, and the publishers that failed. */
+export interface RsyncCycle {
+  files: number
+  written: number
+  linked: number
+  failed: PublisherFailure[]
+}
+
+interface Built {
+  files: Map<string, string>
+  written: number
+  linked: number
+  failed: PublisherFailure[]
 }
 
 /** What the current tree holds, saved at shutdown: { tree, files: [relative path, hash][] }. */
@@ -89,47 +111,98 @@ export class RsyncWriter {
     }
   }
 
-  /** Build a new tree from one consistent read of the repository and switch to it; nothing when it would be the same. */
-  async cycle(): Promise<{ files: number; written: number; linked: number }> {
+  /**
+   * Build a new tree from one consistent read of the repository and switch to it; nothing when it would be the same.
+   * Each publisher's files are written on their own: when one publisher's files cannot be written (a name the file
+   * system refuses, an object where another needs a directory), that publisher keeps its files of the previous tree,
+   * everyone else's changes are switched to, and the publisher is named in `failed`. When even that is impossible
+   * (the disk is full), the cycle fails and the current tree stays.
+   */
+  async cycle(): Promise<RsyncCycle> {
     const name = this.treeName()
     const root = join(this.o.dir, 'trees', name)
-    const result = await this.o.reader.read(async (view) => {
-      const wanted = [...view.hashes()]
-      const last = this.last
-      if (last && last.files.size === wanted.length && wanted.every(({ uri, hash }) => last.files.get(relativePath(uri, this.o.baseUri)) === hash)) return undefined
-      const files = new Map<string, string>()
-      const dirs = new Set<string>()
-      let written = 0
-      let linked = 0
-      mkdirSync(root, { recursive: true, mode: 0o755 })
-      let slice = performance.now()
-      for (let i = 0; i < wanted.length; i++) {
-        const { uri, hash } = wanted[i]
-        const rel = relativePath(uri, this.o.baseUri)
-        const target = join(root, rel)
-        const parent = join(target, '..')
-        if (!dirs.has(parent)) {
-          mkdirSync(parent, { recursive: true, mode: 0o755 })
-          dirs.add(parent)
-        }
-        if (this.last && this.last.files.get(rel) === hash && tryLink(join(this.o.dir, 'trees', this.last.name, rel), target)) linked++
-        else {
-          writeFileSync(target, view.content(uri) ?? new Uint8Array(), { mode: 0o644 })
-          written++
-        }
-        files.set(rel, hash)
-        if (i % 32 === 31 && performance.now() - slice > SLICE_MS) {
-          await new Promise((r) => setImmediate(r))
-          slice = performance.now()
-        }
-      }
-      return { files, written, linked }
-    })
-    if (!result) return { files: this.last!.files.size, written: 0, linked: 0 }
+    let result: Built | undefined
+    try {
+      result = await this.o.reader.read((view) => this.build(view, root))
+    } catch (e) {
+      await rm(root, { recursive: true, force: true }).catch(() => undefined)
+      throw e
+    }
+    if (!result) return { files: this.last!.files.size, written: 0, linked: 0, failed: [] }
     this.switchTo(name)
     this.last = { name, files: result.files }
     await this.cleanup()
-    return { files: result.files.size, written: result.written, linked: result.linked }
+    return { files: result.files.size, written: result.written, linked: result.linked, failed: result.failed }
+  }
+
+  /** Write the tree under `root` from `view`, publisher by publisher; undefined when it would equal the current one. */
+  private async build(view: PubdView, root: string): Promise<Built | undefined> {
+    const wanted = [...view.hashes()]
+    const last = this.last
+    if (last && last.files.size === wanted.length && wanted.every(({ uri, hash }) => last.files.get(relativePath(uri, this.o.baseUri)) === hash)) return undefined
+    mkdirSync(root, { recursive: true, mode: 0o755 })
+    const built: Built = { files: new Map(), written: 0, linked: 0, failed: [] }
+    const jails = new Map(view.publishers().map((p) => [p.handle, p.baseUri]))
+    for (const group of byPublisher(wanted)) {
+      const dir = relativePath(jails.get(group.publisher) ?? `${this.o.baseUri}${group.publisher}/`, this.o.baseUri)
+      const part: Built = { files: new Map(), written: 0, linked: 0, failed: [] }
+      try {
+        await this.writeFiles(view, root, group.objects, part)
+      } catch (e) {
+        this.keepPrevious(root, dir, part)
+        built.failed.push({ publisher: group.publisher, reason: reasonOf(e) })
+      }
+      for (const [rel, hash] of part.files) built.files.set(rel, hash)
+      built.written += part.written
+      built.linked += part.linked
+    }
+    return built
+  }
+
+  /** Write or link the files of `objects` into the tree at `root`, noting them in `out`; throws at the first failure. */
+  private async writeFiles(view: PubdView, root: string, objects: readonly { uri: string; hash: string }[], out: Built): Promise<void> {
+    const dirs = new Set<string>()
+    let slice = performance.now()
+    for (let i = 0; i < objects.length; i++) {
+      const { uri, hash } = objects[i]
+      const rel = relativePath(uri, this.o.baseUri)
+      const target = join(root, rel)
+      const parent = join(target, '..')
+      if (!dirs.has(parent)) {
+        mkdirSync(parent, { recursive: true, mode: 0o755 })
+        dirs.add(parent)
+      }
+      if (this.last && this.last.files.get(rel) === hash && tryLink(join(this.o.dir, 'trees', this.last.name, rel), target)) out.linked++
+      else {
+        writeFileSync(target, view.content(uri) ?? new Uint8Array(), { mode: 0o644 })
+        out.written++
+      }
+      out.files.set(rel, hash)
+      if (i % 32 === 31 && performance.now() - slice > SLICE_MS) {
+        await new Promise((r) => setImmediate(r))
+        slice = performance.now()
+      }
+    }
+  }
+
+  /**
+   * After a publisher's files failed: remove what was written of its directory `dir` and link in its files of the
+   * current tree instead (none when it had none). Their hashes are known when this process built that tree, else
+   * noted as unknown, so the next cycle builds again. Throws when even that fails: no cycle drops content.
+   */
+  private keepPrevious(root: string, dir: string, out: Built): void {
+    rmSync(join(root, dir), { recursive: true, force: true })
+    out.files.clear()
+    out.written = 0
+    out.linked = 0
+    const previous = join(realpathSync(this.modulePath()), dir)
+    for (const rel of filesBelow(previous)) {
+      const target = join(root, dir, rel)
+      mkdirSync(join(target, '..'), { recursive: true, mode: 0o755 })
+      linkSync(join(previous, rel), target)
+      out.files.set(dir + rel, this.last?.files.get(dir + rel) ?? '')
+      out.linked++
+    }
   }
 
   private treeName(): string {
@@ -159,6 +232,27 @@ export class RsyncWriter {
       if (st && st.mtimeMs < cutoff) await rm(path, { recursive: true, force: true })
     }
   }
+}
+
+/** Objects in URI order, grouped by publisher: jails are disjoint prefixes, so each publisher's objects are adjacent. */
+function* byPublisher(objects: readonly { uri: string; hash: string; publisher: string }[]): Generator<{ publisher: string; objects: { uri: string; hash: string }[] }> {
+  let group: { publisher: string; objects: { uri: string; hash: string }[] } | undefined
+  for (const o of objects) {
+    if (group?.publisher !== o.publisher) {
+      if (group) yield group
+      group = { publisher: o.publisher, objects: [] }
+    }
+    group.objects.push(o)
+  }
+  if (group) yield group
+}
+
+/** The files below `dir` (relative paths with '/'); none when it does not exist. */
+function filesBelow(dir: string): string[] {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath, e.name)))
 }
 
 function tryLink(from: string, to: string): boolean {

@@ -4,6 +4,7 @@
  */
 import type { Publisher } from '../pubd/publishers.js'
 import type { ContentChange } from '../pubd/content.js'
+import type { ReplayState } from '../pubd/replay.js'
 import type { Db } from './db.js'
 
 export interface StoredObject {
@@ -69,6 +70,7 @@ export class PubdStore {
       const change = this.db.prepare('INSERT INTO pubd_changes (uri, previous) VALUES (?, ?)')
       for (const o of uris) change.run(o.uri, o.hash)
       this.db.prepare('DELETE FROM pubd_objects WHERE publisher = ?').run(handle)
+      this.db.prepare('DELETE FROM pubd_replay WHERE publisher = ?').run(handle)
       this.db.prepare('DELETE FROM pubd_publishers WHERE handle = ?').run(handle)
       return uris.length
     })
@@ -80,6 +82,13 @@ export class PubdStore {
   objectHash(publisher: string, uri: string): string | undefined {
     const row = this.db.prepare('SELECT hash FROM pubd_objects WHERE uri = ? AND publisher = ?').get(uri, publisher) as { hash: string } | undefined
     return row?.hash
+  }
+
+  /** The URIs `publisher` holds strictly below `dir` (ending with '/'), streamed in URI order: a range of the key. */
+  *objectsUnder(publisher: string, dir: string): Generator<string> {
+    const end = dir.slice(0, -1) + String.fromCharCode(dir.charCodeAt(dir.length - 1) + 1)
+    const rows = this.db.prepare('SELECT uri FROM pubd_objects WHERE uri > ? AND uri < ? AND publisher = ? ORDER BY uri').iterate(dir, end, publisher) as Iterable<{ uri: string }>
+    for (const r of rows) yield r.uri
   }
 
   /** True when some other publisher holds `uri` (impossible with disjoint jails; a defensive check). */
@@ -95,9 +104,26 @@ export class PubdStore {
     return this.db.prepare('SELECT uri, hash, size, content FROM pubd_objects WHERE publisher = ? ORDER BY uri').all(publisher) as (StoredObject & { content: Uint8Array })[]
   }
 
-  /** Apply accepted changes of one message atomically, recording them for the RRDP writer. */
-  applyChanges(publisher: string, changes: readonly ContentChange[], now: Date): void {
+  //------------ Replay protection (pubd/replay.ts) ----------------------------------------------------------------
+
+  replayState(publisher: string): ReplayState | undefined {
+    const row = this.db.prepare('SELECT signing_time, digests FROM pubd_replay WHERE publisher = ?').get(publisher) as { signing_time: string; digests: string } | undefined
+    return row && { signingTime: row.signing_time, digests: JSON.parse(row.digests) as string[] }
+  }
+
+  saveReplayState(publisher: string, state: ReplayState): void {
+    this.db
+      .prepare('INSERT INTO pubd_replay (publisher, signing_time, digests) VALUES (?, ?, ?) ON CONFLICT(publisher) DO UPDATE SET signing_time = excluded.signing_time, digests = excluded.digests')
+      .run(publisher, state.signingTime, JSON.stringify(state.digests))
+  }
+
+  /**
+   * Apply accepted changes of one message atomically, recording them for the RRDP writer, together with the
+   * publisher's replay state after the message when it came over RFC 8181.
+   */
+  applyChanges(publisher: string, changes: readonly ContentChange[], now: Date, replay?: ReplayState): void {
     this.db.transaction(() => {
+      if (replay) this.saveReplayState(publisher, replay)
       const upsert = this.db.prepare(
         'INSERT INTO pubd_objects (uri, publisher, hash, size, content) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uri) DO UPDATE SET hash = excluded.hash, size = excluded.size, content = excluded.content WHERE publisher = excluded.publisher',
       )
@@ -207,9 +233,14 @@ export class PubdView {
     yield* this.db.prepare('SELECT uri, hash, content FROM pubd_objects ORDER BY uri').iterate() as Iterable<{ uri: string; hash: string; content: Uint8Array }>
   }
 
-  /** Every object's URI and hash (no content), streamed. */
-  *hashes(): Generator<{ uri: string; hash: string }> {
-    yield* this.db.prepare('SELECT uri, hash FROM pubd_objects ORDER BY uri').iterate() as Iterable<{ uri: string; hash: string }>
+  /** Every object's URI, hash and publisher (no content), streamed in URI order. */
+  *hashes(): Generator<{ uri: string; hash: string; publisher: string }> {
+    yield* this.db.prepare('SELECT uri, hash, publisher FROM pubd_objects ORDER BY uri').iterate() as Iterable<{ uri: string; hash: string; publisher: string }>
+  }
+
+  /** Every publisher's handle and jail. */
+  publishers(): { handle: string; baseUri: string }[] {
+    return this.db.prepare('SELECT handle, base_uri AS baseUri FROM pubd_publishers ORDER BY handle').all() as { handle: string; baseUri: string }[]
   }
 
   content(uri: string): Uint8Array | undefined {

@@ -1,7 +1,9 @@
 /**
- * Server status routes: GET /health (public), GET /stats/info (version and start time, as Krill serves it, but behind
- * the token like everything not on the public list of http/auth.ts), GET /api/v1/authorized (200 when the bearer
- * token is valid), and GET /api/v1/openapi.json (the OpenAPI description of all routes, api/openapi.ts).
+ * Server status routes: GET /health (public: the process and its store are alive), GET /ready (public: 200 when the
+ * store answers and the repository output holds everything accepted, else 503 with the problems), GET /stats/info
+ * (version and start time, as Krill serves it, but behind the token like everything not on the public list of
+ * http/auth.ts), GET /api/v1/authorized (200 when the bearer token is valid), and GET /api/v1/openapi.json (the
+ * OpenAPI description of all routes, api/openapi.ts).
  */
 import { Router } from '@koa/router'
 import { OPENAPI } from '../../api/openapi.js'
@@ -15,6 +17,11 @@ export function statusRouter(deps: HttpDeps): Router {
     if (!deps.manager.health()) throw new AppError('sys-store', { reason: 'database not available' })
     ctx.status = 200
     ctx.body = ''
+  })
+  router.get('/ready', (ctx) => {
+    const ready = deps.manager.ready()
+    ctx.status = ready.ready ? 200 : 503
+    ctx.body = ready
   })
   router.get('/stats/info', (ctx) => {
     ctx.body = deps.manager.serverInfo()

@@ -6,6 +6,7 @@ import { m001 } from './001-init.js'
 import { m002 } from './002-pubd.js'
 import { m003 } from './003-ca.js'
 import { m004 } from './004-tasks.js'
+import { m005 } from './005-pubd-replay.js'
 
 export interface Migration {
   readonly version: number
@@ -13,4 +14,4 @@ export interface Migration {
   readonly sql: string
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005]

@@ -256,13 +256,13 @@ t.test('the rsync tree switches atomically and links unchanged files', async (t)
     { type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') },
     { type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B'), hash: sha('B') },
   ])
-  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0 })
+  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0, failed: [] })
   const second = readlinkSync(s.rsync.modulePath())
   t.not(second, first)
   t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B')
   const inodeA = statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino
   s.publish([{ type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B2'), hash: sha('B2'), previous: sha('B') }])
-  t.same(await s.rsync.cycle(), { files: 2, written: 1, linked: 1 })
+  t.same(await s.rsync.cycle(), { files: 2, written: 1, linked: 1, failed: [] })
   t.equal(statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino, inodeA, 'unchanged file not rewritten')
   t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B2')
   t.notOk(existsSync(join(s.dir, 'rsync', second)), 'with no grace period the previous tree is removed after the switch')
@@ -275,18 +275,18 @@ t.test('an rsync cycle with nothing new builds nothing; after a restart unchange
     { type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') },
     { type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B'), hash: sha('B') },
   ])
-  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0 })
+  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0, failed: [] })
   const tree = readlinkSync(s.rsync.modulePath())
-  t.same(await s.rsync.cycle(), { files: 2, written: 0, linked: 0 }, 'the same content: no new tree')
+  t.same(await s.rsync.cycle(), { files: 2, written: 0, linked: 0, failed: [] }, 'the same content: no new tree')
   t.equal(readlinkSync(s.rsync.modulePath()), tree)
 
   const restarted = () => new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), graceSeconds: 0 })
   s.rsync.save()
   const again = restarted()
   again.init()
-  t.same(await again.cycle(), { files: 2, written: 0, linked: 0 }, 'after a restart, nothing changed: nothing built')
+  t.same(await again.cycle(), { files: 2, written: 0, linked: 0, failed: [] }, 'after a restart, nothing changed: nothing built')
   s.publish([{ type: 'publish', uri: RSYNC + 'p/0/c.roa', content: bytes('C'), hash: sha('C') }])
-  t.same(await again.cycle(), { files: 3, written: 1, linked: 2 }, 'a change after a restart: the unchanged files linked')
+  t.same(await again.cycle(), { files: 3, written: 1, linked: 2, failed: [] }, 'a change after a restart: the unchanged files linked')
 
   // A saved listing of another tree than the current one (a crash after later switches) is not trusted.
   const { writeFileSync } = await import('node:fs')
@@ -294,6 +294,76 @@ t.test('an rsync cycle with nothing new builds nothing; after a restart unchange
   const third = restarted()
   third.init()
   s.publish([{ type: 'publish', uri: RSYNC + 'p/0/d.roa', content: bytes('D'), hash: sha('D') }])
-  t.same(await third.cycle(), { files: 4, written: 4, linked: 0 }, 'unknown current tree: every file written')
+  t.same(await third.cycle(), { files: 4, written: 4, linked: 0, failed: [] }, 'unknown current tree: every file written')
   t.equal(readFileSync(join(third.modulePath(), 'p', 'a.cer'), 'utf8'), 'A')
+})
+
+t.test('one publisher whose files the file system refuses keeps its previous files; the others reach the tree; the failure is reported', async (t) => {
+  // Issue 10 defect 2, defence in depth: objects the jail check now refuses, put straight into the store as an older
+  // svc let them in. Before, the whole cycle failed on every run and no publisher's change reached rsync any more.
+  const s = setup(t)
+  s.store.addPublisher({ handle: 'q', idCert: bytes('cert'), baseUri: RSYNC + 'q/', created: '2026-01-01T00:00:00Z' })
+  const q = (changes: ContentChange[]) => s.store.applyChanges('q', changes, new Date('2026-01-01T00:00:00Z'))
+  const pub = (uri: string, c: string): ContentChange => ({ type: 'publish', uri: RSYNC + uri, content: bytes(c), hash: sha(c) })
+  const files = (dir: string): string[] => (existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dir.length + 1)).sort() : [])
+  s.rsync.init()
+  s.publish([pub('p/ok.roa', 'OK')])
+  q([pub('q/b.roa', 'B')])
+  t.same(await s.rsync.cycle(), { files: 2, written: 2, linked: 0, failed: [] })
+
+  const long = 'p/' + Array.from({ length: 40 }, (_, i) => String(i % 10).repeat(255)).join('/') + '/x.roa'
+  for (const bad of [[pub('p/a.roa', 'A'), pub('p/a.roa/x.roa', 'X')], [pub('p/d/x.roa', 'DX'), pub('p/d', 'D')], [pub(long, 'L')]]) {
+    s.publish(bad)
+    q([pub(`q/${bad.length}-${bad[0].uri.length}.roa`, 'later')])
+    const r = await s.rsync.cycle()
+    t.same(r.failed.map((f) => f.publisher), ['p'], `${bad.map((b) => b.uri.slice(RSYNC.length, RSYNC.length + 12)).join(' + ')}: publisher p failed`)
+    t.match(r.failed[0]?.reason, /EEXIST|ENOTDIR|ENAMETOOLONG/, 'with the reason from the file system')
+    const tree = s.rsync.modulePath()
+    t.ok(existsSync(join(tree, 'q', `${bad.length}-${bad[0].uri.length}.roa`)), "the other publisher's change reached the tree")
+    t.same(files(join(tree, 'p')), ['ok.roa'], 'publisher p keeps its previous files')
+    for (const c of bad) s.publish([{ type: 'withdraw', uri: c.uri, previous: c.type === 'publish' ? c.hash : '' }])
+  }
+  const healed = await s.rsync.cycle()
+  t.same(healed.failed, [], 'withdrawing the objects heals it')
+  t.same(files(join(s.rsync.modulePath(), 'p')), ['ok.roa'])
+  t.equal(files(join(s.rsync.modulePath(), 'q')).length, 4)
+
+  // After a restart without a saved listing the writer does not know the current tree's hashes: the files of the
+  // failing publisher are still taken from the tree on disk.
+  const restarted = new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), graceSeconds: 0 })
+  restarted.init()
+  s.publish([pub('p/a.roa', 'A'), pub('p/a.roa/x.roa', 'X')])
+  const r = await restarted.cycle()
+  t.same(r.failed.map((f) => f.publisher), ['p'], 'after a restart: p fails')
+  t.same(files(join(restarted.modulePath(), 'p')), ['ok.roa'], 'and keeps its files of the tree on disk')
+  t.equal(files(join(restarted.modulePath(), 'q')).length, 4)
+})
+
+t.test('RRDP heals by itself: a failed cycle leaves the changes pending, and a notification not replaced is written next time', async (t) => {
+  // Issue 10 defect 3: after a write failure (a full disk) the next cycle, which the PubServer runs by itself, must
+  // bring RRDP to everything accepted. The failures are staged with obstacles in the file system.
+  const s = setup(t)
+  await s.rrdp.init()
+  const session = s.notification().sessionId
+  s.ballast()
+  const obstacle = join(s.dir, 'rrdp', session, '2')
+  const { mkdirSync, rmSync, writeFileSync } = await import('node:fs')
+  writeFileSync(obstacle, 'in the way of serial 2')
+  await t.rejects(s.rrdp.cycle(), /ENOTDIR|EEXIST/, 'writing serial 2 fails')
+  t.equal(s.notification().serial, 1, 'no new serial is announced')
+  rmSync(obstacle)
+  t.equal((await s.rrdp.cycle())?.serial, 2, 'the next cycle writes what was pending')
+  t.same(decodeSnapshot(s.file(s.notification().snapshot.uri)).publishes.map((p) => p.uri), [RSYNC + 'p/ballast.cer'])
+
+  mkdirSync(join(s.dir, 'rrdp', 'notification.xml.tmp'))
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/a.cer', content: bytes('A'), hash: sha('A') }])
+  await t.rejects(s.rrdp.cycle(), /EISDIR/, 'serial 3 is recorded, but its notification cannot be written')
+  t.equal(s.store.rrdpState()?.serial, 3)
+  t.equal(s.notification().serial, 2, 'the notification still names serial 2')
+  rmSync(join(s.dir, 'rrdp', 'notification.xml.tmp'), { recursive: true })
+  t.equal(await s.rrdp.cycle(), undefined, 'nothing is pending')
+  const n = s.notification()
+  t.equal(n.serial, 3, 'yet the next cycle writes the notification of serial 3')
+  t.same(decodeSnapshot(s.file(n.snapshot.uri)).publishes.map((p) => p.uri).sort(), [RSYNC + 'p/a.cer', RSYNC + 'p/ballast.cer'])
+  for (const d of n.deltas) t.equal(sha(s.file(d.uri)), d.hash, `delta ${d.serial} is there and matches`)
 })

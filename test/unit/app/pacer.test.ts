@@ -1,0 +1,64 @@
+/**
+ * The Pacer (app/pacer.ts): with `retry`, a failed run is retried by itself after a back-off (1 s doubling to 30 s
+ * in the publication server; shorter here) until it succeeds, without waiting for another kick (issue 10, defect 3:
+ * objects acknowledged before a disk filled stayed out of RRDP and rsync until an unrelated change arrived).
+ */
+import t from 'tap'
+import { Pacer } from '../../../src/app/pacer.js'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+t.test('a failing run is retried with a doubling back-off until it succeeds, with no further kick', async (t) => {
+  let fail = 3
+  const starts: number[] = []
+  const errors: string[] = []
+  let successes = 0
+  const p = new Pacer(
+    async () => {
+      starts.push(Date.now())
+      if (fail-- > 0) throw new Error(`failure ${3 - fail}`)
+    },
+    0,
+    (e) => errors.push((e as Error).message),
+    { retry: { firstMs: 40, maxMs: 100 }, onSuccess: () => successes++ },
+  )
+  t.teardown(() => p.stop())
+  p.kick()
+  const end = Date.now() + 5000
+  while (successes === 0 && Date.now() < end) await sleep(10)
+  t.equal(successes, 1, 'succeeded in the end')
+  t.same(errors, ['failure 1', 'failure 2', 'failure 3'], 'each failure reported')
+  t.equal(starts.length, 4, 'one run and three retries')
+  const gaps = starts.slice(1).map((s, i) => s - starts[i])
+  t.ok(gaps[0] >= 35 && gaps[1] >= 75 && gaps[2] >= 95, `back-off 40, 80, then capped at 100 ms (gaps ${gaps.join(', ')})`)
+  t.notOk(p.failing())
+  await sleep(250)
+  t.equal(starts.length, 4, 'no run after the success without a kick')
+})
+
+t.test('without retry a failed run waits for the next kick (the CA pacers keep their behaviour)', async (t) => {
+  let runs = 0
+  const p = new Pacer(async () => {
+    runs++
+    throw new Error('no')
+  }, 0, () => undefined)
+  t.teardown(() => p.stop())
+  p.kick()
+  await sleep(200)
+  t.equal(runs, 1)
+})
+
+t.test('idle() does not wait for a retry, and stop() cancels it', async (t) => {
+  let runs = 0
+  const p = new Pacer(async () => {
+    runs++
+    throw new Error('no')
+  }, 0, () => undefined, { retry: { firstMs: 50, maxMs: 50 } })
+  p.kick()
+  await p.idle()
+  t.equal(runs, 1, 'idle after the failed run')
+  t.ok(p.failing())
+  await p.stop()
+  await sleep(150)
+  t.equal(runs, 1, 'no retry after stop')
+})
