@@ -3,6 +3,7 @@
  * its CMS against the child's registered identity certificate, and answer list, issue and revoke; anything wrong is
  * an error_response with the RFC 6492 §3.6 code. Every answer is signed with the CA's identity.
  */
+import { createHash } from 'node:crypto'
 import { childEntitlements, child as childOf } from '../ca/children.js'
 import type { CaState, IssuedCert } from '../ca/state.js'
 import { AppError, reasonOf, type ErrorLabel } from '../errors.js'
@@ -11,6 +12,7 @@ import {
   decodeProvisioning, encodeProvisioning, ERROR_CODES, ProvisioningDecodeError, type ProvisioningDecodeKind, type ProvisioningMessage, type ProvisioningPayload,
   type ResourceClassEntitlement,
 } from '../protocol/provisioning.js'
+import { replayProblem, replaySeen } from '../protocol/replay.js'
 import { unwrapMessage, unwrapUnverified } from '../protocol/signed-message.js'
 import { ResourceSet } from '../resources/resource-set.js'
 import { fromBase64, fromBase64Url, toBase64 } from '../util/base64.js'
@@ -77,14 +79,17 @@ async function answer(svc: CaServices, s: CaState, msg: ProvisioningMessage, bod
   if (!ch) throw new AppError('ca-child-unknown', { ca: s.handle, child: msg.sender ?? '' })
   // RFC 6492 §3.1: the message must be signed by the child's registered identity, recently, and not replayed.
   const peer = `${s.handle}/${ch.handle}`
-  const last = svc.lastSigningTime.get(peer)
   let verified
   try {
-    verified = unwrapMessage(body, { idCert: fromBase64(ch.idCert), now: svc.now(), ...(last ? { lastSigningTime: last } : {}) })
+    verified = unwrapMessage(body, { idCert: fromBase64(ch.idCert), now: svc.now() })
   } catch (e) {
     throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: reasonOf(e) })
   }
-  svc.lastSigningTime.set(peer, verified.signingTime)
+  const changes = msg.payload.type === 'issue' || msg.payload.type === 'revoke'
+  const digest = createHash('sha256').update(verified.content).digest('hex')
+  const replay = replayProblem(svc.replay.get(peer), verified.signingTime, digest, changes)
+  if (replay) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: replay })
+  svc.replay.set(peer, replaySeen(svc.replay.get(peer), verified.signingTime, digest, changes))
   if (msg.recipient !== s.handle) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: `the message is addressed to '${msg.recipient}'` })
   const p = msg.payload
   switch (p.type) {

@@ -23,6 +23,7 @@ import { fromBase64 } from '../util/base64.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import type { PubServer } from './pub-server.js'
 import type { ObjectsTiming } from './ca-objects.js'
+import type { ReplayState } from '../protocol/replay.js'
 
 export interface CaServicesOptions {
   config: Config
@@ -49,8 +50,8 @@ export class CaServices {
   /** Serialises object updates and repository syncs per CA. */
   readonly publishing = new KeyedMutex()
   private readonly messageSigners = new Map<string, MessageSigner>()
-  /** Signing time of the last message accepted per peer ('<ca>/<child>'): RFC 6492 replay protection. */
-  readonly lastSigningTime = new Map<string, Date>()
+  /** RFC 6492 replay protection per peer ('<ca>/<child>'): the newest signing time seen and its digests (protocol/replay.ts). */
+  readonly replay = new Map<string, ReplayState>()
 
   constructor(o: CaServicesOptions) {
     this.config = o.config

@@ -4,7 +4,7 @@
  */
 import type { Publisher } from '../pubd/publishers.js'
 import type { ContentChange } from '../pubd/content.js'
-import type { ReplayState } from '../pubd/replay.js'
+import type { ReplayState } from '../protocol/replay.js'
 import type { Db } from './db.js'
 
 export interface StoredObject {

@@ -19,6 +19,7 @@ import type { ProvisioningPayload } from '../../src/protocol/provisioning.js'
 import { decodeProvisioning, encodeProvisioning } from '../../src/protocol/provisioning.js'
 import { encodePublicationQuery, type PublicationQuery } from '../../src/protocol/publication.js'
 import { MessageSigner, unwrapMessage, unwrapUnverified } from '../../src/protocol/signed-message.js'
+import { buildCsr } from '../../src/objects/csr.js'
 import { connect, repoDaemon, waitFor, type RepoDaemon } from '../helpers/cas.js'
 import { TestChild } from '../helpers/child.js'
 import { httpsRequest } from '../helpers/daemon.js'
@@ -31,6 +32,8 @@ const noRsync = spawnSync('rsync', ['--version']).error ? 'rsync is not installe
 interface World {
   d: RepoDaemon
   kid: TestChild
+  /** kid's accepted issue request, kept to replay. */
+  kidIssue: Uint8Array
   alice: TestPublisher
   mallory: TestPublisher
   aliceUri: string
@@ -115,6 +118,11 @@ async function build(t: Test): Promise<World> {
   kid.useResponse(await d.cli(['children', 'add', '-c', 'ca1', '--child', 'kid', '--request', d.file('kid.xml', kid.requestXml()), '-4', '10.2.0.0/16']))
   const listed = await kid.send({ type: 'list' })
   if (listed.type !== 'list_response') throw new Error(`kid's list: ${listed.type}`)
+  // kid's certificate, through a message we keep to replay later.
+  const csr = buildCsr(testKey(), { caRepository: 'rsync://localhost/repo/kid/0/', rpkiManifest: 'rsync://localhost/repo/kid/0/kid.mft' })
+  const kidIssue = await kid.signer.sign(encodeProvisioning({ sender: 'kid', recipient: 'ca1', payload: { type: 'issue', className: listed.classes[0].className, csr } }), new Date())
+  const issued = await httpsRequest(kid.response!.serviceUri, { method: 'POST', headers: { 'Content-Type': 'application/rpki-updown' }, body: Buffer.from(kidIssue), binary: true })
+  if (decodeProvisioning(unwrapUnverified(new Uint8Array(issued.raw)).xml).payload.type !== 'issue_response') throw new Error(`kid's issue: ${issued.status}`)
   const [alice, mallory] = [new TestPublisher('alice'), new TestPublisher('mallory')]
   for (const p of [alice, mallory]) p.useResponse(await d.cli(['publishers', 'add', '--request', d.file(`${p.handle}.xml`, p.requestXml())]))
   const aliceUri = `${alice.response!.siaBase}a.roa`
@@ -122,7 +130,7 @@ async function build(t: Test): Promise<World> {
   const r = await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: aliceUri, content }] })
   if (r.type !== 'success') throw new Error(`alice's publish: ${JSON.stringify(r)}`)
   await mallory.send({ type: 'delta', pdus: [{ type: 'publish', uri: `${mallory.response!.siaBase}m.roa`, content: new TextEncoder().encode('mallory') }] })
-  return { d, kid, alice, mallory, aliceUri, aliceHash: sha(content) }
+  return { d, kid, kidIssue, alice, mallory, aliceUri, aliceHash: sha(content) }
 }
 
 /** A labelled 4xx: the right status family and a `{label,msg,args}` body (optionally the given label). */
@@ -193,6 +201,7 @@ t.test('hostile input at every door: labelled refusals, nothing changes for anyo
     }
     const signed = (payload: ProvisioningPayload, o: { sender?: string; recipient?: string; signer?: MessageSigner; now?: Date; xml?: string } = {}) =>
       (o.signer ?? w.kid.signer).sign(o.xml ?? encodeProvisioning({ sender: o.sender ?? 'kid', recipient: o.recipient ?? 'ca1', payload }), o.now ?? new Date())
+    refusedUpdown(await post(w.kidIssue), "kid's issue request replayed (the newest kid sent: same signing time and content)")
     refusedUpdown(await post('hello'), 'not CMS')
     refusedUpdown(await post(new Uint8Array()), 'an empty body')
     const good = await signed({ type: 'list' })
@@ -205,7 +214,8 @@ t.test('hostile input at every door: labelled refusals, nothing changes for anyo
     refusedUpdown(await post(await signed({ type: 'list' }, { signer: stranger })), "signed by someone else in kid's name")
     const captured = await signed({ type: 'list' })
     t.equal(decodeProvisioning(unwrapUnverified(new Uint8Array((await post(captured)).raw)).xml).payload.type, 'list_response', 'a fresh message is answered')
-    refusedUpdown(await post(captured), 'the same message replayed (within the same second)')
+    t.equal(decodeProvisioning(unwrapUnverified(new Uint8Array((await post(captured)).raw)).xml).payload.type, 'list_response', 'a list replayed is answered again: it changes nothing (protocol/replay.ts)')
+    refusedUpdown(await post(w.kidIssue), "kid's issue request replayed after a newer message")
     const older = await signed({ type: 'list' }, { now: new Date(Date.now() - 60_000) })
     refusedUpdown(await post(older), 'a message signed before the last one accepted')
     const other = await post(await signed({ type: 'list' }, { recipient: 'ca2' }), 'application/rpki-updown', url.replace(/ca1\/?$/, 'ca2'))

@@ -6,7 +6,7 @@
  * A captured "publish x" replayed after a "withdraw x" signed in the same second is refused by rule 2.
  */
 import t from 'tap'
-import { MAX_DIGESTS_PER_SECOND, replayProblem, replaySeen, type ReplayState } from '../../../src/pubd/replay.js'
+import { MAX_DIGESTS_PER_SECOND, replayProblem, replaySeen, type ReplayState } from '../../../src/protocol/replay.js'
 
 const T = new Date('2026-05-01T12:00:00Z')
 const later = new Date('2026-05-01T12:00:01Z')

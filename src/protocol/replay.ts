@@ -1,15 +1,17 @@
 /**
- * Replay protection for RFC 8181 messages. RFC 8181 §2 wraps every message in the CMS profile of RFC 6492 §3.1,
- * whose signing-time attribute (RFC 6492 §3.1.1.6.4.3, checked as §3.1.2 asks) lets a server refuse old messages;
- * but signing-time has a resolution of one second, so a captured "publish x" replayed after a "withdraw x" signed
- * in the same second would bring x back. The rule kept per publisher, with the signing time of the newest message
- * seen and the digests of the changing messages seen at that time:
- *   1. a message signed before the newest one seen is refused (as before);
- *   2. a query that changes objects (publish/withdraw PDUs), signed in the same second as the newest one seen, is
- *      refused when a message with the same content (the CMS message-digest over the eContent, RFC 5652 §11.2)
- *      was already seen at that signing time.
+ * Replay protection for CMS-signed protocol messages (RFC 6492 §3.1 and RFC 8181 §2, which uses the same CMS
+ * profile). The signing-time attribute (RFC 6492 §3.1.1.6.4.3, checked as §3.1.2 asks) lets a server refuse old
+ * messages; but signing-time has a resolution of one second, so a captured "publish x" replayed after a "withdraw x"
+ * (or an up-down "issue" after a "revoke") signed in the same second would undo the later message. The rule kept per
+ * peer, with the signing time of the newest message seen and the digests of the changing messages seen at that time:
+ *   1. a message signed before the newest one seen is refused;
+ *   2. a message that changes something (RFC 8181 publish/withdraw PDUs, RFC 6492 issue/revoke), signed in the same
+ *      second as the newest one seen, is refused when a message with the same content (the CMS message-digest over
+ *      the eContent, RFC 5652 §11.2) was already seen at that signing time.
  * A list query is never refused by rule 2: replaying it changes nothing, and a client may list twice in a second.
- * Pure domain code; the publication server keeps the state in the database, so a restart keeps it.
+ * Pure; the publication server keeps the state in its database (a restart keeps it), a parent CA in memory (the
+ * 600-second age limit of the CMS check bounds what a restart could let through, and an up-down replay after one
+ * re-issues what the child already holds).
  */
 
 /** Stored in the database (pubd_replay): changing this shape needs a migration. */
