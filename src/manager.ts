@@ -4,7 +4,7 @@
  */
 import {
   childRequestJson, parentResponseJson, MAX_HISTORY_ROWS,
-  type AddChildJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildInfoJson, type ChildRequestJson, type CommandDetailsJson,
+  type AddChildJson, type BulkIssuesJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildInfoJson, type ChildRequestJson, type CommandDetailsJson,
   type CommandHistoryJson, type ConfiguredRoa, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson,
   type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
 } from './api/cas.js'
@@ -428,13 +428,18 @@ export class Manager {
     return caIssues(this.svc.status.all(ca))
   }
 
-  bulkIssues(): { cas: Record<string, CaIssuesJson> } {
+  /**
+   * Issues of all CAs that have any (Krill's shape), and the embedded publication server's own problems (output behind,
+   * a publisher whose files cannot be written) under `publication_server` when there are any.
+   */
+  bulkIssues(): BulkIssuesJson {
     const out: Record<string, CaIssuesJson> = {}
     for (const ca of this.svc.cas.handles()) {
       const i = caIssues(this.svc.status.all(ca))
       if (i.repo_issue || i.parent_issues.length || i.objects_issue) out[ca] = i
     }
-    return { cas: out }
+    const pubd = this.pubdProblems()
+    return pubd.length ? { cas: out, publication_server: pubd } : { cas: out }
   }
 
   /** Wait until a CA's pending publication is done (tests and `--wait` style operations). */

@@ -6,6 +6,7 @@ import type { ChildRequest, ParentResponse } from '../protocol/idexchange.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
 import { fromBase64, toBase64 } from '../util/base64.js'
 import type { IdCertInfo } from './pubd.js'
+import type { ErrorBody } from './status.js'
 
 export interface CaList {
   cas: { handle: string }[]
@@ -210,6 +211,12 @@ export interface HistoryRecordJson {
   version: number
   summary: { msg: string; label: string; args: Record<string, string> }
   effect: { Ok: string[] } | { Error: string }
+}
+
+/** GET /api/v1/bulk/cas/issues: Krill's `cas`, and the embedded publication server's problems when it has any. */
+export interface BulkIssuesJson {
+  cas: Record<string, CaIssuesJson>
+  publication_server?: ErrorBody[]
 }
 
 export interface CommandHistoryJson {

@@ -175,7 +175,10 @@ const cas: Record<string, Schema> = {
     parent_issues: arr(obj('A parent issue', { parent: str('Parent name'), issue: ref('IssueJson') })),
     objects_issue: nullable(ref('IssueJson')),
   }, ['objects_issue']),
-  BulkIssuesJson: obj('Issues of all CAs that have any', { cas: map(ref('CaIssuesJson'), 'Issues by CA handle') }),
+  BulkIssuesJson: obj('Issues of all CAs that have any, and of the embedded publication server', {
+    cas: map(ref('CaIssuesJson'), 'Issues by CA handle'),
+    publication_server: arr(ref('ErrorBody'), 'Only when the embedded publication server has problems (sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher), with reasons'),
+  }, ['publication_server']),
   HistoryRecordJson: obj('One command in the history of a CA', {
     actor: str('Who ran it'),
     timestamp: int('Milliseconds since the epoch'),

@@ -4,7 +4,7 @@
  */
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../api/pubd.js'
 import type {
-  AddChildJson, AddParentJson, CaIssuesJson, CommandDetailsJson, CommandHistoryJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
+  AddChildJson, AddParentJson, BulkIssuesJson, CaIssuesJson, CommandDetailsJson, CommandHistoryJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
   ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, UpdateChildJson,
 } from '../api/cas.js'
 import type { ServerInfo } from '../api/status.js'
@@ -28,7 +28,7 @@ export const calls = {
   caShow: (ca: string): ApiCall<CertAuthInfo> => call('GET', `/api/v1/cas/${seg(ca)}`, 'json'),
   caDelete: (ca: string): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}`, 'empty'),
   caIssues: (ca: string): ApiCall<CaIssuesJson> => call('GET', `/api/v1/cas/${seg(ca)}/issues`, 'json'),
-  bulkIssues: (): ApiCall<{ cas: Record<string, CaIssuesJson> }> => call('GET', '/api/v1/bulk/cas/issues', 'json'),
+  bulkIssues: (): ApiCall<BulkIssuesJson> => call('GET', '/api/v1/bulk/cas/issues', 'json'),
 
  caHistory: (ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean }): ApiCall<CommandHistoryJson> =>
     call('GET', `/api/v1/cas/${seg(ca)}/history/commands/${q.rows}/${q.offset}${q.after !== undefined || q.before !== undefined ? `/${q.after ?? 0}` : ''}${q.before !== undefined ? `/${q.before}` : ''}${q.full ? '?full=true' : ''}`, 'json'),

@@ -200,6 +200,8 @@ t.test('a full disk heals by itself: refusals are labelled, readiness tells, eve
   t.equal((await httpsRequest(d.url + 'health')).status, 200, '/health: the process and the store are alive')
   const stats = JSON.parse((await svcc(['publishers', 'stats', '-f', 'json'], { env: d.env })).stdout)
   t.match(stats.problems, [{ label: 'sys-rrdp-behind', args: { reason: /ENOSPC|no space/i } }], 'the pubd stats give the reason')
+  const issues = await svcc(['issues'], { env: d.env })
+  t.match(issues.stdout, /^Publication server issue: .*\(sys-rrdp-behind\)$/m, 'svcc issues names it too')
 
   // Now completely full: RFC 8181 answers are signed replies (success while SQLite still has room, else other_error).
   const full = fillDisk(mnt, 'filler-2')
@@ -244,6 +246,7 @@ t.test('a full disk heals by itself: refusals are labelled, readiness tells, eve
     return r.status === 200 ? JSON.parse(r.body) : undefined
   })
   t.same(ready, { ready: true })
+  t.equal((await svcc(['issues'], { env: d.env })).stdout.trim(), 'no issues', 'and svcc issues is clear again')
   const logged = d.output().split('\n').filter((l) => l.includes('publication output problem"') && l.includes('"problem":"rrdp"'))
   t.equal(logged.length, 1, 'the RRDP problem was logged once, not once per retry')
   t.ok(d.output().includes('publication output problem resolved'), 'and its end was logged')

@@ -79,7 +79,8 @@ export const caCommands: CommandDef[] = [
         return { json: i, text: issuesText(i) || 'no issues' }
       }
       const all = await ctx.send(calls.bulkIssues())
-      const text = Object.entries(all.cas).map(([ca, i]) => `CA '${ca}':\n${issuesText(i)}`).join('\n')
+      const pubd = (all.publication_server ?? []).map((p) => `Publication server issue: ${p.msg} (${p.label})`)
+      const text = [...Object.entries(all.cas).map(([ca, i]) => `CA '${ca}':\n${issuesText(i)}`), ...pubd].join('\n')
       return { json: all, text: text || 'no issues' }
     },
   },
