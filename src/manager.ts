@@ -5,7 +5,7 @@
 import {
   childRequestJson, parentResponseJson, MAX_HISTORY_ROWS,
   type AddChildJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildInfoJson, type ChildRequestJson, type CommandDetailsJson,
-  type CommandHistoryJson, type ConfiguredRoa, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson,
+  type CommandHistoryJson, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson,
   type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
 } from './api/cas.js'
 import { publisherRequestJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from './api/pubd.js'
@@ -15,10 +15,10 @@ import { CaManager } from './app/ca-manager.js'
 import { updown } from './app/ca-parents.js'
 import { repoList } from './app/ca-repo.js'
 import { CaServices } from './app/ca-services.js'
-import { caIssues, certAuthInfo, childInfo, configuredRoas, exchangeJson, historyDetailsJson, historyJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
+import { RoutesView, type RoutesPage } from './app/ca-routes-view.js'
+import { caIssues, certAuthInfo, childInfo, exchangeJson, historyDetailsJson, historyJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
 import type { PubServer, RrdpFile } from './app/pub-server.js'
 import { repoStats } from './app/pubd-views.js'
-import { classDir } from './ca/locations.js'
 import type { ParentInfo } from './ca/state.js'
 import type { Config } from './config.js'
 import type { Signer } from './crypto/signer.js'
@@ -57,6 +57,7 @@ export class Manager {
   private readonly pub: PubServer | undefined
   readonly cas: CaManager
   private readonly svc: CaServices
+  private readonly routes: RoutesView
   readonly scheduler: Scheduler
 
   constructor(deps: ManagerDeps) {
@@ -69,6 +70,7 @@ export class Manager {
     this.pub = deps.pub
     this.svc = new CaServices({ config: deps.config, db: deps.db, signer: deps.signer, log: deps.log, now: this.now, pub: deps.pub })
     this.cas = new CaManager(this.svc)
+    this.routes = new RoutesView(this.svc)
     this.scheduler = new Scheduler({
       tasks: new TaskStore(this.db),
       run: (task) => this.runTask(task),
@@ -181,6 +183,7 @@ export class Manager {
   async caDelete(ca: string): Promise<void> {
     this.svc.state(caPath(ca))
     await this.cas.delete(ca)
+    this.routes.forget(ca)
     new TaskStore(this.db).removeCa(ca)
   }
 
@@ -304,9 +307,9 @@ export class Manager {
 
   //------------ ROAs ---------------------------------------------------------------------------------------------
 
-  caRoas(ca: string): ConfiguredRoa[] {
-    const s = this.svc.state(caPath(ca))
-    return configuredRoas(s, this.svc.objects.load(ca), (rc, name) => classDir(s, rc) + name)
+  /** A page of the configured ROAs in listing order (api/cas.ts ROAS_PAGE_DEFAULT), with the total. */
+  caRoas(ca: string, page: { offset: number; limit: number }): Promise<RoutesPage> {
+    return this.routes.page(caPath(ca), page.offset, page.limit)
   }
 
   async caRoasUpdate(ca: string, delta: RoaDeltaJson): Promise<void> {
