@@ -43,9 +43,9 @@ class HealthPoller {
     })()
   }
 
-  /** The worst latency of the polls started in [from, to], with how many there were. */
+  /** The worst latency of the polls that overlapped [from, to], with how many there were. */
   worst(from: number, to: number): { max: number; n: number } {
-    const xs = this.samples.filter((s) => s.at >= from && s.at <= to)
+    const xs = this.samples.filter((s) => s.at <= to && s.at + s.ms >= from)
     return { max: xs.reduce((m, s) => Math.max(m, s.ms), 0), n: xs.length }
   }
 
