@@ -2,7 +2,7 @@
  * The bench harness behind `make bench` (design.md §5 "Benchmarks"; house rule: speed and memory targets are
  * checked here, not by timed tests). Runs every benchmark in order, or the ones named on the command line:
  *
- *   node --expose-gc dist-bench/bench/run.js [crypto objects signed-message resources pubd publish-load roas cas]
+ *   node --expose-gc dist-bench/bench/run.js [crypto objects signed-message resources pubd publish-load roas cas routes]
  *   BENCH_QUICK=1 …   smaller sizes, a few minutes (sizes: see SIZES below and each bench's header)
  *
  * Each benchmark prints its figures as it goes; the harness ends with a summary table (figure, target, ratio to the
@@ -24,14 +24,15 @@ import { run as runObjects } from './objects.bench.js'
 import { runPublishLoadBench } from './publish-load.bench.js'
 import { runPubdBench } from './pubd.bench.js'
 import { runResourcesBench } from './resources.bench.js'
+import { runRoutesBench } from './routes.bench.js'
 import { run as runSignedMessage } from './signed-message.bench.js'
 
 const QUICK = /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '')
 
 /** What each mode runs (printed in the report). */
 const SIZES = QUICK
-  ? 'BENCH_QUICK: pubd 1,000 and 10,000 objects; publish-load 50 publishers × 15 s; roas 10 × 10 ROAs and 200 ROAs in one delta; cas 100 CAs × 5 ROAs, 500 GETs each'
-  : 'full: pubd 1,000 and 100,000 objects; publish-load 50 publishers × 60 s; roas 10 × 10 ROAs and 1,000 ROAs in one delta; cas 1,000 CAs × 5 ROAs, 1,000 GETs each'
+  ? 'BENCH_QUICK: pubd 1,000 and 10,000 objects; publish-load 50 publishers × 15 s; roas 10 × 10 ROAs and 200 ROAs in one delta; cas 100 CAs × 5 ROAs, 500 GETs each; routes 20,000 ROAs in one CA'
+  : 'full: pubd 1,000 and 100,000 objects; publish-load 50 publishers × 60 s; roas 10 × 10 ROAs and 1,000 ROAs in one delta; cas 1,000 CAs × 5 ROAs, 1,000 GETs each; routes 100,000 ROAs in one CA'
 
 interface Bench {
   name: string
@@ -128,6 +129,7 @@ const BENCHES: Bench[] = [
   { name: 'publish-load', what: 'issue 4: 50 publishers over HTTPS (RFC 8181, CMS) against svcd (bench/publish-load.bench.ts)', run: runPublishLoadBench },
   { name: 'roas', what: 'issue 5: roas update 10 ROAs (warm pool) and 1,000 ROAs vs keygen, svcd testbed (bench/cas.bench.ts)', run: runRoasBench },
   { name: 'cas', what: 'issue 5: 1,000 CAs × 5 ROAs, restart, RSS, GET latencies, svcd testbed (bench/cas.bench.ts)', run: runCasBench },
+  { name: 'routes', what: 'issue 10: one CA with 100,000 ROAs: time to add, GET …/routes pages, worst /health latency meanwhile (bench/routes.bench.ts)', run: runRoutesBench },
 ]
 
 function gitCommit(): string {

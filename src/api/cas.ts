@@ -105,13 +105,40 @@ export interface RoaDeltaJson {
   removed: RoaJson[]
 }
 
+/**
+ * A ROA object carrying a configured authorisation (Krill's RoaInfo). Each object is given in full once in the
+ * whole `roas list` listing, at the first authorisation (in listing order) it carries; the other authorisations it
+ * carries (an aggregated ROA, one per ASN) refer to it with `uri` and `hash`, without `authorizations` and `base64`.
+ * Below the aggregation threshold every object carries one authorisation, so every entry is in full, as in Krill.
+ */
+export interface RoaObjectJson {
+  /** Every authorisation the object carries (only where it is given in full). */
+  authorizations?: string[]
+  validity: { not_before: string; not_after: string }
+  serial: string
+  uri: string
+  /** The object's DER (only where it is given in full). */
+  base64?: string
+  hash: string
+}
+
+/** One configured authorisation with the objects that carry it (krill-reference.md §1.1 `roas list`). */
 export interface ConfiguredRoa {
   asn: number
   prefix: string
   max_length: number
   comment: string | null
-  roa_objects: { authorizations: string[]; validity: { not_before: string; not_after: string }; serial: string; uri: string; base64: string; hash: string }[]
+  roa_objects: RoaObjectJson[]
 }
+
+/**
+ * Paging of GET /api/v1/cas/{ca}/routes (`?offset=&limit=`): Krill answers the whole list, so the default page is
+ * large enough for an ordinary CA (ROAS_PAGE_DEFAULT); larger CAs page. The body stays Krill's array; the total is
+ * in the X-Total-Count header, and a Link header (RFC 8288, rel="next") names the next page while there is one.
+ */
+export const ROAS_PAGE_DEFAULT = 10_000
+export const ROAS_PAGE_MAX = 10_000
+export const TOTAL_COUNT_HEADER = 'X-Total-Count'
 
 export interface RepoInfoJson {
   contact: { type: 'embedded' | 'remote'; repo_info: { sia_base: string; rrdp_notification_uri: string }; server_info: { public_key: string; service_uri: string } } | null

@@ -5,7 +5,8 @@
  */
 import { binary, binaryBody, empty, json, jsonBody, jsonOrXmlBody, route, xml, type DescribedRoute, type OperationSpec } from './openapi-operations.js'
 import { ref } from './openapi-schemas.js'
-import type { Parameter } from './openapi-types.js'
+import type { Parameter, Response } from './openapi-types.js'
+import { ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER } from './cas.js'
 
 const get = (path: string, spec: OperationSpec) => route('get', path, spec)
 const post = (path: string, spec: OperationSpec) => route('post', path, spec)
@@ -58,7 +59,10 @@ function childRoutes(): DescribedRoute[] {
 
 function roaAndRepoRoutes(): DescribedRoute[] {
   return [
-    get('/cas/{ca}/routes', { id: 'caRoas', tag: 'roas', summary: 'Configured ROAs', ok: json({ type: 'array', items: ref('ConfiguredRoa') }, 'ROA configuration with the objects carrying it') }),
+    get('/cas/{ca}/routes', {
+      id: 'caRoas', tag: 'roas', summary: 'Configured ROAs, a page at a time', params: roasPage(), ok: roasPageAnswer(),
+      description: `Krill's array of ConfiguredRoa, in payload order (family, address, prefix length, max length, ASN). Each ROA object is given in full (authorizations, base64) once in the whole listing, at the first authorisation it carries; the other authorisations it carries (an aggregated ROA, one per ASN) refer to it by uri and hash. Krill answers the whole list; svcd answers ${ROAS_PAGE_DEFAULT} authorisations by default (at most ${ROAS_PAGE_MAX}): the ${TOTAL_COUNT_HEADER} header gives the total, and a Link header the next page while there is one. Bad offset or limit: 400 api-invalid-query.`,
+    }),
     post('/cas/{ca}/routes', {
       id: 'caRoasUpdate', tag: 'roas', summary: 'Apply a ROA delta', body: jsonBody('RoaDeltaJson', 'ROAs to add and remove'), ok: empty('Applied'),
       description: 'All or nothing: any problem refuses the whole delta with ca-roa-delta-error, whose body lists the problems in `delta_error`.',
@@ -74,6 +78,24 @@ function roaAndRepoRoutes(): DescribedRoute[] {
     post('/cas/{ca}/keys/roll_init', { id: 'caKeyRollInit', tag: 'keys', summary: 'Start a key roll', ok: empty('New keys created and requested') }),
     post('/cas/{ca}/keys/roll_activate', { id: 'caKeyRollActivate', tag: 'keys', summary: 'Finish a key roll', description: 'Refused while requests are pending (key-roll-pending-requests).', ok: empty('New keys active') }),
   ]
+}
+
+/** ?offset=&limit= of GET …/routes (api/cas.ts ROAS_PAGE_DEFAULT). */
+function roasPage(): Parameter[] {
+  return [
+    { name: 'offset', in: 'query', description: 'Authorisations to skip (default 0)', required: false, schema: { type: 'integer', minimum: 0 } },
+    { name: 'limit', in: 'query', description: `Authorisations to return (default ${ROAS_PAGE_DEFAULT}, at most ${ROAS_PAGE_MAX})`, required: false, schema: { type: 'integer', minimum: 1, maximum: ROAS_PAGE_MAX } },
+  ]
+}
+
+function roasPageAnswer(): Response {
+  return {
+    ...json({ type: 'array', items: ref('ConfiguredRoa') }, 'A page of the ROA configuration with the objects carrying it'),
+    headers: {
+      [TOTAL_COUNT_HEADER]: { description: 'Configured authorisations in all', schema: { type: 'integer', minimum: 0 } },
+      Link: { description: 'RFC 8288 `<…/routes?offset=N&limit=M>; rel="next"` while there are more', schema: { type: 'string' } },
+    },
+  }
 }
 
 /** GET …/history/commands[/{rows}[/{offset}[/{after}[/{before}]]]] (krill-reference.md §4), each with ?full. */

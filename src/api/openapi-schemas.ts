@@ -142,14 +142,14 @@ const cas: Record<string, Schema> = {
     example: { asn: 65000, prefix: '10.0.0.0/24', max_length: 24, comment: 'office' },
   },
   RoaDeltaJson: obj('ROA changes, applied all or nothing (spec §2.8)', { added: arr(ref('RoaJson'), 'To add'), removed: arr(ref('RoaJson'), 'To remove') }),
-  RoaObjectJson: obj('A published ROA object', {
-    authorizations: arr({ type: 'string' }, 'Payloads it carries, as prefix[-max] => asn'),
+  RoaObjectJson: obj('A published ROA object (Krill RoaInfo). Given in full once in the whole listing, at the first authorisation it carries; at the others it carries (an aggregated ROA) a reference without authorizations and base64', {
+    authorizations: arr({ type: 'string' }, 'Payloads it carries, as prefix[-max] => asn (only where given in full)'),
     validity: obj('EE certificate validity', { not_before: time('Start'), not_after: time('End') }),
     serial: str('EE certificate serial'),
     uri: str('rsync URI'),
-    base64: base64('The object, DER'),
+    base64: base64('The object, DER (only where given in full)'),
     hash: str('Hex SHA-256 of the object'),
-  }),
+  }, ['authorizations', 'base64']),
   ConfiguredRoa: obj('A configured ROA authorisation with the objects carrying it', {
     asn: int('Origin AS number'),
     prefix: str('IP prefix'),

@@ -6,6 +6,7 @@
  * inspect/verify before it may be published. Not evented (the hybrid rule): the result is stored per CA.
  */
 import { createHash } from 'node:crypto'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { decodeCert, serialFromRandom, type ResourceCert } from '../objects/cert.js'
 import { buildCrl, decodeCrl, inspectCrl, verifyCrl } from '../objects/crl.js'
 import { buildManifest, decodeManifest, fileHash, inspectManifest, verifyManifest } from '../objects/manifest.js'
@@ -211,6 +212,9 @@ async function buildRoas(planned: readonly PlannedRoa[], issuer: ObjectIssuer, i
   await Promise.all(
     planned.map(async (p) => {
       const eeKey = await ctx.signer.oneOffKey()
+      // One ROA per turn of the event loop: with pooled keys every build would otherwise run back to back in one
+      // microtask chain (100 aggregated ROAs of 1,000 prefixes: seconds during which svcd answers nothing).
+      await yieldToLoop()
       try {
         const serial = serialFromRandom(ctx.random(20))
         const uri = classDir(state, rc.name) + p.name

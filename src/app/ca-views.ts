@@ -1,20 +1,17 @@
 /**
  * CA state as the JSON API shows it (krill-reference.md §1.1): CertAuthInfo, parent contacts and statuses, child
- * info, configured ROAs with their objects, repository details, issues. Read-only mapping; no decisions.
+ * info, repository details, issues (the configured ROAs: ca-routes-view.ts). Read-only mapping; no decisions.
  */
-import type { CaIssuesJson, CertAuthInfo, CommandDetailsJson, CommandHistoryJson, ChildInfoJson, ConfiguredRoa, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../api/cas.js'
+import type { CaIssuesJson, CertAuthInfo, CommandDetailsJson, CommandHistoryJson, ChildInfoJson, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../api/cas.js'
 import { heldResources } from '../ca/children.js'
 import { eventSummary, type CaEvent } from '../ca/events.js'
 import type { StoredCommand } from '../eventsourcing.js'
 import { keyState, type CaKey, type CaState } from '../ca/state.js'
-import { routePayload } from '../ca/routes.js'
-import { decodeRoa } from '../objects/roa.js'
 import { idCertInfo } from '../protocol/id-cert.js'
-import { compareRoaPayloads, formatRoaPayload, roaPayloadKey } from '../resources/roa-payload.js'
 import { ResourceSet } from '../resources/resource-set.js'
 import type { CaKeyObjects } from '../store/ca-objects-store.js'
 import type { ExchangeStatus } from '../store/ca-status-store.js'
-import { fromBase64, toBase64 } from '../util/base64.js'
+import { fromBase64 } from '../util/base64.js'
 
 export function certAuthInfo(s: CaState, objects: readonly CaKeyObjects[]): CertAuthInfo {
   const classes: CertAuthInfo['resource_classes'] = {}
@@ -71,30 +68,6 @@ export function parentStatus(s: CaState, name: string, status: ExchangeStatus | 
 export function childInfo(s: CaState, child: string): ChildInfoJson {
   const c = s.children[child]
   return { state: 'active', id_cert: idCertInfo(fromBase64(c.idCert)), entitled_resources: c.resources }
-}
-
-/** Configured ROAs with the objects that carry them (krill-reference.md §1.1 `roas list` JSON). */
-export function configuredRoas(s: CaState, objects: readonly CaKeyObjects[], uriOf: (className: string, name: string) => string): ConfiguredRoa[] {
-  const byPayload = new Map<string, ConfiguredRoa['roa_objects']>()
-  for (const k of objects) {
-    for (const o of k.objects) {
-      if (o.kind !== 'roa') continue
-      const roa = decodeRoa(o.der)
-      const entry = {
-        authorizations: roa.payloads.map(formatRoaPayload),
-        validity: { not_before: roa.ee.notBefore.toISOString(), not_after: roa.ee.notAfter.toISOString() },
-        serial: o.meta.serial,
-        uri: uriOf(k.state.className, o.name),
-        base64: toBase64(o.der),
-        hash: o.hash,
-      }
-      for (const key of o.meta.payloads ?? []) byPayload.set(key, [...(byPayload.get(key) ?? []), entry])
-    }
-  }
-  return Object.values(s.routes)
-    .map((r) => ({ r, p: routePayload(r), key: roaPayloadKey(routePayload(r)) }))
-    .sort((a, b) => compareRoaPayloads(a.p, b.p))
-    .map(({ r, key }) => ({ asn: r.asn, prefix: r.prefix, max_length: r.maxLength, comment: r.comment ?? null, roa_objects: byPayload.get(key) ?? [] }))
 }
 
 export function repoInfo(s: CaState): RepoInfoJson {

@@ -103,7 +103,11 @@ export function planRoas(routes: readonly RouteConfig[], held: ResourceSet, mode
   const payloads = routes.map(routePayload).filter((p) => (p.prefix.family === 4 ? held.ipv4 : held.ipv6).containsPrefix(p.prefix))
   if (mode === 'simple') return payloads.sort(compareRoaPayloads).map((p) => ({ name: names.simple(p), asn: p.asn, payloads: [p] }))
   const byAsn = new Map<number, RoaPayload[]>()
-  for (const p of payloads) byAsn.set(p.asn, [...(byAsn.get(p.asn) ?? []), p])
+  for (const p of payloads) {
+    const group = byAsn.get(p.asn)
+    if (group) group.push(p)
+    else byAsn.set(p.asn, [p])
+  }
   return [...byAsn.entries()].sort(([a], [b]) => a - b).map(([asn, ps]) => ({ name: names.aggregate(asn), asn, payloads: ps.sort(compareRoaPayloads) }))
 }
 

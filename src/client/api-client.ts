@@ -45,6 +45,9 @@ export interface ClientOptions {
   timeoutMs?: number
 }
 
+/** Bytes written at a time while uploading, so that an early answer stops the upload. */
+const UPLOAD_SLICE = 64 * 1024
+
 const TLS_CODES = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_CERT|EPROTO)/
 
 export class ApiClient {
@@ -90,19 +93,64 @@ export class ApiClient {
     return h
   }
 
+  /**
+   * Send the request and read the answer. The body goes out in slices, and no more of it once an answer arrived: a
+   * server refusing the upload (413, wrong type) answers before it has read it all and may then close the
+   * connection, so a write that fails (EPIPE, ECONNRESET) after an answer arrived, or while one is arriving, does
+   * not hide that answer. Only a failure with no answer at all is a network error.
+   */
   private request(call: ApiCall<unknown>): Promise<{ status: number; text: string }> {
-    const body = call.rawBody ? call.rawBody.text : call.body !== undefined ? JSON.stringify(call.body) : undefined
+    const text = call.rawBody ? call.rawBody.text : call.body !== undefined ? JSON.stringify(call.body) : undefined
+    const body = text === undefined ? undefined : Buffer.from(text, 'utf8')
+    // A body goes on a connection marked keep-alive (the agent still closes it after the answer): svcd then answers a
+    // refused upload and reads the rest of it on, where with `Connection: close` it closes at once and the reset of
+    // the still-arriving upload destroys the answer in our socket buffer before we can read it.
+    const headers = { ...this.headers(call, false), ...(body ? { 'Content-Length': String(body.length), Connection: 'keep-alive' } : {}) }
     const url = this.url(call)
     return new Promise((resolve, reject) => {
-      const req = https.request(url, { method: call.method, headers: this.headers(call, false), agent: this.agent, timeout: this.opts.timeoutMs ?? 300_000 }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = []
+      let answer: IncomingMessage | undefined
+      let settled = false
+      const chunks: Buffer[] = []
+      const settle = (f: () => void) => {
+        if (settled) return
+        settled = true
+        f()
+        // An upload cut short by the answer is not finished: drop the connection now that the answer is read.
+        if (!req.writableFinished) req.destroy()
+      }
+      const answered = () => settle(() => resolve({ status: answer!.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
+      const req = https.request(url, { method: call.method, headers, agent: this.agent, timeout: this.opts.timeoutMs ?? 300_000 }, (res: IncomingMessage) => {
+        answer = res
         res.on('data', (c: Buffer) => chunks.push(c))
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }))
-        res.on('error', (e) => reject(this.networkError(e)))
+        res.on('end', answered)
+        // The connection went during the answer. An error answer (a refused upload) is what arrived of it (cut short,
+        // it reads as "no error body" rather than as a connection failure); any other answer is lost.
+        const cut = () => (res.complete || (res.statusCode ?? 0) >= 400 ? answered() : settle(() => reject(new ClientError('unreachable', `the connection to ${this.base.origin} broke during the answer`))))
+        res.on('error', cut)
+        res.on('close', cut)
       })
       req.on('timeout', () => req.destroy(new ClientError('unreachable', `no answer from ${this.base.origin} in time`)))
-      req.on('error', (e) => reject(e instanceof ClientError ? e : this.networkError(e)))
-      req.end(body)
+      req.on('error', (e) => {
+        if (answer) return // the answer's own events settle it
+        if (e instanceof ClientError) return settle(() => reject(e))
+        // A write that failed because the server closed after answering: the answer may still be in the socket's
+        // buffer, being parsed; give it a moment before calling this a network failure.
+        const code = (e as NodeJS.ErrnoException).code
+        if (body && (code === 'EPIPE' || code === 'ECONNRESET')) setTimeout(() => settle(() => reject(this.networkError(e))), 200)
+        else settle(() => reject(this.networkError(e)))
+      })
+      if (!body) return void req.end()
+      let at = 0
+      const pump = (): void => {
+        while (at < body.length) {
+          if (answer || req.destroyed) return
+          const more = req.write(body.subarray(at, at + UPLOAD_SLICE))
+          at += UPLOAD_SLICE
+          if (!more) return void req.once('drain', pump)
+        }
+        req.end()
+      }
+      pump()
     })
   }
 

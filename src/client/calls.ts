@@ -52,7 +52,9 @@ export const calls = {
   caChildRemove: (ca: string, child: string): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}/children/${seg(child)}`, 'empty'),
   caChildContact: (ca: string, child: string): ApiCall<ParentResponseJson> => call('GET', `/api/v1/cas/${seg(ca)}/children/${seg(child)}/contact`, 'json'),
 
-  caRoas: (ca: string): ApiCall<ConfiguredRoa[]> => call('GET', `/api/v1/cas/${seg(ca)}/routes`, 'json'),
+  /** One page (api/cas.ts ROAS_PAGE_DEFAULT); without `page`, the server's default page. */
+  caRoas: (ca: string, page?: { offset: number; limit: number }): ApiCall<ConfiguredRoa[]> =>
+    call('GET', `/api/v1/cas/${seg(ca)}/routes${page ? `?offset=${page.offset}&limit=${page.limit}` : ''}`, 'json'),
   caRoasUpdate: (ca: string, delta: RoaDeltaJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/routes`, 'empty', delta),
 
   caRepo: (ca: string): ApiCall<RepoInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo`, 'json'),

@@ -13,6 +13,7 @@ export function errorMiddleware(log: Logger) {
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new AppError('api-unknown-resource', { path: ctx.path })
       }
+      serialiseJson(ctx)
     } catch (err) {
       const appError = toAppError(err, ctx)
       if (appError) {
@@ -27,6 +28,19 @@ export function errorMiddleware(log: Logger) {
       if (ctx.status === 401) ctx.set('WWW-Authenticate', 'Bearer')
     }
   }
+}
+
+/**
+ * Turn a JSON body into its text here, inside the catch, rather than in Koa's respond() after every middleware has
+ * run: a body that cannot be serialised (too large for a string, say) is then a logged 500 with the labelled body,
+ * and the request log shows 500, not the 200 the status was before the failure (issue 10, defect 5).
+ */
+function serialiseJson(ctx: Context): void {
+  const body: unknown = ctx.body
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || body instanceof Uint8Array || typeof (body as { pipe?: unknown }).pipe === 'function') return
+  const typed = ctx.response.get('Content-Type') !== ''
+  ctx.body = JSON.stringify(body)
+  if (!typed) ctx.type = 'application/json'
 }
 
 /**

@@ -51,6 +51,28 @@ export class CaObjectsStore {
     }))
   }
 
+  /**
+   * What changes whenever any of the CA's objects changes: every change re-signs the key's manifest, so the keys and
+   * their manifest numbers (cheap to read: no object bytes) identify the stored objects.
+   */
+  revisions(handle: string): string {
+    const keys = this.db.prepare('SELECT key_id, state FROM ca_keys WHERE handle = ? ORDER BY key_id').all(handle) as { key_id: string; state: string }[]
+    return keys.map((k) => `${k.key_id}:${(JSON.parse(k.state) as KeyObjectsState).revision}`).join(',')
+  }
+
+  /** The CA's ROAs without their bytes (name, hash, metadata) with the class of the key that signed them. */
+  roas(handle: string): { keyId: string; className: string; name: string; hash: string; meta: StoredCaObject['meta'] }[] {
+    const classes = new Map((this.db.prepare('SELECT key_id, state FROM ca_keys WHERE handle = ?').all(handle) as { key_id: string; state: string }[]).map((k) => [k.key_id, (JSON.parse(k.state) as KeyObjectsState).className]))
+    const rows = this.db.prepare("SELECT key_id, name, hash, meta FROM ca_objects WHERE handle = ? AND kind = 'roa' ORDER BY key_id, name").all(handle) as { key_id: string; name: string; hash: string; meta: string }[]
+    return rows.filter((r) => classes.has(r.key_id)).map((r) => ({ keyId: r.key_id, className: classes.get(r.key_id)!, name: r.name, hash: r.hash, meta: JSON.parse(r.meta) as StoredCaObject['meta'] }))
+  }
+
+  /** The bytes of one object, or undefined when it is gone. */
+  der(handle: string, keyId: string, name: string): Uint8Array | undefined {
+    const row = this.db.prepare('SELECT der FROM ca_objects WHERE handle = ? AND key_id = ? AND name = ?').get(handle, keyId, name) as { der: Uint8Array } | undefined
+    return row && new Uint8Array(row.der)
+  }
+
   /** Replace everything stored for a CA's keys with `keys`, atomically. */
   save(handle: string, keys: readonly CaKeyObjects[]): void {
     this.db.transaction(() => {

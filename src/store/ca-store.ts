@@ -25,6 +25,11 @@ export class CaStore<S> implements AggregateStore<S> {
     return this.db.prepare('SELECT 1 FROM ca_snapshots WHERE handle = ?').get(handle) !== undefined
   }
 
+  /** The snapshot's version (it changes with every command that changed the CA), without reading the state. */
+  version(handle: string): number | undefined {
+    return (this.db.prepare('SELECT version FROM ca_snapshots WHERE handle = ?').get(handle) as { version: number } | undefined)?.version
+  }
+
   load(handle: string): { version: number; state: S } | undefined {
     const row = this.db.prepare('SELECT version, state FROM ca_snapshots WHERE handle = ?').get(handle) as { version: number; state: string } | undefined
     return row && { version: row.version, state: JSON.parse(row.state) as S }

@@ -58,6 +58,8 @@ export interface DaemonOptions {
   env?: Record<string, string>
   /** Do not wait for /health (for start-up failure tests). */
   noWait?: boolean
+  /** svcd's log level (default "debug"); timing-sensitive tests use "info". */
+  logLevel?: string
 }
 
 /** Start svcd and wait until /health answers. */
@@ -68,7 +70,7 @@ export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promis
   const port = opts.port ?? (await freePort())
   const token = opts.token ?? 'test-token-' + Math.random().toString(36).slice(2)
   const configFile = join(tempDir(t), 'svcd.toml')
-  writeFileSync(configFile, [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, 'log_level = "debug"', opts.toml ?? ''].join('\n') + '\n')
+  writeFileSync(configFile, [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, `log_level = "${opts.logLevel ?? 'debug'}"`, opts.toml ?? ''].join('\n') + '\n')
   const proc = spawn(process.execPath, [SVCD, '-c', configFile], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()))

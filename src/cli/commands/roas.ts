@@ -1,5 +1,5 @@
 /** `svcc roas …`: route origin authorisations (spec §2.7, §2.8, §4.2). */
-import type { RoaJson } from '../../api/cas.js'
+import { ROAS_PAGE_MAX, type ConfiguredRoa, type RoaJson } from '../../api/cas.js'
 import { calls } from '../../client/calls.js'
 import { formatPrefix } from '../../resources/ip.js'
 import { formatRoaPayload, parseRoaDelta, parseRoaPayload, type RoaPayload } from '../../resources/roa-payload.js'
@@ -10,8 +10,24 @@ export const roasCommands: CommandDef[] = [
   {
     path: ['roas', 'list'],
     summary: 'Show the current authorisations',
-    async run(ctx) {
-      const roas = await ctx.send(calls.caRoas(ctx.ca()))
+    options: [
+      { flags: '--offset <number>', description: 'authorisations to skip' },
+      { flags: '--limit <number>', description: `one page of at most this many authorisations (1 to ${ROAS_PAGE_MAX}); without it, every page` },
+    ],
+    async run(ctx, opts) {
+      const ca = ctx.ca()
+      const offset = count(opts.offset, '--offset', 0)
+      const limit = count(opts.limit, '--limit', ROAS_PAGE_MAX)
+      if (limit < 1 || limit > ROAS_PAGE_MAX) throw new UsageError(`--limit ${limit} is out of range: 1 to ${ROAS_PAGE_MAX} per request`)
+      // Every page from --offset on (a full page means there may be more), or the one page --limit asks for.
+      const one = opts.limit !== undefined
+      const roas: ConfiguredRoa[] = []
+      for (let at = offset; ; ) {
+        const page = await ctx.send(calls.caRoas(ca, { offset: at, limit }))
+        roas.push(...page)
+        at += page.length
+        if (one || page.length < limit) break
+      }
       const lines = roas.map((r) => formatRoaPayload(parseRoaPayload(`${r.prefix}-${r.max_length} => ${r.asn}`)))
       return { json: roas, text: lines.join('\n') }
     },
@@ -35,3 +51,9 @@ export const roasCommands: CommandDef[] = [
     },
   },
 ]
+
+function count(v: unknown, flag: string, dflt: number): number {
+  if (v === undefined) return dflt
+  if (typeof v !== 'string' || !/^[0-9]{1,9}$/.test(v)) throw new UsageError(`${flag} '${String(v)}' is not a number`)
+  return Number(v)
+}

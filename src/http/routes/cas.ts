@@ -4,7 +4,7 @@
  */
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
-import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
+import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
@@ -101,7 +101,14 @@ function childRoutes(r: Router, deps: HttpDeps): void {
 function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
   const m = deps.manager
   const limit = deps.config.post_limit_api
-  r.get('/cas/:ca/routes', (ctx) => void (ctx.body = m.caRoas(ctx.params.ca)))
+  r.get('/cas/:ca/routes', async (ctx) => {
+    const offset = queryCount(ctx, 'offset', 0, Number.MAX_SAFE_INTEGER)
+    const limit = queryCount(ctx, 'limit', ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, 1)
+    const page = await m.caRoas(ctx.params.ca, { offset, limit })
+    ctx.set(TOTAL_COUNT_HEADER, String(page.total))
+    if (offset + page.items.length < page.total) ctx.set('Link', `<${ctx.path}?offset=${offset + page.items.length}&limit=${limit}>; rel="next"`)
+    ctx.body = page.items
+  })
   r.post('/cas/:ca/routes', async (ctx) => {
     await m.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, limit, checkRoaDelta))
     empty(ctx)
@@ -146,6 +153,16 @@ function actionRoutes(r: Router, deps: HttpDeps): void {
   r.post('/bulk/cas/publish', action(() => m.bulkPublish()))
   r.post('/bulk/cas/sync/parent', action(() => m.bulkRefresh()))
   r.post('/bulk/cas/sync/repo', action(() => m.bulkSyncRepo()))
+}
+
+/** A whole-number query parameter between `min` and `max`, `dflt` when absent; else 400 api-invalid-query. */
+function queryCount(ctx: Context, name: string, dflt: number, max: number, min = 0): number {
+  const v = ctx.query[name]
+  if (v === undefined) return dflt
+  if (typeof v !== 'string' || !/^[0-9]{1,16}$/.test(v)) throw new AppError('api-invalid-query', { name, reason: 'must be a whole number, given once' })
+  const n = Number(v)
+  if (n < min || n > max) throw new AppError('api-invalid-query', { name, reason: `must be between ${min} and ${max}` })
+  return n
 }
 
 /** A POST that takes no body: run `fn`, answer 200 with an empty body. */
