@@ -49,7 +49,7 @@ t.test("thief cannot take over ca1's jail; unsafe repository responses are refus
     ['a percent-encoded .. in sia_base', { repo_info: { ...thiefResponse.repo_info, sia_base: `${jail}%2e%2e/ca1/` } }, /sia_base .* percent-encoding/],
     ['an empty segment in sia_base', { repo_info: { ...thiefResponse.repo_info, sia_base: jail.replace(/\/$/, '//x/') } }, /sia_base .* empty/],
     ['an https sia_base', { repo_info: { ...thiefResponse.repo_info, sia_base: jail.replace(/^rsync:/, 'https:') } }, /sia_base .* rsync/],
-    ['an http service URI', { service_uri: thiefResponse.service_uri.replace(/^https:/, 'http:') }, /service_uri .* https/],
+    ['an rsync service URI', { service_uri: thiefResponse.service_uri.replace(/^https:/, 'rsync:') }, /service_uri .* https:\/\/ or http:\/\//],
     ['a dot segment in the service URI', { service_uri: `${thiefResponse.service_uri}%2E%2E/ca1/` }, /service_uri .* '\.\.'/],
     ['an http RRDP notification URI', { repo_info: { ...thiefResponse.repo_info, rrdp_notification_uri: thiefResponse.repo_info.rrdp_notification_uri.replace(/^https:/, 'http:') } }, /rrdp_notification_uri .* https/],
     ['an identity certificate that is not a certificate', { id_cert: Buffer.from('not a certificate').toString('base64') }, /identity certificate/],
