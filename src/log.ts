@@ -77,7 +77,8 @@ export function createLogger(opts: LoggerOptions): Logger {
         colorize: opts.type === 'stderr' && isTty && !(opts.env ?? process.env).NO_COLOR,
         // One line per event: time, level, pid, message, then the fields as compact JSON.
         singleLine: true,
-        translateTime: 'UTC:yyyy-mm-dd HH:MM:ss.l',
+        // UTC, like the JSON lines' ISO time, and marked as such.
+        translateTime: "UTC:yyyy-mm-dd HH:MM:ss.l'Z'",
       })
     : pino.destination({ ...target, sync: true })
   return new PinoAdapter(
