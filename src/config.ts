@@ -10,6 +10,8 @@ import { parseUri } from './util/uri.js'
 export type HttpsMode = 'generate' | 'existing' | 'disable'
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
 export type LogType = 'stderr' | 'file'
+/** How log lines are written: 'auto' is text on a terminal, JSON otherwise (log.ts logFormat). */
+export type LogFormat = 'auto' | 'json' | 'text'
 
 /** Every option, with the TOML names (the config file is a wire format; style.md §6). */
 export interface Config {
@@ -23,6 +25,7 @@ export interface Config {
   admin_token: string | undefined
   log_level: LogLevel
   log_type: LogType
+  log_format: LogFormat
   log_file: string
   pid_file: string | undefined
   post_limit_api: number
@@ -108,6 +111,7 @@ const TOP: Record<string, OptSpec> = {
   admin_token: { kind: 'string', check: (v: string) => (v.length >= 8 ? undefined : 'must be at least 8 characters') },
   log_level: { kind: 'string', choices: ['off', 'error', 'warn', 'info', 'debug', 'trace'] },
   log_type: { kind: 'string', choices: ['stderr', 'file'] },
+  log_format: { kind: 'string', choices: ['auto', 'json', 'text'] },
   log_file: { kind: 'string' },
   pid_file: { kind: 'string' },
   post_limit_api: { kind: 'integer', min: 1024 },
@@ -163,6 +167,7 @@ export function defaults(): Config {
     admin_token: undefined,
     log_level: 'info',
     log_type: 'stderr',
+    log_format: 'auto',
     log_file: './svcd.log',
     pid_file: undefined,
     post_limit_api: 256 * 1024,

@@ -1,9 +1,11 @@
 /**
- * Structured logging for svcd: the only home of pino. Callers log `log.info('message', { fields })`; the
- * logger writes JSON lines to stderr or a file. Never pass key material or tokens as fields.
+ * Structured logging for svcd: the only home of pino and pino-pretty. Callers log `log.info('message', { fields })`;
+ * the logger writes JSON lines to stderr or a file, or human-readable lines (pino-pretty) on a terminal or when
+ * log_format = "text". Never pass key material or tokens as fields.
  */
-import pino, { type Logger as PinoLogger } from 'pino'
-import type { LogLevel, LogType } from './config.js'
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino'
+import pretty from 'pino-pretty'
+import type { LogFormat, LogLevel, LogType } from './config.js'
 
 export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void
@@ -37,10 +39,48 @@ class PinoAdapter implements Logger {
   }
 }
 
-/** A logger at the given level writing to stderr or to a file (created if missing, appended to). */
-export function createLogger(opts: { level: LogLevel; type: LogType; file?: string }): Logger {
+/**
+ * The format actually written: an explicit "json" or "text" wins; "auto" is text only for stderr on a terminal, so
+ * files, pipes and process supervisors keep getting JSON lines.
+ */
+export function logFormat(format: LogFormat, type: LogType, stderrIsTty: boolean): 'json' | 'text' {
+  if (format !== 'auto') return format
+  return type === 'stderr' && stderrIsTty ? 'text' : 'json'
+}
+
+export interface LoggerOptions {
+  level: LogLevel
+  type: LogType
+  file?: string
+  /** Default "auto". */
+  format?: LogFormat
+  /** Whether stderr is a terminal; default process.stderr.isTTY (tests pass it in). */
+  stderrIsTty?: boolean
+  /** Environment, for NO_COLOR; default process.env. */
+  env?: NodeJS.ProcessEnv
+}
+
+/** A logger at the given level writing to stderr or to a file (created if missing, appended to), as JSON or text. */
+export function createLogger(opts: LoggerOptions): Logger {
   const level = opts.level === 'off' ? 'silent' : opts.level
-  const dest = opts.type === 'file' ? pino.destination({ dest: opts.file, mkdir: true, sync: true }) : pino.destination({ fd: 2, sync: true })
+  const isTty = opts.stderrIsTty ?? process.stderr.isTTY === true
+  const text = logFormat(opts.format ?? 'auto', opts.type, isTty) === 'text'
+  const target = opts.type === 'file' ? { dest: opts.file, mkdir: true } : { dest: 2 }
+  // Both streams write synchronously, so the lines logged just before an exit or a crash are not lost: pino-pretty
+  // runs in this thread as a plain stream, not as a worker-thread transport.
+  const dest: DestinationStream = text
+    ? pretty({
+        destination: target.dest,
+        mkdir: target.mkdir,
+        sync: true,
+        // Colours only on a terminal, and not when NO_COLOR is set (no-color.org).
+        colorize: opts.type === 'stderr' && isTty && !(opts.env ?? process.env).NO_COLOR,
+        // One line per event: time, level, pid, message, then the fields as compact JSON.
+        singleLine: true,
+        // UTC, like the JSON lines' ISO time, and marked as such.
+        translateTime: "UTC:yyyy-mm-dd HH:MM:ss.l'Z'",
+      })
+    : pino.destination({ ...target, sync: true })
   return new PinoAdapter(
     pino(
       {
@@ -48,6 +88,7 @@ export function createLogger(opts: { level: LogLevel; type: LogType; file?: stri
         base: { pid: process.pid },
         timestamp: pino.stdTimeFunctions.isoTime,
         formatters: { level: (label) => ({ level: label }) },
+        // Applied before either format sees the fields, so text lines are redacted like JSON ones.
         redact: { paths: ['token', 'admin_token', 'authorization', '*.authorization', 'key', 'private_key'], censor: '***' },
       },
       dest,

@@ -90,7 +90,7 @@ async function start(configPath: string | undefined): Promise<Running> {
   ensureDir(dataDir)
   const lock = acquireLock(join(dataDir, 'svcd.lock'), config.data_dir)
   try {
-    const log = createLogger({ level: config.log_level, type: config.log_type, file: config.log_file })
+    const log = createLogger({ level: config.log_level, type: config.log_type, file: config.log_file, format: config.log_format })
     const token = adminToken(config, dataDir, log)
     const tls = config.https_mode === 'disable' ? undefined : tlsMaterial(config, dataDir, log)
     // The pool starts filling once svcd listens: until then keys are made on demand only, so a restart is not slowed

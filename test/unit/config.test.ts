@@ -32,6 +32,8 @@ t.test('a file holds only what differs; service_uri follows the port', async (t)
   t.equal(c.port, 3100)
   t.equal(c.service_uri, 'https://localhost:3100/')
   t.equal(c.log_level, 'info')
+  t.equal(c.log_format, 'auto', 'text on a terminal, JSON elsewhere')
+  t.equal(load('log_format = "text"').log_format, 'text')
 })
 
 t.test('unknown keys and wrong types are refused, naming the key and the file', async (t) => {
@@ -44,6 +46,7 @@ t.test('unknown keys and wrong types are refused, naming the key and the file', 
   t.throws(() => load('repository = 1'), /'repository' must be a table/)
   t.throws(() => load('[testbed]\nenabled = "yes"'), /key 'testbed.enabled' must be true or false/)
   t.throws(() => load('log_type = "syslog"'), /must be one of "stderr", "file"/)
+  t.throws(() => load('log_format = "pretty"'), { message: `test.toml: key 'log_format' must be one of "auto", "json", "text", not "pretty"` })
   t.throws(() => load('data_dir = "/var/lib/svc"'), /key 'data_dir' must end with '\/'/)
   t.throws(() => load('service_uri = "https://h:3000"'), /key 'service_uri' must end with '\/'/)
   t.throws(() => load('service_uri = "https://h/api/"'), /without a path/)

@@ -61,6 +61,7 @@ const HOMES: Record<string, RegExp> = {
   asn1js: /^asn1\/ber\.ts$/,
   chokidar: /^watch\.ts$/,
   pino: /^log\.ts$/,
+  'pino-pretty': /^log\.ts$/,
   'smol-toml': /^config\.ts$/,
   commander: /^cli\//,
 }
