@@ -148,15 +148,19 @@ const KNOWN_CYCLES: string[] = [
 /** Stores, signers, writers, servers and services: the classes only the roots construct. */
 const INFRASTRUCTURE = ['store/', 'crypto/soft-signer.ts', 'crypto/key-pool.ts', 'protocol/signed-message.ts', 'pubd/*-writer.ts', 'app/', 'manager.ts', 'scheduler.ts']
 
+/** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
+const FACTORIES = ['store/properties.ts#propertyStore', 'http/app.ts#createApp', 'http/app.ts#listen', 'watch.ts#watchFiles']
+
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
-  // manager.ts is today's second composition root: it builds the CA services, the scheduler and the task store.
-  ...['CaServices', 'CaManager', 'RoutesView', 'Scheduler', 'TaskStore'].map((cls) => ({ file: 'manager.ts', cls, why: 'the facade builds what it delegates to' })),
+  // manager.ts is today's second composition root: it builds the CA services, the scheduler and two stores.
+  ...['CaServices', 'CaManager', 'RoutesView', 'Scheduler', 'TaskStore', 'propertyStore'].map((name) => ({ file: 'manager.ts', name, why: 'the facade builds what it delegates to' })),
   // CaServices builds its stores, its locks and the BPKI message signer from the Db and Config it is given.
-  ...['CaStore', 'CaObjectsStore', 'CaStatusStore', 'KeyedMutex', 'MessageSigner'].map((cls) => ({ file: 'app/ca-services.ts', cls, why: 'CaServices builds its own collaborators' })),
-  // PubServer builds the whole publication side: store, reader, writers, the RFC 8181 endpoint, pacers, rsyncd.
-  ...['PubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'Rfc8181Endpoint', 'Problems', 'Pacer', 'RsyncDaemon'].map((cls) => ({ file: 'app/pub-server.ts', cls, why: 'PubServer builds its own collaborators' })),
-  { file: 'app/ca-manager.ts', cls: 'Pacer', why: 'paces parent and repository syncs with pacers of its own' },
+  ...['CaStore', 'CaObjectsStore', 'CaStatusStore', 'KeyedMutex', 'MessageSigner'].map((name) => ({ file: 'app/ca-services.ts', name, why: 'CaServices builds its own collaborators' })),
+  // PubServer builds the whole publication side: its own Db connection (Db.openSecondary), store, reader, writers,
+  // the RFC 8181 endpoint, pacers, rsyncd.
+  ...['Db', 'PubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'Rfc8181Endpoint', 'Problems', 'Pacer', 'RsyncDaemon'].map((name) => ({ file: 'app/pub-server.ts', name, why: 'PubServer builds its own collaborators' })),
+  { file: 'app/ca-manager.ts', name: 'Pacer', why: 'paces parent and repository syncs with pacers of its own' },
 ]
 
 export const POLICY: Policy = {
@@ -169,6 +173,7 @@ export const POLICY: Policy = {
   purityAllowances: PURITY_ALLOWANCES,
   knownCycles: KNOWN_CYCLES,
   infrastructure: INFRASTRUCTURE,
+  factories: FACTORIES,
   constructors: ['main.ts', 'cli.ts', 'compose.ts'],
   constructionAllowances: CONSTRUCTION_ALLOWANCES,
 }

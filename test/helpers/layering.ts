@@ -23,18 +23,18 @@ export interface ModuleFacts {
   imports: ImportRef[]
   /** Local name → the module specifier and the exported name it is bound to ('*' for a namespace import). */
   bindings: Map<string, { spec: string; name: string }>
-  /** `new X(` and `new ns.X(` sites, callee as written. */
-  news: { callee: string; line: number }[]
+  /** `new X(…)` and call sites whose callee is a name or `name.member` ('X', 'ns.X', 'Db.open'), as written. */
+  builds: { callee: string; line: number; isNew: boolean }[]
   /** Exported classes that are not Error subclasses. */
   classes: string[]
   /** Clock, environment, randomness reads, each named as the rule names it ('Date.now()', 'process.env'). */
   impure: { what: string; line: number }[]
 }
 
-/** Parse one file and collect its imports, bindings, constructions, classes and impure reads. */
+/** Parse one file and collect its imports, bindings, construction and call sites, classes and impure reads. */
 export function parseModule(path: string, text: string): ModuleFacts {
   const sf = ts.createSourceFile(path, text, ts.ScriptTarget.ES2022, true, ts.ScriptKind.TS)
-  const facts: ModuleFacts = { imports: [], bindings: new Map(), news: [], classes: [], impure: [] }
+  const facts: ModuleFacts = { imports: [], bindings: new Map(), builds: [], classes: [], impure: [] }
   const requireNames = new Set(['require'])
   const cryptoNames = cryptoReceivers(sf)
   const line = (n: ts.Node) => sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1
@@ -42,6 +42,7 @@ export function parseModule(path: string, text: string): ModuleFacts {
     collectDeclaration(n, facts, line)
     collectRequireName(n, requireNames)
     collectCall(n, facts, line, requireNames)
+    collectBuild(n, facts, line)
     const impure = impurityOf(n, cryptoNames)
     if (impure) facts.impure.push({ what: impure, line: line(n) })
     ts.forEachChild(n, visit)
@@ -73,10 +74,14 @@ function collectDeclaration(n: ts.Node, facts: ModuleFacts, line: (n: ts.Node) =
     facts.imports.push({ spec: n.moduleReference.expression.text, kind: 'require', typeOnly: n.isTypeOnly, line: line(n) })
   } else if (ts.isClassDeclaration(n) && n.name && hasExport(n) && !extendsError(n)) {
     facts.classes.push(n.name.text)
-  } else if (ts.isNewExpression(n)) {
-    const callee = calleeName(n.expression)
-    if (callee) facts.news.push({ callee, line: line(n) })
   }
+}
+
+/** Record `new X(…)`, `new ns.X(…)` and calls such as `Db.open(…)` or `createApp(…)`: the places something may be built. */
+function collectBuild(n: ts.Node, facts: ModuleFacts, line: (n: ts.Node) => number): void {
+  if (!ts.isNewExpression(n) && !ts.isCallExpression(n)) return
+  const callee = calleeName(n.expression)
+  if (callee) facts.builds.push({ callee, line: line(n), isNew: ts.isNewExpression(n) })
 }
 
 /** An import clause is type-only when written `import type`, or when every named binding is `type` and there is no default. */
@@ -279,9 +284,12 @@ export interface Policy {
   knownCycles: readonly string[]
   /** Modules whose exported (non-Error) classes are infrastructure: stores, signers, writers, servers, services. */
   infrastructure: readonly string[]
+  /** Factory functions that build infrastructure, as 'module#name' ('http/app.ts#listen'). */
+  factories: readonly string[]
   /** Files that may construct infrastructure: the roots. */
   constructors: readonly string[]
-  constructionAllowances: readonly { file: string; cls: string; why: string }[]
+  /** `name`: the class or factory built in `file`. */
+  constructionAllowances: readonly { file: string; name: string; why: string }[]
 }
 
 /** Every failure, by rule; `unused` lists allow-list entries that nothing needs any more (so they must go). */
@@ -348,37 +356,39 @@ function purityFailures(file: string, m: ModuleFacts, layer: string, policy: Pol
   return out
 }
 
-/** `new X(` of an infrastructure class outside the constructors and the allowances (design.md §2, roots row). */
+/**
+ * Infrastructure built outside the constructors and the allowances (design.md §2, roots row): `new X` of an
+ * infrastructure class, a static call on one (`Db.openSecondary()`), or a call of a listed factory (`propertyStore()`).
+ */
 function constructionFailures(file: string, m: ModuleFacts, facts: ReadonlyMap<string, ModuleFacts>, policy: Policy, used: Set<unknown>): string[] {
   if (policy.constructors.some((p) => matches(p, file))) return []
+  const isClass = (module: string, name: string) => policy.infrastructure.some((p) => matches(p, module)) && facts.get(module)?.classes.includes(name) === true
   const out: string[] = []
-  for (const n of m.news) {
-    const target = constructedClass(file, n.callee, m, facts)
-    if (!target || !policy.infrastructure.some((p) => matches(p, target.module)) || !facts.get(target.module)?.classes.includes(target.cls)) continue
-    const { module, cls } = target
-    const allowance = policy.constructionAllowances.find((a) => matches(a.file, file) && a.cls === cls)
+  for (const site of m.builds) {
+    const built = builtName(file, site.callee, m, facts)
+    if (!built || !(isClass(built.module, built.name) || policy.factories.includes(`${built.module}#${built.name}`))) continue
+    const allowance = policy.constructionAllowances.find((a) => matches(a.file, file) && a.name === built.name)
     if (allowance) used.add(allowance)
-    else out.push(`${file}:${n.line}: new ${cls} (${module}) outside the roots`)
+    else out.push(`${file}:${site.line}: ${site.isNew ? `new ${built.name}` : `${site.callee}()`} (${built.module}) outside the roots`)
   }
   return out
 }
 
-/** The module and class a `new` callee names through the file's imports, named (`new X`) or namespace (`new ns.X`). */
-function constructedClass(file: string, callee: string, m: ModuleFacts, files: { has(path: string): boolean }): { module: string; cls: string } | undefined {
+/** The module and exported name a callee reaches through the file's imports: `X`, `ns.X`, `X.open` (→ X), `ns.f` (→ f). */
+function builtName(file: string, callee: string, m: ModuleFacts, files: { has(path: string): boolean }): { module: string; name: string } | undefined {
   const [first, member] = callee.split('.')
   const b = m.bindings.get(first)
   if (!b) return undefined // a module may build its own classes (static factories such as Db.open, views): not wiring
-  if ((b.name === '*') !== (member !== undefined)) return undefined
+  const name = b.name === '*' ? member : b.name
   const module = resolveImport(file, b.spec, files)
-  return module ? { module, cls: member ?? b.name } : undefined
+  return name !== undefined && module !== undefined ? { module, name } : undefined
 }
 
 /** Import cycles among the files, less the known ones; a known cycle no longer found counts as used up. */
 function cycleFailures(facts: ReadonlyMap<string, ModuleFacts>, policy: Policy, used: Set<unknown>): string[] {
   const out: string[] = []
   for (const cycle of findCycles(importGraph(facts))) {
-    const known = policy.knownCycles.find((k) => k === cycle)
-    if (known !== undefined) used.add(known)
+    if (policy.knownCycles.includes(cycle)) used.add(cycle)
     else out.push(`import cycle: ${cycle}`)
   }
   return out
@@ -389,7 +399,7 @@ function unusedAllowances(policy: Policy, used: Set<unknown>): string[] {
   return [
     ...policy.edgeAllowances.filter((a) => !used.has(a)).map((a) => `edge allowance ${a.from} → ${a.to}${a.types ? ' (types)' : ''}`),
     ...policy.purityAllowances.filter((a) => !used.has(a)).map((a) => `purity allowance ${a.file}: ${a.what}`),
-    ...policy.constructionAllowances.filter((a) => !used.has(a)).map((a) => `construction allowance ${a.file}: new ${a.cls}`),
+    ...policy.constructionAllowances.filter((a) => !used.has(a)).map((a) => `construction allowance ${a.file}: ${a.name}`),
     ...policy.knownCycles.filter((c) => !used.has(c)).map((c) => `known cycle ${c}`),
   ]
 }

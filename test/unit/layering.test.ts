@@ -81,6 +81,13 @@ t.test('the other rules and the other import forms fail too', async (t) => {
   const home = withLine('objects/roa.ts', "import Database from 'better-sqlite3'")
   t.same(home.failures, [`objects/roa.ts:${home.line}: better-sqlite3 outside its home (store/)`], 'a package outside its home')
   t.same(withFiles({ 'misc.ts': 'export const x = 1\n' }), ['misc.ts: in no layer of the policy'], 'a file in no layer')
+  const factory = withFiles({ 'ta/rogue.ts': "import { Db } from '../store/db.js'\nimport { propertyStore } from '../store/properties.js'\nexport const open = () => propertyStore(Db.open('x'))\n" })
+  t.same(factory, [
+    'ta/rogue.ts:1: application may not import store/db.ts (storage)',
+    'ta/rogue.ts:2: application may not import store/properties.ts (storage)',
+    'ta/rogue.ts:3: propertyStore() (store/properties.ts) outside the roots',
+    'ta/rogue.ts:3: Db.open() (store/db.ts) outside the roots',
+  ], 'stores built by a factory function and a static factory')
   const cli = withLine('cli/commands/ca.ts', "import type { Manager } from '../../manager.js'")
   t.same(cli.failures, [`cli/commands/ca.ts:${cli.line}: cli may not import manager.ts (application), even as a type`], 'svcc importing the manager')
 })
