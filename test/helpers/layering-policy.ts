@@ -1,0 +1,181 @@
+/**
+ * design.md §2 as it applies to today's src/ tree, as data for test/helpers/layering.ts: the layer of each file, what
+ * each layer may import, the third-party homes, and every place where today's code knowingly departs from the target
+ * table. Each exception names a file or folder and says why; the redesign removes entries, the test fails on a stale one.
+ */
+import type { EdgeAllowance, Policy } from './layering.js'
+
+const LIBRARY = ['util', 'resources', 'asn1', 'crypto', 'objects', 'protocol'] as const
+const lib = (before: number) => LIBRARY.slice(0, before).map((layer) => ({ layer }))
+const ALL_LIBRARY = lib(LIBRARY.length)
+
+/** Which layer each file is in; first match wins. Top-level files outside the target table each get their own row. */
+const LAYERS: Policy['layers'] = [
+  ...LIBRARY.map((l) => [`${l}/`, l] as const),
+  ['errors.ts', 'errors'],
+  ['eventsourcing.ts', 'domain'],
+  ['ca/', 'domain'],
+  // pubd/ holds both halves today: the pure model (publishers, content rules) and the I/O writers.
+  ['pubd/publishers.ts', 'domain'],
+  ['pubd/content.ts', 'domain'],
+  ['pubd/*-writer.ts', 'storage'], // rrdp-writer, rsync-writer, and durable-writer: "one durable-write module"
+  ['store/', 'storage'],
+  ['app/', 'application'],
+  ['ta/', 'application'],
+  // The facade and the task runner: application services in style.md §5; design.md §6 moves them to app/ and compose.ts.
+  ['manager.ts', 'application'],
+  ['scheduler.ts', 'application'],
+  ['api/', 'api'],
+  ['http/', 'http'],
+  ['client/', 'client'],
+  ['cli/', 'cli'],
+  ['main.ts', 'root'],
+  ['cli.ts', 'root'],
+  ['compose.ts', 'root'],
+  // Top-level support files design.md §2 does not place: each is its own layer, with its own row below.
+  ['config.ts', 'config'],
+  ['log.ts', 'log'],
+  ['lock.ts', 'lock'],
+  ['tls-cert.ts', 'tls-cert'],
+  ['version.ts', 'version'],
+  ['watch.ts', 'watch'],
+]
+
+/** design.md §2's "may import" column. errors.ts is the label catalogue: the domain may import it, so every layer above. */
+const MAY_IMPORT: Policy['mayImport'] = {
+  util: lib(0),
+  resources: lib(1),
+  asn1: lib(2),
+  crypto: lib(3),
+  objects: lib(4),
+  protocol: lib(5),
+  errors: ALL_LIBRARY,
+  domain: [...ALL_LIBRARY, { layer: 'errors' }],
+  // "library, domain types" (style.md §5 adds errors.ts).
+  storage: [...ALL_LIBRARY, { layer: 'errors' }, { layer: 'domain', types: true }],
+  // "storage interfaces (never a concrete store), api/ types": a type-only import stands for an interface.
+  application: [...ALL_LIBRARY, { layer: 'errors' }, { layer: 'domain' }, { layer: 'storage', types: true }, { layer: 'api', types: true }],
+  api: [...ALL_LIBRARY, { layer: 'errors' }],
+  // "the services' public methods and api/": services are handed in, so http/ needs their types only.
+  http: [{ layer: 'api' }, { layer: 'errors' }, { layer: 'application', types: true }],
+  client: [{ layer: 'api' }, ...ALL_LIBRARY],
+  cli: [{ layer: 'api' }, { layer: 'client' }, ...ALL_LIBRARY],
+  root: [{ layer: '*' }],
+  config: ALL_LIBRARY,
+  log: [],
+  lock: [],
+  'tls-cert': ALL_LIBRARY,
+  version: [],
+  // An edge (style.md §5: manager.ts, api/, errors.ts); today it imports nothing of ours.
+  watch: [{ layer: 'api' }, { layer: 'errors' }, { layer: 'application' }],
+}
+
+/** Today's edges outside the table, per file or folder, each with its reason. The redesign deletes lines here. */
+const EDGE_ALLOWANCES: EdgeAllowance[] = [
+  // Services and the HTTP edge take the whole Config and the Logger interface, whose types live in the support files;
+  // in the target, compose.ts passes each service its own options and a logger.
+  { from: 'app/', to: 'config.ts', types: true, why: 'CaServices takes Config; PubServer and repoStats take RepositoryConfig' },
+  { from: 'app/', to: 'log.ts', types: true, why: 'the Logger interface lives in log.ts (next to pino)' },
+  { from: 'http/app.ts', to: 'config.ts', types: true, why: 'HttpDeps carries Config; the routers read the post_limit_* sizes from it' },
+  { from: 'http/', to: 'log.ts', types: true, why: 'request logging takes the Logger interface' },
+  { from: 'log.ts', to: 'config.ts', types: true, why: 'LogLevel and LogType are declared in config.ts' },
+  { from: 'manager.ts', to: 'config.ts', types: true, why: 'the facade reads timings and testbed settings from Config' },
+  { from: 'manager.ts', to: 'log.ts', types: true, why: 'the facade logs' },
+  { from: 'scheduler.ts', to: 'log.ts', types: true, why: 'the scheduler logs task failures' },
+  // The version string is read from package.json at import time (version.ts does file I/O when loaded).
+  { from: 'manager.ts', to: 'version.ts', why: 'server info reports the version' },
+  { from: 'cli/program.ts', to: 'version.ts', why: 'svcc --version' },
+  // api/ holds JSON codecs and input checks as values, not only types: the table admits api/ types in the application.
+  { from: 'app/api-inputs.ts', to: 'api/*.ts', why: 'checks API input with the codecs of api/cas.ts and api/pubd.ts' },
+  { from: 'manager.ts', to: 'api/*.ts', why: 'the facade converts to wire JSON with api/ codecs' },
+  // Concrete stores and writers are built inside the application today (see CONSTRUCTION_ALLOWANCES); compose.ts will.
+  { from: 'app/ca-services.ts', to: 'store/*.ts', why: 'builds CaStore, CaObjectsStore, CaStatusStore' },
+  { from: 'app/pub-server.ts', to: 'store/*.ts', why: 'opens a secondary Db, builds PubdStore and PubdReader' },
+  { from: 'app/pub-server.ts', to: 'pubd/*-writer.ts', why: 'builds RrdpWriter and RsyncWriter' },
+  { from: 'manager.ts', to: 'store/*.ts', why: 'builds TaskStore and the property store' },
+  // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
+  { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
+]
+
+/** Each third-party package and the only files that may import it (style.md §5, design.md §2). */
+const HOMES: Policy['homes'] = {
+  koa: ['http/'],
+  '@koa/router': ['http/'],
+  'better-sqlite3': ['store/'],
+  pg: ['store/'],
+  'fast-xml-parser': ['protocol/xml.ts'],
+  xmlbuilder2: ['protocol/xml.ts'],
+  pkijs: ['asn1/ber.ts'],
+  asn1js: ['asn1/ber.ts'],
+  chokidar: ['watch.ts'],
+  pino: ['log.ts'],
+  'pino-pretty': ['log.ts'],
+  'smol-toml': ['config.ts'],
+  commander: ['cli/'],
+}
+
+/** Node modules that do I/O or read the machine: never in the library or the domain. */
+const IO_MODULES = new Set(['fs', 'fs/promises', 'net', 'http', 'https', 'http2', 'tls', 'dgram', 'child_process', 'cluster', 'dns', 'readline', 'worker_threads', 'process', 'os'])
+
+/** Today's clock/randomness/machine reads in pure files, with the reason each is there. */
+const PURITY_ALLOWANCES: Policy['purityAllowances'] = [
+  { file: 'crypto/key-pool.ts', what: 'crypto.generateKeyPair', why: 'the key pool is key generation (design.md §3): randomness is its job' },
+  { file: 'crypto/key-pool.ts', what: 'import os', why: 'default concurrency is os.availableParallelism(); compose.ts could pass it in' },
+  { file: 'protocol/id-cert.ts', what: 'crypto.randomBytes', why: 'createIdCert draws a serial when none is passed; design.md §2 wants it passed in' },
+]
+
+/**
+ * Today's import cycles, each from its smallest file. Every one is closed by an `import type` (erased at run time;
+ * the test also checks that the value imports alone have no cycle), and each goes away by moving the shared type to a
+ * file of its own (http/deps.ts for HttpDeps, store/migrations/migration.ts for Migration, …).
+ */
+const KNOWN_CYCLES: string[] = [
+  'app/pub-server.ts → app/pubd-rfc8181.ts → app/pub-server.ts', // MessageCodec type
+  'ca/commands.ts → ca/parents.ts → ca/commands.ts', // CaCommand, Entitlement types
+  'http/app.ts → http/routes/cas.ts → http/app.ts', // HttpDeps type, in each router
+  'http/app.ts → http/routes/pubd.ts → http/app.ts',
+  'http/app.ts → http/routes/rfc6492.ts → http/app.ts',
+  'http/app.ts → http/routes/status.ts → http/app.ts',
+  'http/app.ts → http/routes/ta.ts → http/app.ts',
+  'objects/cert-profile.ts → objects/cert.ts → objects/cert-profile.ts', // Cert type
+  'protocol/provisioning-decode.ts → protocol/provisioning.ts → protocol/provisioning-decode.ts', // message types
+  'store/migrations/001-init.ts → store/migrations/index.ts → store/migrations/001-init.ts', // Migration type, in each
+  'store/migrations/002-pubd.ts → store/migrations/index.ts → store/migrations/002-pubd.ts',
+  'store/migrations/003-ca.ts → store/migrations/index.ts → store/migrations/003-ca.ts',
+  'store/migrations/004-tasks.ts → store/migrations/index.ts → store/migrations/004-tasks.ts',
+  'store/migrations/005-pubd-replay.ts → store/migrations/index.ts → store/migrations/005-pubd-replay.ts',
+]
+
+/** Stores, signers, writers, servers and services: the classes only the roots construct. */
+const INFRASTRUCTURE = ['store/', 'crypto/soft-signer.ts', 'crypto/key-pool.ts', 'protocol/signed-message.ts', 'pubd/*-writer.ts', 'app/', 'manager.ts', 'scheduler.ts']
+
+/** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
+const FACTORIES = ['store/properties.ts#propertyStore', 'http/app.ts#createApp', 'http/app.ts#listen', 'watch.ts#watchFiles']
+
+/** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
+const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
+  // manager.ts is today's second composition root: it builds the CA services, the scheduler and two stores.
+  ...['CaServices', 'CaManager', 'RoutesView', 'Scheduler', 'TaskStore', 'propertyStore'].map((name) => ({ file: 'manager.ts', name, why: 'the facade builds what it delegates to' })),
+  // CaServices builds its three stores from the Db it is given, and its two per-CA locks.
+  ...['CaStore', 'CaObjectsStore', 'CaStatusStore', 'KeyedMutex'].map((name) => ({ file: 'app/ca-services.ts', name, why: 'CaServices builds its own collaborators' })),
+  { file: 'app/ca-services.ts', name: 'MessageSigner', why: "one per CA, built lazily from the CA's identity key (compose.ts would hand in a factory)" },
+  // PubServer builds the whole publication side: its own Db connection (Db.openSecondary), store, reader, writers,
+  // the RFC 8181 endpoint, pacers, rsyncd.
+  ...['Db', 'PubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'Rfc8181Endpoint', 'Problems', 'Pacer', 'RsyncDaemon'].map((name) => ({ file: 'app/pub-server.ts', name, why: 'PubServer builds its own collaborators' })),
+  { file: 'app/ca-manager.ts', name: 'Pacer', why: 'one pacer per CA (publication) and per parent (sync), built lazily' },
+]
+
+export const POLICY: Policy = {
+  layers: LAYERS,
+  mayImport: MAY_IMPORT,
+  edgeAllowances: EDGE_ALLOWANCES,
+  homes: HOMES,
+  pure: [...LIBRARY, 'domain'],
+  ioModules: IO_MODULES,
+  purityAllowances: PURITY_ALLOWANCES,
+  knownCycles: KNOWN_CYCLES,
+  infrastructure: INFRASTRUCTURE,
+  factories: FACTORIES,
+  constructors: ['main.ts', 'cli.ts', 'compose.ts'],
+  constructionAllowances: CONSTRUCTION_ALLOWANCES,
+}
