@@ -146,7 +146,7 @@ function certificateEntry(c: IssuedCert) {
 }
 
 /** The error_response for a failure (RFC 6492 §3.6): the code from the label table, 2001 for anything else. */
-function errorReply(e: unknown): ProvisioningPayload {
+export function errorReply(e: unknown): ProvisioningPayload {
   let code: number | undefined
   if (e instanceof AppError) code = e.label === 'rfc6492-protocol' ? Number(e.args.code) : CODES[e.label]
   // Only our own labelled and library errors are described; anything else is internal and says no more.
