@@ -1,0 +1,316 @@
+/**
+ * The scheduler (scheduler.ts) over the real SQLite TaskStore in a temporary database, with an injected clock and a
+ * `run` and `retryAt` given by each test. It pins: only tasks due at `now` run; a run's result is the next due time
+ * (attempts back to 0) and `undefined` drops the task; a failure is logged and moved to `retryAt(task, now)` with
+ * one more attempt, so the back-off grows until a success; one failing or slow task never stops another; a task
+ * moved or removed while it runs keeps that change; from `start()` tasks run on the timer, at most `concurrency` at
+ * once and never twice at the same time; `stop()` waits for running tasks and nothing starts after it.
+ */
+import t, { type Test } from 'tap'
+import { join } from 'node:path'
+import type { Logger } from '../../../src/log.js'
+import { Scheduler, taskKey, type SchedulerOptions } from '../../../src/scheduler.js'
+import { Db } from '../../../src/store/db.js'
+import { TaskStore, type Task, type TaskKind } from '../../../src/store/task-store.js'
+import { tempDir } from '../../helpers/daemon.js'
+
+const T0 = Date.parse('2026-03-01T00:00:00Z')
+const MINUTE = 60_000
+
+/** A logger that keeps what it is told (the scheduler takes a Logger). */
+class RecordingLogger implements Logger {
+  readonly lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = []
+  error(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'error', msg, fields }) }
+  warn(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'warn', msg, fields }) }
+  info(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'info', msg, fields }) }
+  debug(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'debug', msg, fields }) }
+  child() { return this }
+  flush() {}
+}
+
+/** A promise the test resolves when it chooses, to hold a task in the middle of its run. */
+function gate(): { wait: Promise<void>; open: () => void } {
+  let open!: () => void
+  const wait = new Promise<void>((r) => (open = r))
+  return { wait, open }
+}
+
+/** Wait (in short real-time steps, for the timer-driven tests) until `cond` holds; fail after `ms`. */
+async function until(t: Test, cond: () => boolean, what: string, ms = 3000): Promise<void> {
+  const end = Date.now() + ms
+  while (!cond()) {
+    if (Date.now() > end) {
+      t.fail(`timed out waiting until ${what}`)
+      return
+    }
+    await new Promise((r) => setTimeout(r, 5))
+  }
+}
+
+/**
+ * A scheduler on a fresh database at T0. `run` defaults to "done, next due in an hour"; `retryAt` to a doubling
+ * back-off of one minute per attempt, and every call to it is recorded.
+ */
+function setup(t: Test, o: Partial<SchedulerOptions> = {}) {
+  const db = Db.open(join(tempDir(t, 'svc-scheduler-'), 'svcd.db'))
+  const tasks = new TaskStore(db)
+  const clock = { ms: T0 }
+  const log = new RecordingLogger()
+  const retries: { task: Task; now: number }[] = []
+  const runs: string[] = []
+  const s = new Scheduler({
+    tasks,
+    run: async (task) => {
+      runs.push(task.key)
+      return clock.ms + 60 * MINUTE
+    },
+    retryAt: (task, now) => {
+      retries.push({ task: { ...task }, now })
+      return now + MINUTE * 2 ** task.attempts
+    },
+    now: () => clock.ms,
+    log,
+    ...o,
+  })
+  t.teardown(async () => {
+    await s.stop()
+    db.close()
+  })
+  /** Put a task straight into the store (as a restart finds it). */
+  const put = (kind: TaskKind, ca: string, arg: string, due: number, attempts = 0) => tasks.put({ key: taskKey(kind, ca, arg), kind, ca, arg, due, attempts })
+  return { s, tasks, clock, log, retries, runs, put }
+}
+
+t.test('task keys name the kind, the CA and the argument', async (t) => {
+  t.equal(taskKey('republish', 'ca1', ''), 'republish:ca1')
+  t.equal(taskKey('sync-parent', 'ca1', 'testbed'), 'sync-parent:ca1/testbed')
+})
+
+t.test('runDue runs the tasks due at now, earliest first, and leaves later ones alone', async (t) => {
+  const { s, tasks, clock, runs, put } = setup(t)
+  put('republish', 'late', '', T0 + 1)
+  put('republish', 'now', '', T0)
+  put('sync-parent', 'early', 'p', T0 - MINUTE)
+  t.equal(await s.runDue(), 2, 'two tasks ran')
+  t.same(runs, ['sync-parent:early/p', 'republish:now'], 'in order of due time')
+  t.equal(tasks.get('republish:late')?.due, T0 + 1, 'the task not yet due is untouched')
+  t.equal(await s.runDue(), 0, 'nothing more is due at the same time')
+  clock.ms = T0 + 1
+  t.equal(await s.runDue(), 1)
+  t.same(runs, ['sync-parent:early/p', 'republish:now', 'republish:late'])
+})
+
+t.test('a run resolves to the next due time, which resets attempts; undefined drops the task', async (t) => {
+  const { s, tasks, put } = setup(t, {
+    run: async (task) => (task.ca === 'gone' ? undefined : T0 + 5 * MINUTE),
+  })
+  put('republish', 'ca1', '', T0, 3)
+  put('republish', 'gone', '', T0)
+  await s.runDue()
+  t.strictSame(tasks.get('republish:ca1'), { key: 'republish:ca1', kind: 'republish', ca: 'ca1', arg: '', due: T0 + 5 * MINUTE, attempts: 0 })
+  t.equal(tasks.get('republish:gone'), undefined, 'the task whose run answered undefined is gone')
+  t.same(tasks.all().map((x) => x.key), ['republish:ca1'])
+})
+
+t.test('a failure is logged and retried at retryAt(task, now); the back-off grows with attempts until a success', async (t) => {
+  let fail = 3
+  const { s, tasks, clock, log, retries, put } = setup(t, {
+    run: async () => {
+      if (fail-- > 0) throw new Error(`parent unreachable (${3 - fail})`)
+      return clock.ms + 60 * MINUTE
+    },
+  })
+  put('sync-parent', 'ca1', 'p', T0)
+  const seen: { due: number; attempts: number }[] = []
+  for (let i = 0; i < 3; i++) {
+    t.equal(await s.runDue(), 1)
+    const after = tasks.get('sync-parent:ca1/p')!
+    seen.push({ due: after.due - clock.ms, attempts: after.attempts })
+    t.equal(await s.runDue(), 0, 'not run again before its retry time')
+    clock.ms = after.due
+  }
+  t.same(seen, [
+    { due: MINUTE, attempts: 1 },
+    { due: 2 * MINUTE, attempts: 2 },
+    { due: 4 * MINUTE, attempts: 3 },
+  ], 'retried after 1, 2 and 4 minutes, attempts counted')
+  t.same(retries.map((r) => [r.task.attempts, r.now]), [[0, T0], [1, T0 + MINUTE], [2, T0 + 3 * MINUTE]], 'retryAt is given the task as it was (attempts so far) and now')
+  t.same(log.lines, [1, 2, 3].map((n, i) => ({
+    level: 'warn',
+    msg: 'task failed; will retry',
+    fields: { task: 'sync-parent:ca1/p', attempts: n, retry_at: new Date(T0 + [1, 3, 7][i] * MINUTE).toISOString(), reason: `parent unreachable (${n})` },
+  })), 'each failure logged with the task, its attempts, the retry time and the reason')
+  t.equal(await s.runDue(), 1, 'the fourth try runs at its retry time')
+  t.strictSame(tasks.get('sync-parent:ca1/p'), { key: 'sync-parent:ca1/p', kind: 'sync-parent', ca: 'ca1', arg: 'p', due: clock.ms + 60 * MINUTE, attempts: 0 }, 'the success resets attempts')
+})
+
+t.test('a failed task keeps its attempts across a restart of the scheduler (they are in the store)', async (t) => {
+  const { s, tasks, retries, put } = setup(t, {
+    run: async () => {
+      throw new Error('down')
+    },
+  })
+  put('republish', 'ca1', '', T0, 4)
+  await s.runDue()
+  t.equal(retries[0].task.attempts, 4, 'the stored attempts drive the back-off')
+  t.same([tasks.get('republish:ca1')?.due, tasks.get('republish:ca1')?.attempts], [T0 + 16 * MINUTE, 5])
+})
+
+t.test('one failing task does not stop the others due with it', async (t) => {
+  const { s, tasks, clock, runs, put } = setup(t, {
+    run: (task) => {
+      runs.push(task.key)
+      // One throws synchronously, one rejects: both are failures of that task alone.
+      if (task.ca === 'sync') throw new Error('thrown at once')
+      if (task.ca === 'async') return Promise.reject(new Error('rejected'))
+      return Promise.resolve(clock.ms + 60 * MINUTE)
+    },
+  })
+  put('republish', 'a', '', T0 - 3)
+  put('republish', 'sync', '', T0 - 2)
+  put('republish', 'async', '', T0 - 1)
+  put('republish', 'b', '', T0)
+  t.equal(await s.runDue(), 4)
+  t.same(runs, ['republish:a', 'republish:sync', 'republish:async', 'republish:b'], 'every due task ran')
+  t.same(tasks.all().map((x) => [x.key, x.due - T0, x.attempts]), [
+    ['republish:sync', MINUTE, 1],
+    ['republish:async', MINUTE, 1],
+    ['republish:a', 60 * MINUTE, 0],
+    ['republish:b', 60 * MINUTE, 0],
+  ], 'the failures are retried, the others rescheduled as they asked')
+})
+
+t.test('a task moved or removed while it runs keeps that change', async (t) => {
+  let during: () => void = () => undefined
+  let fail = false
+  const { s, tasks, put } = setup(t, {
+    run: async () => {
+      during()
+      if (fail) throw new Error('failed')
+      return T0 + 60 * MINUTE
+    },
+  })
+  put('sync-parent', 'ca1', 'p', T0)
+  during = () => s.schedule('sync-parent', 'ca1', 'p', T0 + 7 * MINUTE)
+  await s.runDue()
+  t.equal(tasks.get('sync-parent:ca1/p')?.due, T0 + 7 * MINUTE, 'moved during a successful run: the move wins over the result')
+
+  put('sync-parent', 'ca1', 'p', T0)
+  during = () => s.unschedule('sync-parent', 'ca1', 'p')
+  await s.runDue()
+  t.equal(tasks.get('sync-parent:ca1/p'), undefined, 'removed during a successful run: stays removed')
+
+  put('sync-parent', 'ca1', 'p', T0)
+  fail = true
+  await s.runDue()
+  t.equal(tasks.get('sync-parent:ca1/p'), undefined, 'removed during a failed run: no retry is put back')
+})
+
+t.test('schedule moves a task; with earlier it only ever brings it forward and keeps its attempts', async (t) => {
+  const { s, tasks, put } = setup(t)
+  s.schedule('republish', 'ca1', '', T0 + 10 * MINUTE)
+  t.equal(tasks.get('republish:ca1')?.due, T0 + 10 * MINUTE, 'created')
+  s.schedule('republish', 'ca1', '', T0 + 20 * MINUTE)
+  t.equal(tasks.get('republish:ca1')?.due, T0 + 20 * MINUTE, 'moved later without earlier')
+  s.schedule('republish', 'ca1', '', T0 + 30 * MINUTE, { earlier: true })
+  t.equal(tasks.get('republish:ca1')?.due, T0 + 20 * MINUTE, 'not moved later with earlier')
+  put('republish', 'ca1', '', T0 + 20 * MINUTE, 2)
+  s.schedule('republish', 'ca1', '', T0 + 5 * MINUTE, { earlier: true })
+  t.same([tasks.get('republish:ca1')?.due, tasks.get('republish:ca1')?.attempts], [T0 + 5 * MINUTE, 2], 'brought forward, attempts kept')
+  s.unschedule('republish', 'ca1', '')
+  t.same(tasks.all(), [], 'unschedule removes it')
+})
+
+t.test('after start, a task scheduled due now runs at once, not at the next tick', async (t) => {
+  const { s, runs } = setup(t, { tickMs: 60 * MINUTE })
+  s.start()
+  await new Promise((r) => setTimeout(r, 20))
+  t.same(runs, [], 'nothing to run yet')
+  const started = Date.now()
+  s.schedule('republish', 'ca1', '', T0)
+  await until(t, () => runs.length === 1, 'the task ran')
+  t.ok(Date.now() - started < 1000, 'well before the hour-long tick')
+  t.same(runs, ['republish:ca1'])
+})
+
+t.test('after start, at most `concurrency` tasks run at once, and a slow task does not hold up the others', async (t) => {
+  const slow = gate()
+  let active = 0
+  let most = 0
+  const done: string[] = []
+  const { s, clock, put, tasks } = setup(t, {
+    concurrency: 2,
+    tickMs: 20,
+    run: async (task) => {
+      active++
+      most = Math.max(most, active)
+      if (task.ca === 'slow') await slow.wait
+      else await new Promise((r) => setTimeout(r, 5))
+      active--
+      done.push(task.ca)
+      return clock.ms + 60 * MINUTE
+    },
+  })
+  put('republish', 'slow', '', T0 - 10)
+  for (let i = 1; i <= 4; i++) put('republish', `ca${i}`, '', T0 - 10 + i)
+  s.start()
+  await until(t, () => done.length === 4, 'the four quick tasks are done')
+  t.same(done, ['ca1', 'ca2', 'ca3', 'ca4'], 'the quick tasks ran one after another in the free slot, in due order')
+  t.equal(most, 2, 'never more than two at once')
+  t.equal(tasks.get('republish:slow')?.due, T0 - 10, 'the slow task is still running')
+  slow.open()
+  await until(t, () => done.length === 5, 'the slow task is done')
+  t.equal(tasks.get('republish:slow')?.due, T0 + 60 * MINUTE)
+})
+
+t.test('a task is never run twice at the same time', async (t) => {
+  const g = gate()
+  let calls = 0
+  const { s, put } = setup(t, {
+    tickMs: 10,
+    run: async () => {
+      calls++
+      await g.wait
+      return T0 + 60 * MINUTE
+    },
+  })
+  put('republish', 'ca1', '', T0)
+  s.start()
+  await until(t, () => calls === 1, 'the task started')
+  const extra = s.runDue()
+  await new Promise((r) => setTimeout(r, 60))
+  t.equal(calls, 1, 'neither runDue nor the timer started it again while it is still due and running')
+  g.open()
+  t.equal(await extra, 0, 'runDue skipped the running task')
+})
+
+t.test('stop waits for the running task, and nothing starts after it', async (t) => {
+  const g = gate()
+  const runs: string[] = []
+  let finished = false
+  const { s, put } = setup(t, {
+    tickMs: 10,
+    run: async (task) => {
+      runs.push(task.key)
+      if (task.ca === 'ca1') {
+        await g.wait
+        finished = true
+      }
+      return T0 + 60 * MINUTE
+    },
+  })
+  put('republish', 'ca1', '', T0)
+  s.start()
+  await until(t, () => runs.length === 1, 'the task started')
+  let stopped = false
+  const stopping = s.stop().then(() => (stopped = true))
+  await new Promise((r) => setTimeout(r, 30))
+  t.notOk(stopped, 'stop has not resolved while the task runs')
+  g.open()
+  await stopping
+  t.ok(finished, 'stop resolved after the task finished')
+  s.schedule('republish', 'ca2', '', T0)
+  put('republish', 'ca3', '', T0 - 1)
+  await new Promise((r) => setTimeout(r, 60))
+  t.same(runs, ['republish:ca1'], 'tasks due after stop are not run')
+})
