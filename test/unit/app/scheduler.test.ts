@@ -144,7 +144,7 @@ t.test('a failure is logged and retried at retryAt(task, now); the back-off grow
   t.strictSame(tasks.get('sync-parent:ca1/p'), { key: 'sync-parent:ca1/p', kind: 'sync-parent', ca: 'ca1', arg: 'p', due: clock.ms + 60 * MINUTE, attempts: 0 }, 'the success resets attempts')
 })
 
-t.test('a failed task keeps its attempts across a restart of the scheduler (they are in the store)', async (t) => {
+t.test('the back-off starts from the attempts stored with the task, so a restart keeps it', async (t) => {
   const { s, tasks, retries, put } = setup(t, {
     run: async () => {
       throw new Error('down')
