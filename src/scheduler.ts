@@ -3,7 +3,9 @@
  * resumes them. Each CA has a 'republish' task (manifests and CRLs before they are due, ROAs and other objects
  * before they expire, and the repository re-synced while doing so) and a 'sync-parent' task per parent (every
  * refresh interval with random jitter; after a failure, retried with back-off and recorded as the CA's issue).
- * A task's failure is logged and rescheduled; it never blocks other tasks or other CAs.
+ * A task's failure is logged and rescheduled; it never blocks other tasks or other CAs. When the task store itself
+ * fails (a full disk), nothing escapes the timer: the task is held back in memory with the same back-off, and the
+ * scheduler keeps checking, so svcd neither crashes nor spins, and picks up again when the store works.
  */
 import type { Logger } from './log.js'
 import type { Task, TaskKind, TaskStore } from './store/task-store.js'
@@ -25,6 +27,10 @@ export interface SchedulerOptions {
 export class Scheduler {
   private timer: NodeJS.Timeout | undefined
   private running = new Set<string>()
+  /** Tasks whose bookkeeping could not be stored: not run again before this time (ms). */
+  private held = new Map<string, number>()
+  /** The store failed on the last check (logged once per failure spell, not per tick). */
+  private storeFailing = false
   private stopped = true
   private inFlight: Promise<void>[] = []
 
@@ -68,38 +74,74 @@ export class Scheduler {
     this.timer.unref()
   }
 
+  /** Start what is due (up to `concurrency`), then sleep until the next due time or `tickMs`. Never throws. */
   private tick(): void {
     if (this.stopped) return
     const now = this.o.now()
-    const free = (this.o.concurrency ?? 4) - this.running.size
-    if (free > 0) {
-      for (const t of this.o.tasks.due(now, free + this.running.size).filter((x) => !this.running.has(x.key)).slice(0, free)) {
-        const p = this.execute(t)
-        this.inFlight.push(p)
-        void p.finally(() => {
-          this.inFlight = this.inFlight.filter((x) => x !== p)
-          this.arm(0)
-        })
-      }
+    const tickMs = this.o.tickMs ?? 1000
+    let next: number | undefined
+    try {
+      this.startDue(now)
+      next = this.o.tasks.next()
+      if (this.storeFailing) this.o.log.info('task store works again')
+      this.storeFailing = false
+    } catch (e) {
+      if (!this.storeFailing) this.o.log.error('task store failed; checking again every tick', { reason: (e as Error)?.message ?? String(e) })
+      this.storeFailing = true
     }
-    const next = this.o.tasks.next()
-    const wait = next === undefined ? (this.o.tickMs ?? 1000) : Math.max(10, Math.min(next - now, this.o.tickMs ?? 1000))
-    this.arm(wait)
+    // A due time already past belongs to a task that is running, held back, or waiting for a free slot: a finishing
+    // task re-arms at once, so there is nothing to wake up for before the next tick.
+    this.arm(next === undefined || next <= now ? tickMs : Math.min(next - now, tickMs))
   }
 
+  private startDue(now: number): void {
+    for (const [key, until] of this.held) if (until <= now) this.held.delete(key)
+    const free = (this.o.concurrency ?? 4) - this.running.size
+    if (free <= 0) return
+    const due = this.o.tasks.due(now, free + this.running.size + this.held.size).filter((x) => !this.running.has(x.key) && !this.held.has(x.key))
+    for (const t of due.slice(0, free)) {
+      const p = this.execute(t)
+      this.inFlight.push(p)
+      void p.finally(() => {
+        this.inFlight = this.inFlight.filter((x) => x !== p)
+        this.arm(0)
+      })
+    }
+  }
+
+  /** Run one task and store its next due time or its retry; a store that fails holds the task back. Never rejects. */
   private async execute(t: Task): Promise<void> {
     this.running.add(t.key)
     try {
-      const next = await this.o.run(t)
-      if (next === undefined) this.o.tasks.remove(t.key)
-      else if (this.o.tasks.get(t.key)?.due === t.due) this.o.tasks.put({ ...t, due: next, attempts: 0 })
-    } catch (e) {
-      const retry = this.o.retryAt(t, this.o.now())
-      this.o.log.warn('task failed; will retry', { task: t.key, attempts: t.attempts + 1, retry_at: new Date(retry).toISOString(), reason: (e as Error)?.message ?? String(e) })
-      if (this.o.tasks.get(t.key)) this.o.tasks.put({ ...t, due: retry, attempts: t.attempts + 1 })
+      let next: number | undefined
+      let failure: unknown
+      try {
+        next = await this.o.run(t)
+      } catch (e) {
+        failure = e
+      }
+      try {
+        if (failure === undefined) this.done(t, next)
+        else this.failed(t, failure)
+      } catch (e) {
+        const until = this.o.retryAt(t, this.o.now())
+        this.held.set(t.key, until)
+        this.o.log.error('task bookkeeping failed; the task is held back', { task: t.key, until: new Date(until).toISOString(), reason: (e as Error)?.message ?? String(e) })
+      }
     } finally {
       this.running.delete(t.key)
     }
+  }
+
+  private done(t: Task, next: number | undefined): void {
+    if (next === undefined) this.o.tasks.remove(t.key)
+    else if (this.o.tasks.get(t.key)?.due === t.due) this.o.tasks.put({ ...t, due: next, attempts: 0 })
+  }
+
+  private failed(t: Task, e: unknown): void {
+    const retry = this.o.retryAt(t, this.o.now())
+    this.o.log.warn('task failed; will retry', { task: t.key, attempts: t.attempts + 1, retry_at: new Date(retry).toISOString(), reason: (e as Error)?.message ?? String(e) })
+    if (this.o.tasks.get(t.key)) this.o.tasks.put({ ...t, due: retry, attempts: t.attempts + 1 })
   }
 }
 

@@ -314,3 +314,105 @@ t.test('stop waits for the running task, and nothing starts after it', async (t)
   await new Promise((r) => setTimeout(r, 60))
   t.same(runs, ['republish:ca1'], 'tasks due after stop are not run')
 })
+
+/** The real TaskStore, whose writes or reads fail on demand as SQLite does when the disk is full. */
+class FailingTaskStore extends TaskStore {
+  failWrites = false
+  failReads = false
+  dueCalls = 0
+  private fault(): never {
+    throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+  }
+  override put(task: Task): void {
+    if (this.failWrites) this.fault()
+    super.put(task)
+  }
+  override due(now: number, limit: number): Task[] {
+    this.dueCalls++
+    if (this.failReads) this.fault()
+    return super.due(now, limit)
+  }
+}
+
+function failingSetup(t: Test, o: Partial<SchedulerOptions> = {}) {
+  const db = Db.open(join(tempDir(t, 'svc-scheduler-'), 'svcd.db'))
+  const tasks = new FailingTaskStore(db)
+  const clock = { ms: T0 }
+  const log = new RecordingLogger()
+  const runs: string[] = []
+  const s = new Scheduler({
+    tasks,
+    run: async (task) => {
+      runs.push(task.key)
+      return clock.ms + 60 * MINUTE
+    },
+    retryAt: (_task, now) => now + MINUTE,
+    now: () => clock.ms,
+    log,
+    tickMs: 20,
+    ...o,
+  })
+  const rejections: unknown[] = []
+  const onRejection = (e: unknown) => rejections.push(e)
+  process.on('unhandledRejection', onRejection)
+  t.teardown(async () => {
+    process.off('unhandledRejection', onRejection)
+    await s.stop()
+    db.close()
+  })
+  tasks.put({ key: taskKey('republish', 'ca1', ''), kind: 'republish', ca: 'ca1', arg: '', due: T0, attempts: 0 })
+  return { s, tasks, clock, log, runs, rejections }
+}
+
+t.test('a task store that cannot be written (disk full) holds the task back instead of crashing or re-running it', async (t) => {
+  const { s, tasks, clock, log, runs, rejections } = failingSetup(t)
+  tasks.failWrites = true
+  s.start()
+  await until(t, () => log.lines.some((l) => l.msg === 'task bookkeeping failed; the task is held back'), 'the failure is logged')
+  await new Promise((r) => setTimeout(r, 200))
+  t.same(runs, ['republish:ca1'], 'ran once, and is not run again every tick while held back')
+  t.same(rejections, [], 'no unhandled rejection (Node would stop svcd)')
+  t.match(log.lines.find((l) => l.msg.startsWith('task bookkeeping failed'))?.fields, { task: 'republish:ca1', until: new Date(T0 + MINUTE).toISOString(), reason: /disk is full/ })
+  tasks.failWrites = false
+  clock.ms = T0 + MINUTE
+  await until(t, () => runs.length === 2, 'the task runs again once held back long enough')
+  await until(t, () => tasks.get('republish:ca1')?.due === T0 + 61 * MINUTE, 'and its next due time is stored')
+  t.same(rejections, [])
+})
+
+t.test('a task store that cannot be read is logged once and checked again each tick, without throwing from the timer', async (t) => {
+  const { s, tasks, log, runs, rejections } = failingSetup(t)
+  tasks.failReads = true
+  const uncaught: unknown[] = []
+  const onUncaught = (e: unknown) => uncaught.push(e)
+  // tap reports an exception thrown from a timer as a failure of its own; count them here as well.
+  process.on('uncaughtException', onUncaught)
+  t.teardown(() => void process.off('uncaughtException', onUncaught))
+  s.start()
+  await until(t, () => tasks.dueCalls >= 4, 'several ticks')
+  t.equal(log.lines.filter((l) => l.msg.startsWith('task store failed')).length, 1, 'logged once for the whole spell')
+  t.same(runs, [])
+  tasks.failReads = false
+  await until(t, () => runs.length === 1, 'the due task runs once the store answers')
+  t.ok(log.lines.some((l) => l.msg === 'task store works again'), 'and the recovery is logged')
+  t.same([...rejections, ...uncaught], [])
+})
+
+t.test('while a task runs, the scheduler sleeps until the next tick instead of polling', async (t) => {
+  const slow = gate()
+  const { s, tasks, runs } = failingSetup(t, {
+    tickMs: 1000,
+    run: async (task) => {
+      runs.push(task.key)
+      await slow.wait
+      return T0 + 60 * MINUTE
+    },
+  })
+  s.start()
+  await until(t, () => runs.length === 1, 'the task started')
+  const before = tasks.dueCalls
+  await new Promise((r) => setTimeout(r, 500))
+  t.ok(tasks.dueCalls - before <= 1, `at most one check in 500 ms while the task runs (was one every 10 ms): ${tasks.dueCalls - before}`)
+  slow.open()
+  await until(t, () => tasks.get('republish:ca1')?.due === T0 + 60 * MINUTE, 'the task finished')
+})
