@@ -12,14 +12,8 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL, type DeltaElement } from '../protocol/rrdp.js'
 import type { PubdReader, PubdStore, PubdView, RrdpDeltaInfo, RrdpState } from '../store/pubd-store.js'
+import { retainDeltas, type RrdpRetention } from './delta-retention.js'
 import { fsyncDir, readFully, writeAll, writeDurably } from './durable-writer.js'
-
-export interface RrdpRetention {
-  minNr: number
-  minSeconds: number
-  maxNr: number
-  maxSeconds: number
-}
 
 export interface RrdpWriterOptions {
   /** <data_dir>/repo/rrdp */
@@ -352,24 +346,6 @@ function deltaElements(view: PubdView, before: Map<string, string | null>): Delt
     else if (previous) out.push({ type: 'withdraw', uri, hash: previous })
   }
   return out
-}
-
-/**
- * Delta retention (krill-reference.md §3): keep while fewer than minNr or younger than minSeconds; beyond that
- * stop at maxNr or at the first older than maxSeconds; then drop the oldest until the deltas together are not
- * larger than the snapshot. `deltas` newest first.
- */
-export function retainDeltas(deltas: readonly RrdpDeltaInfo[], snapshotSize: number, r: RrdpRetention, now: Date): RrdpDeltaInfo[] {
-  const keep: RrdpDeltaInfo[] = []
-  for (const d of deltas) {
-    const age = (now.getTime() - Date.parse(d.time)) / 1000
-    if (keep.length < r.minNr || age < r.minSeconds) keep.push(d)
-    else if (keep.length >= r.maxNr || age > r.maxSeconds) break
-    else keep.push(d)
-  }
-  let total = keep.reduce((n, d) => n + d.size, 0)
-  while (keep.length && total > snapshotSize) total -= keep.pop()!.size
-  return keep
 }
 
 /** A stretch of the previous snapshot file read at once, and the parts of it that are kept ([offset, length]). */

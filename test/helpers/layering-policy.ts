@@ -18,6 +18,7 @@ const LAYERS: Policy['layers'] = [
   // pubd/ holds both halves today: the pure model (publishers, content rules) and the I/O writers.
   ['pubd/publishers.ts', 'domain'],
   ['pubd/content.ts', 'domain'],
+  ['pubd/delta-retention.ts', 'domain'],
   ['pubd/*-writer.ts', 'storage'], // rrdp-writer, rsync-writer, and durable-writer: "one durable-write module"
   ['store/', 'storage'],
   ['app/', 'application'],
@@ -95,6 +96,7 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'manager.ts', to: 'store/*.ts', why: 'builds TaskStore and the property store' },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
+  { from: 'pubd/rrdp-writer.ts', to: 'pubd/delta-retention.ts', why: 'the writer applies the retention rule until the publication service decides it (design.md §6)' },
 ]
 
 /** Each third-party package and the only files that may import it (style.md §5, design.md §2). */

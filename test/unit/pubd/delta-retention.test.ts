@@ -1,0 +1,16 @@
+/** RRDP delta retention (src/pubd/delta-retention.ts), a pure rule: the numbers of krill-reference.md §3. */
+import t from 'tap'
+import { retainDeltas } from '../../../src/pubd/delta-retention.js'
+
+t.test('retention rules: minimum count and age, maximum count and age, total size', async (t) => {
+  const now = new Date('2026-01-01T12:00:00Z')
+  const d = (serial: number, ageSeconds: number, size = 10) => ({ serial, path: `${serial}`, hash: '', size, time: new Date(now.getTime() - ageSeconds * 1000).toISOString() })
+  const r = { minNr: 5, minSeconds: 1200, maxNr: 50, maxSeconds: 7200 }
+  const deltas = [d(10, 10), d(9, 100), d(8, 3000), d(7, 4000), d(6, 5000), d(5, 6000), d(4, 8000), d(3, 9000)]
+  t.same(retainDeltas(deltas, 1000, r, now).map((x) => x.serial), [10, 9, 8, 7, 6, 5], 'stop at the first older than maxSeconds once minNr is reached')
+  const young = Array.from({ length: 60 }, (_, i) => d(100 - i, 10))
+  t.equal(retainDeltas(young, 1e9, r, now).length, 60, 'every delta younger than minSeconds is kept')
+  const old = Array.from({ length: 60 }, (_, i) => d(100 - i, 1300))
+  t.equal(retainDeltas(old, 1e9, r, now).length, 50, 'at most maxNr beyond the minimum')
+  t.same(retainDeltas([d(3, 1, 60), d(2, 2, 50), d(1, 3, 40)], 100, r, now).map((x) => x.serial), [3], 'never larger together than the snapshot')
+})
