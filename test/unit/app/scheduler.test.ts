@@ -47,13 +47,32 @@ async function until(t: Test, cond: () => boolean, what: string, ms = 3000): Pro
   }
 }
 
+/** The real TaskStore, whose writes or reads fail on demand as SQLite does when the disk is full. */
+class FailingTaskStore extends TaskStore {
+  failWrites = false
+  failReads = false
+  dueCalls = 0
+  private fault(): never {
+    throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
+  }
+  override put(task: Task): void {
+    if (this.failWrites) this.fault()
+    super.put(task)
+  }
+  override due(now: number, limit: number): Task[] {
+    this.dueCalls++
+    if (this.failReads) this.fault()
+    return super.due(now, limit)
+  }
+}
+
 /**
  * A scheduler on a fresh database at T0. `run` defaults to "done, next due in an hour"; `retryAt` to a doubling
  * back-off of one minute per attempt, and every call to it is recorded.
  */
-function setup(t: Test, o: Partial<SchedulerOptions> = {}) {
+function setup(t: Test, o: Partial<SchedulerOptions> = {}, makeStore: (db: Db) => TaskStore = (db) => new TaskStore(db)) {
   const db = Db.open(join(tempDir(t, 'svc-scheduler-'), 'svcd.db'))
-  const tasks = new TaskStore(db)
+  const tasks = makeStore(db)
   const clock = { ms: T0 }
   const log = new RecordingLogger()
   const retries: { task: Task; now: number }[] = []
@@ -315,53 +334,16 @@ t.test('stop waits for the running task, and nothing starts after it', async (t)
   t.same(runs, ['republish:ca1'], 'tasks due after stop are not run')
 })
 
-/** The real TaskStore, whose writes or reads fail on demand as SQLite does when the disk is full. */
-class FailingTaskStore extends TaskStore {
-  failWrites = false
-  failReads = false
-  dueCalls = 0
-  private fault(): never {
-    throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' })
-  }
-  override put(task: Task): void {
-    if (this.failWrites) this.fault()
-    super.put(task)
-  }
-  override due(now: number, limit: number): Task[] {
-    this.dueCalls++
-    if (this.failReads) this.fault()
-    return super.due(now, limit)
-  }
-}
-
+/** setup() over a store that fails on demand, with one task due now and unhandled rejections recorded. */
 function failingSetup(t: Test, o: Partial<SchedulerOptions> = {}) {
-  const db = Db.open(join(tempDir(t, 'svc-scheduler-'), 'svcd.db'))
-  const tasks = new FailingTaskStore(db)
-  const clock = { ms: T0 }
-  const log = new RecordingLogger()
-  const runs: string[] = []
-  const s = new Scheduler({
-    tasks,
-    run: async (task) => {
-      runs.push(task.key)
-      return clock.ms + 60 * MINUTE
-    },
-    retryAt: (_task, now) => now + MINUTE,
-    now: () => clock.ms,
-    log,
-    tickMs: 20,
-    ...o,
-  })
   const rejections: unknown[] = []
   const onRejection = (e: unknown) => rejections.push(e)
   process.on('unhandledRejection', onRejection)
-  t.teardown(async () => {
-    process.off('unhandledRejection', onRejection)
-    await s.stop()
-    db.close()
-  })
-  tasks.put({ key: taskKey('republish', 'ca1', ''), kind: 'republish', ca: 'ca1', arg: '', due: T0, attempts: 0 })
-  return { s, tasks, clock, log, runs, rejections }
+  t.teardown(() => void process.off('unhandledRejection', onRejection))
+  let store: FailingTaskStore | undefined
+  const r = setup(t, { tickMs: 20, ...o }, (db) => (store = new FailingTaskStore(db)))
+  r.put('republish', 'ca1', '', T0)
+  return { ...r, tasks: store!, rejections }
 }
 
 t.test('a task store that cannot be written (disk full) holds the task back instead of crashing or re-running it', async (t) => {
