@@ -30,11 +30,12 @@ import { encodeChildRequest, encodeParentResponse, encodePublisherRequest, encod
 import { ResourceSet } from './resources/resource-set.js'
 import { Scheduler } from './scheduler.js'
 import type { Db } from './store/db.js'
-import { propertyStore, type PropertyStore } from './store/properties.js'
-import { TaskStore, type Task } from './store/task-store.js'
+import { propertyStore } from './store/properties.js'
 import { createTrustAnchor, talText, TA_HANDLE, TESTBED_HANDLE } from './ta/testbed.js'
 import { fromBase64, toBase64 } from './util/base64.js'
 import { VERSION } from './version.js'
+import type { PropertyStore, Task, TaskStore } from './store/interfaces.js'
+import { SqliteTaskStore } from './store/task-store.js'
 
 export interface ManagerDeps {
   config: Config
@@ -72,7 +73,7 @@ export class Manager {
     this.cas = new CaManager(this.svc)
     this.routes = new RoutesView(this.svc)
     this.scheduler = new Scheduler({
-      tasks: new TaskStore(this.db),
+      tasks: new SqliteTaskStore(this.db),
       run: (task) => this.runTask(task),
       retryAt: (task, now) => now + Math.min(this.config.timing.retry_seconds * 1000 * 2 ** Math.min(task.attempts, 10), this.config.timing.parent_refresh_seconds * 1000),
       now: () => this.now().getTime(),
@@ -201,7 +202,7 @@ export class Manager {
     this.svc.state(caPath(ca))
     await this.cas.delete(ca)
     this.routes.forget(ca)
-    new TaskStore(this.db).removeCa(ca)
+    new SqliteTaskStore(this.db).removeCa(ca)
   }
 
   caChildRequest(ca: string): ChildRequestJson {

@@ -8,7 +8,7 @@
  * scheduler keeps checking, so svcd neither crashes nor spins, and picks up again when the store works.
  */
 import type { Logger } from './log.js'
-import type { Task, TaskKind, TaskStore } from './store/task-store.js'
+import type { Task, TaskKind, TaskStore } from './store/interfaces.js'
 
 export interface SchedulerOptions {
   tasks: TaskStore

@@ -23,7 +23,7 @@ import { roaPayloadKey } from '../resources/roa-payload.js'
 import { ResourceSet } from '../resources/resource-set.js'
 import { fromBase64 } from '../util/base64.js'
 import { aggregateRoaFileName, certFileName, crlFileName, manifestFileName, roaFileName } from '../objects/naming.js'
-import type { CaKeyObjects, KeyObjectsState, StoredCaObject } from '../store/ca-objects-store.js'
+import type { CaKeyObjects, KeyObjectsState, StoredCaObject } from '../ca/object-model.js'
 
 export interface ObjectsTiming {
   mftNextUpdateSeconds: number

@@ -15,15 +15,16 @@ import type { CaState } from '../ca/state.js'
 import { AppError } from '../errors.js'
 import { runCommand, type RunResult } from '../eventsourcing.js'
 import { MessageSigner } from '../protocol/signed-message.js'
-import { CaObjectsStore } from '../store/ca-objects-store.js'
-import { CaStore } from '../store/ca-store.js'
-import { CaStatusStore } from '../store/ca-status-store.js'
 import type { Db } from '../store/db.js'
 import { fromBase64 } from '../util/base64.js'
 import { KeyedMutex } from './keyed-mutex.js'
 import type { PubServer } from './pub-server.js'
 import type { ObjectsTiming } from './ca-objects.js'
 import type { ReplayState } from '../protocol/replay.js'
+import type { CaObjectsStore, CaStatusStore, CaStore } from '../store/interfaces.js'
+import { SqliteCaStore } from '../store/ca-store.js'
+import { SqliteCaObjectsStore } from '../store/ca-objects-store.js'
+import { SqliteCaStatusStore } from '../store/ca-status-store.js'
 
 export interface CaServicesOptions {
   config: Config
@@ -42,7 +43,7 @@ export class CaServices {
   readonly now: () => Date
   readonly pub: PubServer | undefined
   readonly random: (n: number) => Uint8Array
-  readonly cas: CaStore<CaState>
+  readonly cas: CaStore
   readonly objects: CaObjectsStore
   readonly status: CaStatusStore
   /** Serialises commands per CA. */
@@ -60,9 +61,9 @@ export class CaServices {
     this.now = o.now
     this.pub = o.pub
     this.random = o.random ?? ((n) => new Uint8Array(randomBytes(n)))
-    this.cas = new CaStore<CaState>(o.db)
-    this.objects = new CaObjectsStore(o.db)
-    this.status = new CaStatusStore(o.db)
+    this.cas = new SqliteCaStore(o.db)
+    this.objects = new SqliteCaObjectsStore(o.db)
+    this.status = new SqliteCaStatusStore(o.db)
   }
 
   /** The current state of a CA, or 404 `ca-unknown`. */

@@ -9,9 +9,9 @@ import type { StoredCommand } from '../eventsourcing.js'
 import { keyState, type CaKey, type CaState } from '../ca/state.js'
 import { idCertInfo } from '../protocol/id-cert.js'
 import { ResourceSet } from '../resources/resource-set.js'
-import type { CaKeyObjects } from '../store/ca-objects-store.js'
-import type { ExchangeStatus } from '../store/ca-status-store.js'
 import { fromBase64 } from '../util/base64.js'
+import type { CaKeyObjects } from '../ca/object-model.js'
+import type { ExchangeStatus } from '../store/interfaces.js'
 
 export function certAuthInfo(s: CaState, objects: readonly CaKeyObjects[]): CertAuthInfo {
   const classes: CertAuthInfo['resource_classes'] = {}

@@ -5,8 +5,8 @@
  */
 import type { Signer, SigningKey } from '../crypto/signer.js'
 import { createIdCert } from '../protocol/id-cert.js'
-import type { PropertyStore } from '../store/properties.js'
 import { fromBase64, toBase64 } from '../util/base64.js'
+import type { PropertyStore } from '../store/interfaces.js'
 
 export interface Identity {
   key: SigningKey

@@ -18,12 +18,14 @@ import type { ReplayState } from '../protocol/replay.js'
 import { RrdpWriter } from '../pubd/rrdp-writer.js'
 import { RsyncWriter } from '../pubd/rsync-writer.js'
 import { Db } from '../store/db.js'
-import { PubdReader, PubdStore, type PublisherStats, type RrdpState } from '../store/pubd-store.js'
+import { PubdReader } from '../store/pubd-store.js'
 import { publisherHandle } from '../util/handle.js'
 import { Pacer } from './pacer.js'
 import { Problems, type Problem, type ProblemJson } from './pubd-problems.js'
 import { Rfc8181Endpoint } from './pubd-rfc8181.js'
 import { RsyncDaemon } from './rsync-daemon.js'
+import type { PubdStore, PublisherStats, RrdpState } from '../store/interfaces.js'
+import { SqlitePubdStore } from '../store/pubd-store.js'
 
 /** Signs our replies and verifies publishers' messages (RFC 8181 §2, CMS as RFC 6492 §3.1). */
 export interface MessageCodec {
@@ -79,7 +81,7 @@ export class PubServer {
 
   constructor(o: PubServerOptions) {
     this.o = o
-    this.store = new PubdStore(o.db)
+    this.store = new SqlitePubdStore(o.db)
     this.endpoint = new Rfc8181Endpoint({ store: this.store, codec: o.codec, log: o.log, publish: (h, q, r) => this.publish(h, q, r) })
     const reader = () => {
       const db = Db.openSecondary(o.dbPath)

@@ -8,8 +8,8 @@ import type { Logger } from '../log.js'
 import { decodePublicationQuery, type PublicationQuery, type PublicationReply, type ReportErrorCode } from '../protocol/publication.js'
 import type { Publisher } from '../pubd/publishers.js'
 import { replayProblem, replaySeen, type ReplayState } from '../protocol/replay.js'
-import type { PubdStore } from '../store/pubd-store.js'
 import type { MessageCodec } from './pub-server.js'
+import type { PubdStore } from '../store/interfaces.js'
 
 export interface Rfc8181Deps {
   store: PubdStore

@@ -11,9 +11,10 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL, type DeltaElement } from '../protocol/rrdp.js'
-import type { PubdReader, PubdStore, PubdView, RrdpDeltaInfo, RrdpState } from '../store/pubd-store.js'
+import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import { retainDeltas, type RrdpRetention } from './delta-retention.js'
 import { fsyncDir, readFully, writeAll, writeDurably } from './durable-writer.js'
+import type { PubdStore, RrdpDeltaInfo, RrdpState } from '../store/interfaces.js'
 
 export interface RrdpWriterOptions {
   /** <data_dir>/repo/rrdp */

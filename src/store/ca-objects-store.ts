@@ -4,39 +4,10 @@
  * one transaction, so a crash never leaves a manifest that disagrees with the files it lists.
  */
 import type { Db } from './db.js'
+import type { CaKeyObjects, KeyObjectsState, StoredCaObject } from '../ca/object-model.js'
+import type { CaObjectsStore } from './interfaces.js'
 
-/** Stored in ca_keys.state: changing this shape needs a migration. */
-export interface KeyObjectsState {
-  className: string
-  /** The directory the objects were made for (the class dir in the CA's jail): all objects change when it moves. */
-  dir: string
-  /** The shared manifest number and CRL number (krill-reference.md §3), as a decimal string. */
-  revision: string
-  thisUpdate: string
-  nextUpdate: string
-  /** Serials to list on the CRL until the revoked certificate expires. */
-  revocations: { serial: string; date: string; expires: string }[]
-  roaMode: 'simple' | 'aggregate'
-}
-
-/** A published file of a key. `meta` is kind-specific (ROA payload keys, child handle, EE serial). */
-export interface StoredCaObject {
-  name: string
-  kind: 'mft' | 'crl' | 'roa' | 'cer'
-  der: Uint8Array
-  hash: string
-  notAfter: string
-  /** Stored in ca_objects.meta: changing this shape needs a migration. */
-  meta: { serial: string; payloads?: string[]; child?: string }
-}
-
-export interface CaKeyObjects {
-  keyId: string
-  state: KeyObjectsState
-  objects: StoredCaObject[]
-}
-
-export class CaObjectsStore {
+export class SqliteCaObjectsStore implements CaObjectsStore {
   constructor(private readonly db: Db) {}
 
   load(handle: string): CaKeyObjects[] {

@@ -4,23 +4,9 @@
  * until the next success clears it.
  */
 import type { Db } from './db.js'
+import type { CaStatusStore, ExchangeStatus, StatusKind } from './interfaces.js'
 
-/** Stored in ca_status.status: changing this shape needs a migration. */
-export interface ExchangeStatus {
-  /** ISO 8601 time of the last exchange. */
-  time: string
-  uri: string
-  result: 'success' | 'failure'
-  /** For failures: the error label and message. */
-  label?: string
-  msg?: string
-  args?: Record<string, string>
-  lastSuccess?: string
-}
-
-export type StatusKind = 'parent' | 'repo' | 'child' | 'objects'
-
-export class CaStatusStore {
+export class SqliteCaStatusStore implements CaStatusStore {
   constructor(private readonly db: Db) {}
 
   get(handle: string, kind: StatusKind, name: string): ExchangeStatus | undefined {

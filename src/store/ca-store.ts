@@ -2,19 +2,12 @@
  * SQLite storage of CAs: snapshots and history (the AggregateStore of eventsourcing.ts), with paging and time
  * filters for `svcc history`. Snapshots are JSON of the CA state; history records are StoredCommand JSON.
  */
-import type { AggregateStore, StoredCommand } from '../eventsourcing.js'
+import type { StoredCommand } from '../eventsourcing.js'
+import type { CaState } from '../ca/state.js'
+import type { CaStore, HistoryQuery } from './interfaces.js'
 import { StoreError, type Db } from './db.js'
 
-export interface HistoryQuery {
-  offset: number
-  rows: number
-  after?: string
-  before?: string
-  /** Include publication entries (repository updates, which are not commands). */
-  full: boolean
-}
-
-export class CaStore<S> implements AggregateStore<S> {
+export class SqliteCaStore implements CaStore {
   constructor(private readonly db: Db) {}
 
   handles(): string[] {
@@ -30,20 +23,20 @@ export class CaStore<S> implements AggregateStore<S> {
     return (this.db.prepare('SELECT version FROM ca_snapshots WHERE handle = ?').get(handle) as { version: number } | undefined)?.version
   }
 
-  load(handle: string): { version: number; state: S } | undefined {
+  load(handle: string): { version: number; state: CaState } | undefined {
     const row = this.db.prepare('SELECT version, state FROM ca_snapshots WHERE handle = ?').get(handle) as { version: number; state: string } | undefined
-    return row && { version: row.version, state: JSON.parse(row.state) as S }
+    return row && { version: row.version, state: JSON.parse(row.state) as CaState }
   }
 
   /** Create a CA: its first history entry and snapshot at version 1, in one transaction. */
-  create(cmd: Omit<StoredCommand, 'seq'>, state: S): void {
+  create(cmd: Omit<StoredCommand, 'seq'>, state: CaState): void {
     this.db.transaction(() => {
       this.db.prepare('INSERT INTO ca_snapshots (handle, version, state) VALUES (?, 1, ?)').run(cmd.handle, JSON.stringify(state))
       this.append(cmd)
     })
   }
 
-  save(cmd: Omit<StoredCommand, 'seq'>, state: S | undefined, expectedVersion: number): number {
+  save(cmd: Omit<StoredCommand, 'seq'>, state: CaState | undefined, expectedVersion: number): number {
     return this.db.transaction(() => {
       if (state !== undefined) {
         const r = this.db.prepare('UPDATE ca_snapshots SET version = ?, state = ? WHERE handle = ? AND version = ?').run(expectedVersion + 1, JSON.stringify(state), cmd.handle, expectedVersion)

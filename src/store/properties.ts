@@ -1,10 +1,6 @@
 /** Server properties (key/value): the svcd version that last wrote the data, creation time, … */
 import type { Db } from './db.js'
-
-export interface PropertyStore {
-  get(key: string): string | undefined
-  set(key: string, value: string): void
-}
+import type { PropertyStore } from './interfaces.js'
 
 export function propertyStore(db: Db): PropertyStore {
   return {

@@ -6,36 +6,7 @@ import type { Publisher } from '../pubd/publishers.js'
 import type { ContentChange } from '../pubd/content.js'
 import type { ReplayState } from '../protocol/replay.js'
 import type { Db } from './db.js'
-
-export interface StoredObject {
-  uri: string
-  hash: string
-  size: number
-}
-
-export interface RrdpState {
-  session: string
-  serial: number
-  snapshotPath: string
-  snapshotHash: string
-  snapshotSize: number
-  updated: string
-}
-
-export interface RrdpDeltaInfo {
-  serial: number
-  path: string
-  hash: string
-  size: number
-  time: string
-}
-
-export interface PublisherStats {
-  handle: string
-  objects: number
-  size: number
-  lastPublish: string | undefined
-}
+import type { PubdStore, PublisherStats, RrdpDeltaInfo, RrdpState, StoredObject } from './interfaces.js'
 
 interface PublisherRow {
   handle: string
@@ -45,7 +16,7 @@ interface PublisherRow {
   last_publish: string | null
 }
 
-export class PubdStore {
+export class SqlitePubdStore implements PubdStore {
   constructor(private readonly db: Db) {}
 
   //------------ Publishers ----------------------------------------------------------------------------------------
@@ -209,11 +180,11 @@ export class PubdView {
   constructor(private readonly db: Db) {}
 
   state(): RrdpState | undefined {
-    return new PubdStore(this.db).rrdpState()
+    return new SqlitePubdStore(this.db).rrdpState()
   }
 
   deltas(): RrdpDeltaInfo[] {
-    return new PubdStore(this.db).rrdpDeltas()
+    return new SqlitePubdStore(this.db).rrdpDeltas()
   }
 
   /** Pending changes: the first previous hash per URI (state at the last serial) and the highest seq. */

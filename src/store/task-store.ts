@@ -1,22 +1,8 @@
 /** Scheduled tasks in SQLite (design.md "Scheduler"): due times survive a restart. */
 import type { Db } from './db.js'
+import type { Task, TaskStore } from './interfaces.js'
 
-export type TaskKind = 'republish' | 'sync-parent'
-
-/** Stored in the tasks table: changing this shape needs a migration. */
-export interface Task {
-  key: string
-  kind: TaskKind
-  ca: string
-  /** The parent for sync-parent tasks. */
-  arg: string
-  /** Due time, milliseconds since the epoch. */
-  due: number
-  /** Failures in a row (for back-off). */
-  attempts: number
-}
-
-export class TaskStore {
+export class SqliteTaskStore implements TaskStore {
   constructor(private readonly db: Db) {}
 
   /** Insert or move a task; `attempts` is kept unless given. */

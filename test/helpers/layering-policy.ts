@@ -157,13 +157,13 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'http/app.ts#createApp',
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // manager.ts is today's second composition root: it builds the CA services, the scheduler and two stores.
-  ...['CaServices', 'CaManager', 'RoutesView', 'Scheduler', 'TaskStore', 'propertyStore'].map((name) => ({ file: 'manager.ts', name, why: 'the facade builds what it delegates to' })),
+  ...['CaServices', 'CaManager', 'RoutesView', 'Scheduler', 'SqliteTaskStore', 'propertyStore'].map((name) => ({ file: 'manager.ts', name, why: 'the facade builds what it delegates to' })),
   // CaServices builds its three stores from the Db it is given, and its two per-CA locks.
-  ...['CaStore', 'CaObjectsStore', 'CaStatusStore', 'KeyedMutex'].map((name) => ({ file: 'app/ca-services.ts', name, why: 'CaServices builds its own collaborators' })),
+  ...['SqliteCaStore', 'SqliteCaObjectsStore', 'SqliteCaStatusStore', 'KeyedMutex'].map((name) => ({ file: 'app/ca-services.ts', name, why: 'CaServices builds its own collaborators' })),
   { file: 'app/ca-services.ts', name: 'MessageSigner', why: "one per CA, built lazily from the CA's identity key (compose.ts would hand in a factory)" },
   // PubServer builds the whole publication side: its own Db connection (Db.openSecondary), store, reader, writers,
   // the RFC 8181 endpoint, pacers, rsyncd.
-  ...['Db', 'PubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'Rfc8181Endpoint', 'Problems', 'Pacer', 'RsyncDaemon'].map((name) => ({ file: 'app/pub-server.ts', name, why: 'PubServer builds its own collaborators' })),
+  ...['Db', 'SqlitePubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'Rfc8181Endpoint', 'Problems', 'Pacer', 'RsyncDaemon'].map((name) => ({ file: 'app/pub-server.ts', name, why: 'PubServer builds its own collaborators' })),
   { file: 'app/ca-manager.ts', name: 'Pacer', why: 'one pacer per CA (publication) and per parent (sync), built lazily' },
 ]
 

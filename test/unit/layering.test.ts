@@ -68,8 +68,8 @@ t.test('known-bad inputs produce exactly the expected failure', async (t) => {
 })
 
 t.test('the other rules and the other import forms fail too', async (t) => {
-  const ns = withFiles({ 'ta/rogue.ts': "import * as tasks from '../store/task-store.js'\nexport const make = (db: never) => new tasks.TaskStore(db)\n" })
-  t.same(ns, ['ta/rogue.ts:1: application may not import store/task-store.ts (storage)', 'ta/rogue.ts:2: new TaskStore (store/task-store.ts) outside the roots'], 'a concrete store through a namespace import')
+  const ns = withFiles({ 'ta/rogue.ts': "import * as tasks from '../store/task-store.js'\nexport const make = (db: never) => new tasks.SqliteTaskStore(db)\n" })
+  t.same(ns, ['ta/rogue.ts:1: application may not import store/task-store.ts (storage)', 'ta/rogue.ts:2: new SqliteTaskStore (store/task-store.ts) outside the roots'], 'a concrete store through a namespace import')
   const named = withLine('crypto/key-id.ts', "import { createRequire } from 'node:module'; const load = createRequire(import.meta.url); export const cp = load('node:child_process')")
   t.same(named.failures, [`crypto/key-id.ts:${named.line}: import child_process in a pure file (crypto)`], 'a createRequire kept in a variable')
   const dynamic = withLine('protocol/rrdp.ts', "export const net = () => import('node:net')")

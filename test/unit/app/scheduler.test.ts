@@ -11,8 +11,9 @@ import { join } from 'node:path'
 import type { Logger } from '../../../src/log.js'
 import { Scheduler, taskKey, type SchedulerOptions } from '../../../src/scheduler.js'
 import { Db } from '../../../src/store/db.js'
-import { TaskStore, type Task, type TaskKind } from '../../../src/store/task-store.js'
 import { tempDir } from '../../helpers/daemon.js'
+import type { Task, TaskKind, TaskStore } from '../../../src/store/interfaces.js'
+import { SqliteTaskStore } from '../../../src/store/task-store.js'
 
 const T0 = Date.parse('2026-03-01T00:00:00Z')
 const MINUTE = 60_000
@@ -47,8 +48,8 @@ async function until(t: Test, cond: () => boolean, what: string, ms = 3000): Pro
   }
 }
 
-/** The real TaskStore, whose writes or reads fail on demand as SQLite does when the disk is full. */
-class FailingTaskStore extends TaskStore {
+/** The real SQLite task store, whose writes or reads fail on demand as SQLite does when the disk is full. */
+class FailingTaskStore extends SqliteTaskStore {
   failWrites = false
   failReads = false
   dueCalls = 0
@@ -70,7 +71,7 @@ class FailingTaskStore extends TaskStore {
  * A scheduler on a fresh database at T0. `run` defaults to "done, next due in an hour"; `retryAt` to a doubling
  * back-off of one minute per attempt, and every call to it is recorded.
  */
-function setup(t: Test, o: Partial<SchedulerOptions> = {}, makeStore: (db: Db) => TaskStore = (db) => new TaskStore(db)) {
+function setup(t: Test, o: Partial<SchedulerOptions> = {}, makeStore: (db: Db) => TaskStore = (db) => new SqliteTaskStore(db)) {
   const db = Db.open(join(tempDir(t, 'svc-scheduler-'), 'svcd.db'))
   const tasks = makeStore(db)
   const clock = { ms: T0 }

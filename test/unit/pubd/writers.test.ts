@@ -12,8 +12,10 @@ import type { ContentChange } from '../../../src/pubd/content.js'
 import { RrdpWriter } from '../../../src/pubd/rrdp-writer.js'
 import { RsyncWriter } from '../../../src/pubd/rsync-writer.js'
 import { Db } from '../../../src/store/db.js'
-import { PubdReader, PubdStore } from '../../../src/store/pubd-store.js'
+import { PubdReader } from '../../../src/store/pubd-store.js'
 import { tempDir } from '../../helpers/daemon.js'
+import type { PubdStore } from '../../../src/store/interfaces.js'
+import { SqlitePubdStore } from '../../../src/store/pubd-store.js'
 
 const RSYNC = 'rsync://localhost:3873/repo/'
 const RRDP = 'https://localhost:3000/rrdp/'
@@ -24,7 +26,7 @@ function setup(t: Test) {
   const dir = tempDir(t)
   const dbPath = join(dir, 'svcd.db')
   const db = Db.open(dbPath)
-  const store = new PubdStore(db)
+  const store = new SqlitePubdStore(db)
   const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
   t.teardown(() => [db, ...readers].forEach((d) => d.close()))
   let now = new Date('2026-01-01T00:00:00Z')

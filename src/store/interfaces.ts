@@ -1,0 +1,192 @@
+/**
+ * The storage interfaces, one per aggregate (design.md §2, §6): CAs with their history, CA objects, CA exchange
+ * status, the publication server, scheduled tasks, server properties, and private keys (crypto/signer.ts KeyStore).
+ * Services depend on these, never on an implementation; the composition root picks SQLite (store/*.ts) or, later,
+ * PostgreSQL. Every implementation passes the contract suite in test/contract/.
+ */
+import type { CaState } from '../ca/state.js'
+import type { CaKeyObjects, StoredCaObject } from '../ca/object-model.js'
+import type { AggregateStore, StoredCommand } from '../eventsourcing.js'
+import type { ContentChange } from '../pubd/content.js'
+import type { Publisher } from '../pubd/publishers.js'
+import type { ReplayState } from '../protocol/replay.js'
+
+export type { KeyStore } from '../crypto/signer.js'
+
+//------------ CAs and their history --------------------------------------------------------------------------------
+
+export interface HistoryQuery {
+  offset: number
+  rows: number
+  after?: string
+  before?: string
+  /** Include publication entries (repository updates, which are not commands). */
+  full: boolean
+}
+
+/** CAs: the current state (snapshot with a version) and the history of commands (eventsourcing.ts). */
+export interface CaStore extends AggregateStore<CaState> {
+  handles(): string[]
+  exists(handle: string): boolean
+  /** The state's version (it changes with every command that changed the CA), without reading the state. */
+  version(handle: string): number | undefined
+  /** Create a CA: its first history entry and its state at version 1, in one transaction. */
+  create(cmd: Omit<StoredCommand, 'seq'>, state: CaState): void
+  /** Remove a CA with its history, objects and status. */
+  remove(handle: string): void
+  /** Record a publication (not a command: it changes no CA state) for `history --full`. */
+  appendPublication(handle: string, time: string, summary: StoredCommand['summary']): number
+  history(handle: string, q: HistoryQuery): { total: number; records: StoredCommand[] }
+  command(handle: string, seq: number): StoredCommand | undefined
+}
+
+//------------ CA objects -------------------------------------------------------------------------------------------
+
+/** The current objects of each CA key; saving replaces a CA's objects atomically. */
+export interface CaObjectsStore {
+  load(handle: string): CaKeyObjects[]
+  /** Changes whenever any of the CA's objects changes (keys and manifest numbers; no object bytes read). */
+  revisions(handle: string): string
+  /** The CA's ROAs without their bytes, with the class of the key that signed them. */
+  roas(handle: string): { keyId: string; className: string; name: string; hash: string; meta: StoredCaObject['meta'] }[]
+  /** The bytes of one object, or undefined when it is gone. */
+  der(handle: string, keyId: string, name: string): Uint8Array | undefined
+  /** Replace everything stored for a CA's keys with `keys`, atomically. */
+  save(handle: string, keys: readonly CaKeyObjects[]): void
+}
+
+//------------ CA exchange status -----------------------------------------------------------------------------------
+
+/** Stored in ca_status.status: changing this shape needs a migration. */
+export interface ExchangeStatus {
+  /** ISO 8601 time of the last exchange. */
+  time: string
+  uri: string
+  result: 'success' | 'failure'
+  /** For failures: the error label and message. */
+  label?: string
+  msg?: string
+  args?: Record<string, string>
+  lastSuccess?: string
+}
+export type StatusKind = 'parent' | 'repo' | 'child' | 'objects'
+
+
+/** The last exchange of each CA with its parents, repository and children; a failure is an issue until a success. */
+export interface CaStatusStore {
+  get(handle: string, kind: StatusKind, name: string): ExchangeStatus | undefined
+  all(handle: string, kind?: StatusKind): { kind: StatusKind; name: string; status: ExchangeStatus }[]
+  /** Record an exchange; a success keeps nothing of an earlier failure (the issue is cleared). */
+  record(handle: string, kind: StatusKind, name: string, s: Omit<ExchangeStatus, 'lastSuccess'>): void
+  remove(handle: string, kind: StatusKind, name: string): void
+}
+
+//------------ Scheduled tasks --------------------------------------------------------------------------------------
+
+export type TaskKind = 'republish' | 'sync-parent'
+/** Stored in the tasks table: changing this shape needs a migration. */
+export interface Task {
+  key: string
+  kind: TaskKind
+  ca: string
+  /** The parent for sync-parent tasks. */
+  arg: string
+  /** Due time, milliseconds since the epoch. */
+  due: number
+  /** Failures in a row (for back-off). */
+  attempts: number
+}
+
+
+/** Scheduled tasks with their due times (they survive a restart). */
+export interface TaskStore {
+  /** Insert or move a task; `attempts` is kept unless given. */
+  put(t: Omit<Task, 'attempts'> & { attempts?: number }): void
+  /** Schedule earlier only: keep an earlier due time if the task is already due sooner. */
+  putEarlier(t: Omit<Task, 'attempts'>): void
+  get(key: string): Task | undefined
+  due(now: number, limit: number): Task[]
+  next(): number | undefined
+  remove(key: string): void
+  removeCa(ca: string): void
+  all(): Task[]
+}
+
+//------------ Publication server -----------------------------------------------------------------------------------
+
+export interface StoredObject {
+  uri: string
+  hash: string
+  size: number
+}
+export interface RrdpState {
+  session: string
+  serial: number
+  snapshotPath: string
+  snapshotHash: string
+  snapshotSize: number
+  updated: string
+}
+export interface RrdpDeltaInfo {
+  serial: number
+  path: string
+  hash: string
+  size: number
+  time: string
+}
+export interface PublisherStats {
+  handle: string
+  objects: number
+  size: number
+  lastPublish: string | undefined
+}
+
+/** The publication server: publishers, their current objects, the changes not yet in RRDP, and the RRDP state. */
+export interface PubdStore {
+  publishers(): Publisher[]
+  publisher(handle: string): Publisher | undefined
+  addPublisher(p: Publisher): void
+  /** Remove a publisher and withdraw all its objects (recorded as changes for RRDP), in one transaction. */
+  removePublisher(handle: string): number
+  /** The hash of the object at `uri` if `publisher` holds it. */
+  objectHash(publisher: string, uri: string): string | undefined
+  /** True when some other publisher holds `uri` (impossible with disjoint jails; a defensive check). */
+  heldByOther(publisher: string, uri: string): boolean
+  /** The URIs `publisher` holds under the directory URI `dir` (ending in '/'), in order. */
+  objectsUnder(publisher: string, dir: string): Iterable<string>
+  listObjects(publisher: string): StoredObject[]
+  objectsWithContent(publisher: string): (StoredObject & { content: Uint8Array })[]
+  replayState(publisher: string): ReplayState | undefined
+  saveReplayState(publisher: string, state: ReplayState): void
+  /** Apply one message's accepted changes atomically (with the replay state after it, for RFC 8181). */
+  applyChanges(publisher: string, changes: readonly ContentChange[], now: Date, replay?: ReplayState): void
+  stats(): PublisherStats[]
+  rrdpState(): RrdpState | undefined
+  rrdpDeltas(): RrdpDeltaInfo[]
+  /** Record a new serial: the new state, its delta (if any), the consumed changes, and the deltas dropped. */
+  recordSerial(state: RrdpState, delta: RrdpDeltaInfo | undefined, consumedUpTo: number, dropDeltas: readonly number[]): void
+  /** Start a new session: no deltas; the changes up to `consumedUpTo` are in its first snapshot. */
+  resetSession(state: RrdpState, consumedUpTo: number): void
+}
+
+//------------ Server properties ------------------------------------------------------------------------------------
+
+/** Server properties (key/value): the svcd version that last wrote the data, creation time, identities. */
+export interface PropertyStore {
+  get(key: string): string | undefined
+  set(key: string, value: string): void
+}
+
+//------------ All of them ------------------------------------------------------------------------------------------
+
+/** Every store of one svcd, as the composition root builds them over one database. */
+export interface Stores {
+  cas: CaStore
+  objects: CaObjectsStore
+  status: CaStatusStore
+  tasks: TaskStore
+  pubd: PubdStore
+  properties: PropertyStore
+  /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
+  transaction<T>(fn: () => T): T
+}
