@@ -1,26 +1,17 @@
 #!/usr/bin/env node
 /**
- * svcd: the daemon's entry and composition root (design.md §2): config → lock → log → token → TLS → db → manager →
- * http. The only place (with cli.ts) that creates concrete classes. Stops gracefully on SIGINT/SIGTERM.
+ * svcd: the daemon's entry (design.md §2): config → lock → log → token → TLS → services (compose.ts) → http. With
+ * compose.ts and cli.ts the only place that creates concrete classes. Stops gracefully on SIGINT/SIGTERM.
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { randomBytes, createPrivateKey, X509Certificate } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig, type Config } from './config.js'
+import { compose, type Composed } from './compose.js'
 import { createApp, listen, type RunningServer, type TlsMaterial } from './http/app.js'
 import { acquireLock, LockError, type DataDirLock } from './lock.js'
 import { createLogger, type Logger } from './log.js'
-import { loadOrCreateIdentity } from './app/identity.js'
-import { PubdCodec } from './app/pubd-codec.js'
-import { PubServer } from './app/pub-server.js'
-import { KeyPool } from './crypto/key-pool.js'
-import { SoftSigner } from './crypto/soft-signer.js'
-import { Manager } from './manager.js'
-import { MessageSigner } from './protocol/signed-message.js'
-import { Db } from './store/db.js'
-import { FileKeyStore } from './store/key-store.js'
-import { propertyStore } from './store/properties.js'
 import { generateTlsCertificate } from './tls-cert.js'
 import { VERSION } from './version.js'
 import { watchFiles, type Watcher } from './watch.js'
@@ -42,9 +33,7 @@ interface Running {
   config: Config
   log: Logger
   lock: DataDirLock
-  db: Db
-  manager: Manager
-  pool: KeyPool
+  svc: Composed
   server: RunningServer
   watcher: Watcher | undefined
 }
@@ -93,34 +82,25 @@ async function start(configPath: string | undefined): Promise<Running> {
     const log = createLogger({ level: config.log_level, type: config.log_type, file: config.log_file, format: config.log_format })
     const token = adminToken(config, dataDir, log)
     const tls = config.https_mode === 'disable' ? undefined : tlsMaterial(config, dataDir, log)
-    // The pool starts filling once svcd listens: until then keys are made on demand only, so a restart is not slowed
-    // down by pre-generating spare keys (about 150 ms of CPU each).
-    const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
-    const signer = new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
-    const dbPath = join(dataDir, 'svcd.db')
-    const db = Db.open(dbPath)
-    const pub = config.repository.enabled ? await createPubServer(config, dataDir, dbPath, db, signer, log) : undefined
-    const manager = new Manager({ config, db, log, pub, signer })
+    const svc = await compose({ config, dataDir, log })
     let server: RunningServer
     try {
       // Start first, listen after: /health answers only once svcd is ready (testbed certified and published).
-      await manager.start()
-      const app = createApp({ manager, config, log, token })
+      await svc.start()
+      const app = createApp({ services: svc.services, config, log, token })
       server = await listen(app, { ip: config.ip, port: config.port, tls }).catch((e: NodeJS.ErrnoException) => {
         throw new StartError(`cannot listen on ${config.ip}:${config.port}: ${e.code === 'EADDRINUSE' ? 'the address is already in use' : e.message}`)
       })
     } catch (e) {
-      await manager.shutdown()
-      await pool.stop()
-      db.close()
+      await svc.shutdown()
       throw e
     }
-    pool.start()
+    svc.startKeyPool()
     const watcher = config.https_mode === 'existing' ? watchTls(config, server, log) : undefined
     if (config.pid_file) writeFileSync(config.pid_file, `${process.pid}\n`)
     const scheme = tls ? 'https' : 'http'
     log.info('svcd started', { version: VERSION, listen: `${scheme}://${config.ip}:${server.port}/`, service_uri: config.service_uri, data_dir: config.data_dir })
-    return { config, log, lock, db, manager, pool, server, watcher }
+    return { config, log, lock, svc, server, watcher }
   } catch (e) {
     lock.release()
     throw e
@@ -130,21 +110,11 @@ async function start(configPath: string | undefined): Promise<Running> {
 async function shutdown(r: Running): Promise<void> {
   await r.server.close()
   await r.watcher?.close()
-  await r.manager.shutdown()
-  await r.pool.stop()
-  r.db.close()
+  await r.svc.shutdown()
   if (r.config.pid_file && existsSync(r.config.pid_file)) unlinkSync(r.config.pid_file)
   r.lock.release()
   r.log.info('svcd stopped')
   r.log.flush()
-}
-
-/** The embedded publication server with its identity (created at first start) and CMS codec. */
-async function createPubServer(config: Config, dataDir: string, dbPath: string, db: Db, signer: SoftSigner, log: Logger): Promise<PubServer> {
-  const identity = await loadOrCreateIdentity('pubd', propertyStore(db), signer, new Date())
-  const messages = new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() })
-  const codec = new PubdCodec(messages)
-  return new PubServer({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, db, dbPath, codec, log, now: () => new Date() })
 }
 
 function ensureDir(dir: string): void {

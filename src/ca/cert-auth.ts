@@ -15,7 +15,7 @@ import {
   processParentAdd, processParentRemove, processParentUpdate,
 } from './parents.js'
 import { checkRoaDelta } from './routes.js'
-import type { CaState, TaInfo } from './state.js'
+import type { CaState, RepoInfo, TaInfo } from './state.js'
 
 /** The state of a new CA: identity only; no repository, parents, children or ROAs yet (spec §1). */
 export function initialState(handle: string, idKey: string, idCert: string, ta?: TaInfo): CaState {
@@ -75,13 +75,18 @@ function withShrunkChildren(s: CaState, events: CaEvent[], ctx: CaContext): CaEv
   return [...events, ...Object.values(after.children).flatMap((ch) => shrinkChild(after, ch, ctx))]
 }
 
+/** `ca-repo-same` unless `repo` differs from the CA's current repository (checked before any network exchange too). */
+export function checkRepoChanged(s: CaState, repo: RepoInfo): void {
+  if (JSON.stringify(s.repo) === JSON.stringify(repo)) throw new AppError('ca-repo-same', { ca: s.handle })
+}
+
 /**
  * Spec §3 rule 1: the CA moves to a new repository. Children's certificates are re-issued at once with the CRL
  * location in the new jail; our own objects are regenerated there by the publisher; our parents re-certify our keys
  * with the new SIA; the previous repository is kept until then (state.oldRepo) and cleaned up afterwards.
  */
 function processRepoUpdate(s: CaState, c: Extract<CaCommand, { type: 'repo-update' }>, ctx: CaContext): CaEvent[] {
-  if (JSON.stringify(s.repo) === JSON.stringify(c.repo)) throw new AppError('ca-repo-same', { ca: s.handle })
+  checkRepoChanged(s, c.repo)
   if (s.ta) throw new AppError('ca-repo-issue', { ca: s.handle, uri: c.repo.serviceUri, reason: 'the embedded trust anchor cannot move: its TAL names the repository' })
   const certified = Object.values(s.classes).some((rc) => rc.current?.cert)
   const events: CaEvent[] = [{ type: 'repo-updated', repo: c.repo, ...(certified && s.repo && !s.oldRepo ? { previous: s.repo } : {}) }]

@@ -34,3 +34,10 @@ export interface CaKeyObjects {
   state: KeyObjectsState
   objects: StoredCaObject[]
 }
+
+/** A file to publish: its rsync URI and bytes. */
+export interface PublishedFile {
+  uri: string
+  der: Uint8Array
+  hash: string
+}

@@ -1,6 +1,6 @@
 /**
  * The Koa application of svcd: middleware order, routers, and the HTTPS (or plain HTTP) listener. Thin: each route
- * checks its input, makes one manager call and responds (style.md §10 rule 4).
+ * checks its input, makes one service call and responds (style.md §10 rule 4).
  */
 import http from 'node:http'
 import https from 'node:https'
@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
 import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
-import type { Manager } from '../manager.js'
+import type { CaService } from '../app/ca/ca-service.js'
+import type { ChildService } from '../app/ca/child-service.js'
+import type { ParentService } from '../app/ca/parent-service.js'
+import type { RepoService } from '../app/ca/repo-service.js'
+import type { PubdApi } from '../app/pubd-api.js'
+import type { StatusService } from '../app/status-service.js'
+import type { TestbedService } from '../ta/testbed-service.js'
 import { defaultDeny } from './auth.js'
 import { errorMiddleware } from './errors.js'
 import { requireCanonicalPath } from './path.js'
@@ -18,8 +24,19 @@ import { rfc6492Router } from './routes/rfc6492.js'
 import { statusRouter } from './routes/status.js'
 import { taRouter } from './routes/ta.js'
 
+/** The services the routes call (design.md §6): one call per request, no logic in the route. */
+export interface HttpServices {
+  cas: CaService
+  parents: ParentService
+  children: ChildService
+  repo: RepoService
+  pubd: PubdApi
+  status: StatusService
+  testbed: TestbedService
+}
+
 export interface HttpDeps {
-  manager: Manager
+  services: HttpServices
   config: Config
   log: Logger
   /** The admin token every request must present unless its route is public (http/auth.ts). */

@@ -23,9 +23,6 @@ const LAYERS: Policy['layers'] = [
   ['store/', 'storage'],
   ['app/', 'application'],
   ['ta/', 'application'],
-  // The facade and the task runner: application services in style.md §5; design.md §6 moves them to app/ and compose.ts.
-  ['manager.ts', 'application'],
-  ['scheduler.ts', 'application'],
   ['api/', 'api'],
   ['http/', 'http'],
   ['client/', 'client'],
@@ -75,25 +72,22 @@ const MAY_IMPORT: Policy['mayImport'] = {
 const EDGE_ALLOWANCES: EdgeAllowance[] = [
   // Services and the HTTP edge take the whole Config and the Logger interface, whose types live in the support files;
   // in the target, compose.ts passes each service its own options and a logger.
-  { from: 'app/', to: 'config.ts', types: true, why: 'CaServices takes Config; PubServer and repoStats take RepositoryConfig' },
+  { from: 'app/', to: 'config.ts', types: true, why: 'PubServer, PubdApi and repoStats take RepositoryConfig' },
   { from: 'app/', to: 'log.ts', types: true, why: 'the Logger interface lives in log.ts (next to pino)' },
+  { from: 'ta/', to: 'log.ts', types: true, why: 'the Logger interface lives in log.ts (next to pino)' },
   { from: 'http/app.ts', to: 'config.ts', types: true, why: 'HttpDeps carries Config; the routers read the post_limit_* sizes from it' },
   { from: 'http/', to: 'log.ts', types: true, why: 'request logging takes the Logger interface' },
   { from: 'log.ts', to: 'config.ts', types: true, why: 'LogLevel and LogType are declared in config.ts' },
-  { from: 'manager.ts', to: 'config.ts', types: true, why: 'the facade reads timings and testbed settings from Config' },
-  { from: 'manager.ts', to: 'log.ts', types: true, why: 'the facade logs' },
-  { from: 'scheduler.ts', to: 'log.ts', types: true, why: 'the scheduler logs task failures' },
   // The version string is read from package.json at import time (version.ts does file I/O when loaded).
-  { from: 'manager.ts', to: 'version.ts', why: 'server info reports the version' },
   { from: 'cli/program.ts', to: 'version.ts', why: 'svcc --version' },
   // api/ holds JSON codecs and input checks as values, not only types: the table admits api/ types in the application.
-  { from: 'app/api-inputs.ts', to: 'api/*.ts', why: 'checks API input with the codecs of api/cas.ts and api/pubd.ts' },
-  { from: 'manager.ts', to: 'api/*.ts', why: 'the facade converts to wire JSON with api/ codecs' },
+  { from: 'app/ca/inputs.ts', to: 'api/*.ts', why: 'checks API input with the codecs of api/cas.ts and api/pubd.ts' },
+  { from: 'app/ca/ca-service.ts', to: 'api/*.ts', why: 'answers in wire JSON built with the api/ codecs (RFC 8183 requests, history limits)' },
+  { from: 'app/ca/child-service.ts', to: 'api/cas.ts', why: 'answers the RFC 8183 parent response in wire JSON (parentResponseJson)' },
+  { from: 'app/pubd-api.ts', to: 'api/pubd.ts', why: 'answers the RFC 8183 repository response in wire JSON (repositoryResponseJson)' },
   // Concrete stores and writers are built inside the application today (see CONSTRUCTION_ALLOWANCES); compose.ts will.
-  { from: 'app/ca-services.ts', to: 'store/*.ts', why: 'builds CaStore, CaObjectsStore, CaStatusStore' },
   { from: 'app/pub-server.ts', to: 'store/*.ts', why: 'opens a secondary Db, builds PubdStore and PubdReader' },
   { from: 'app/pub-server.ts', to: 'pubd/*-writer.ts', why: 'builds RrdpWriter and RsyncWriter' },
-  { from: 'manager.ts', to: 'store/*.ts', why: 'builds TaskStore and the property store' },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
   { from: 'pubd/rrdp-writer.ts', to: 'pubd/delta-retention.ts', why: 'the writer applies the retention rule until the publication service decides it (design.md §6)' },
@@ -149,22 +143,21 @@ const KNOWN_CYCLES: string[] = [
 ]
 
 /** Stores, signers, writers, servers and services: the classes only the roots construct. */
-const INFRASTRUCTURE = ['store/', 'crypto/soft-signer.ts', 'crypto/key-pool.ts', 'protocol/signed-message.ts', 'pubd/*-writer.ts', 'app/', 'manager.ts', 'scheduler.ts']
+const INFRASTRUCTURE = [
+  'store/', 'crypto/soft-signer.ts', 'crypto/key-pool.ts', 'protocol/signed-message.ts', 'pubd/*-writer.ts',
+  // The services and their collaborators; helpers a service may make for itself (a Pacer or KeyedMutex per CA) are not listed.
+  'app/ca/ca-*.ts', 'app/ca/*-service.ts', 'app/ca/*-client.ts', 'app/ca/child-server.ts', 'app/ca/message-signers.ts', 'app/ca/routes-view.ts',
+  'app/*-service.ts', 'app/pubd-api.ts', 'app/pub-server.ts', 'app/rsync-daemon.ts', 'app/shared/scheduler.ts', 'ta/*-service.ts',
+]
 
 /** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
 const FACTORIES = ['store/properties.ts#propertyStore', 'http/app.ts#createApp', 'http/app.ts#listen', 'watch.ts#watchFiles']
 
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
-  // manager.ts is today's second composition root: it builds the CA services, the scheduler and two stores.
-  ...['CaServices', 'CaManager', 'RoutesView', 'Scheduler', 'SqliteTaskStore', 'propertyStore'].map((name) => ({ file: 'manager.ts', name, why: 'the facade builds what it delegates to' })),
-  // CaServices builds its three stores from the Db it is given, and its two per-CA locks.
-  ...['SqliteCaStore', 'SqliteCaObjectsStore', 'SqliteCaStatusStore', 'KeyedMutex'].map((name) => ({ file: 'app/ca-services.ts', name, why: 'CaServices builds its own collaborators' })),
-  { file: 'app/ca-services.ts', name: 'MessageSigner', why: "one per CA, built lazily from the CA's identity key (compose.ts would hand in a factory)" },
   // PubServer builds the whole publication side: its own Db connection (Db.openSecondary), store, reader, writers,
   // the RFC 8181 endpoint, pacers, rsyncd.
-  ...['Db', 'SqlitePubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'Rfc8181Endpoint', 'Problems', 'Pacer', 'RsyncDaemon'].map((name) => ({ file: 'app/pub-server.ts', name, why: 'PubServer builds its own collaborators' })),
-  { file: 'app/ca-manager.ts', name: 'Pacer', why: 'one pacer per CA (publication) and per parent (sync), built lazily' },
+  ...['Db', 'SqlitePubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'RsyncDaemon'].map((name) => ({ file: 'app/pub-server.ts', name, why: 'PubServer builds its own collaborators' })),
 ]
 
 export const POLICY: Policy = {

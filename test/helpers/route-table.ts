@@ -7,17 +7,17 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import type { Config } from '../../src/config.js'
-import type { Manager } from '../../src/manager.js'
+import type { HttpServices } from '../../src/http/app.js'
 import { ROOT } from './paths.js'
 
 type Middleware = { name: string; router?: { stack: { path: string | RegExp; methods: string[] }[] } }
 
-/** Build the app as svcd does (no manager is called) and list what it serves. */
+/** Build the app as svcd does (no service is called) and list what it serves. */
 async function listRoutes(): Promise<string[]> {
   const { createApp } = await import('../../src/http/app.js')
   const { silentLogger } = await import('../../src/log.js')
   const config = { post_limit_api: 1024, post_limit_rfc6492: 1024, post_limit_rfc8181: 1024 } as Config
-  const app = createApp({ manager: {} as Manager, config, log: silentLogger(), token: 'route-table' })
+  const app = createApp({ services: {} as HttpServices, config, log: silentLogger(), token: 'route-table' })
   const served = new Set<string>()
   for (const mw of app.middleware as Middleware[]) {
     if (mw.name === 'rrdp') served.add('GET /rrdp/{file}')

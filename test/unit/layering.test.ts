@@ -88,8 +88,8 @@ t.test('the other rules and the other import forms fail too', async (t) => {
     'ta/rogue.ts:3: propertyStore() (store/properties.ts) outside the roots',
     'ta/rogue.ts:3: Db.open() (store/db.ts) outside the roots',
   ], 'stores built by a factory function and a static factory')
-  const cli = withLine('cli/commands/ca.ts', "import type { Manager } from '../../manager.js'")
-  t.same(cli.failures, [`cli/commands/ca.ts:${cli.line}: cli may not import manager.ts (application), even as a type`], 'svcc importing the manager')
+  const cli = withLine('cli/commands/ca.ts', "import type { CaService } from '../../app/ca/ca-service.js'")
+  t.same(cli.failures, [`cli/commands/ca.ts:${cli.line}: cli may not import app/ca/ca-service.ts (application), even as a type`], 'svcc importing a service')
 })
 
 t.test('an exception nothing needs any more is a failure', async (t) => {

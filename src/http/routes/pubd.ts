@@ -14,52 +14,52 @@ import { ROUTER_OPTIONS } from '../path.js'
 const RFC8181_TYPE = 'application/rpki-publication'
 
 export function pubdRouter(deps: HttpDeps): Router {
-  const m = deps.manager
+  const m = deps.services
   const router = new Router(ROUTER_OPTIONS)
   router.get('/api/v1/pubd/publishers', (ctx) => {
-    ctx.body = m.pubdPublishers()
+    ctx.body = m.pubd.pubdPublishers()
   })
   router.post('/api/v1/pubd/publishers', async (ctx) => {
     const body = await readJsonOrXml(ctx, deps.config.post_limit_api)
     if ('json' in body) {
       const problem = isPublisherRequestJson(body.json)
       if (problem) throw new AppError('api-invalid-body', { reason: problem })
-      ctx.body = m.pubdPublisherAdd({ json: body.json as PublisherRequestJson })
-    } else ctx.body = m.pubdPublisherAdd({ xml: body.xml })
+      ctx.body = m.pubd.pubdPublisherAdd({ json: body.json as PublisherRequestJson })
+    } else ctx.body = m.pubd.pubdPublisherAdd({ xml: body.xml })
   })
   router.get('/api/v1/pubd/publishers/:publisher', (ctx) => {
-    ctx.body = m.pubdPublisherShow(ctx.params.publisher)
+    ctx.body = m.pubd.pubdPublisherShow(ctx.params.publisher)
   })
   router.delete('/api/v1/pubd/publishers/:publisher', (ctx) => {
-    m.pubdPublisherRemove(ctx.params.publisher)
+    m.pubd.pubdPublisherRemove(ctx.params.publisher)
     ctx.status = 200
     ctx.body = ''
   })
   router.get('/api/v1/pubd/publishers/:publisher/response.json', (ctx) => {
-    ctx.body = m.pubdPublisherResponse(ctx.params.publisher)
+    ctx.body = m.pubd.pubdPublisherResponse(ctx.params.publisher)
   })
   router.get('/api/v1/pubd/publishers/:publisher/response.xml', (ctx) => {
     ctx.type = 'application/xml'
-    ctx.body = m.pubdPublisherResponseXml(ctx.params.publisher)
+    ctx.body = m.pubd.pubdPublisherResponseXml(ctx.params.publisher)
   })
   router.get('/api/v1/pubd/stale/:seconds', (ctx) => {
     const seconds = Number(ctx.params.seconds)
     if (!/^[0-9]{1,10}$/.test(ctx.params.seconds) || !Number.isSafeInteger(seconds)) throw new AppError('api-invalid-path-seconds', { seconds: ctx.params.seconds })
-    ctx.body = m.pubdStale(seconds)
+    ctx.body = m.pubd.pubdStale(seconds)
   })
   router.get('/api/v1/pubd/stats', (ctx) => {
-    ctx.body = m.pubdStats()
+    ctx.body = m.pubd.pubdStats()
   })
   router.post('/api/v1/pubd/session_reset', async (ctx) => {
     await readNoBody(ctx)
-    await m.pubdSessionReset()
+    await m.pubd.pubdSessionReset()
     ctx.status = 200
     ctx.body = ''
   })
   const rfc8181 = async (ctx: Context) => {
     const body = await readBytes(ctx, deps.config.post_limit_rfc8181, RFC8181_TYPE)
     ctx.type = RFC8181_TYPE
-    ctx.body = Buffer.from(await m.rfc8181(ctx.params.publisher, body))
+    ctx.body = Buffer.from(await m.pubd.rfc8181(ctx.params.publisher, body))
   }
   router.post('/rfc8181/:publisher', rfc8181)
   router.post('/rfc8181/:publisher/', rfc8181)
@@ -77,7 +77,7 @@ export function rrdpMiddleware(deps: HttpDeps) {
 
 /** Serve one RRDP file: notification briefly cacheable, the rest immutable; ETag and If-Modified-Since → 304. */
 function serveRrdp(ctx: Context, deps: HttpDeps, path: string): void {
-  const file = deps.manager.rrdpFile(path)
+  const file = deps.services.pubd.rrdpFile(path)
   if (!file) throw new AppError('api-unknown-resource', { path: ctx.path })
   ctx.set('Cache-Control', file.notification ? 'public, max-age=60' : 'public, max-age=86400, immutable')
   ctx.set('ETag', file.etag)

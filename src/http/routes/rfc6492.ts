@@ -14,7 +14,7 @@ export function rfc6492Router(deps: HttpDeps): Router {
   const router = new Router(ROUTER_OPTIONS)
   const handle = async (ctx: Context) => {
     const body = await readBytes(ctx, deps.config.post_limit_rfc6492, UPDOWN_TYPE)
-    const answer = await deps.manager.rfc6492(ctx.params.ca, body)
+    const answer = await deps.services.children.rfc6492(ctx.params.ca, body)
     ctx.type = UPDOWN_TYPE
     ctx.body = Buffer.from(answer)
   }

@@ -14,17 +14,17 @@ import { ROUTER_OPTIONS } from '../path.js'
 export function statusRouter(deps: HttpDeps): Router {
   const router = new Router(ROUTER_OPTIONS)
   router.get('/health', (ctx) => {
-    if (!deps.manager.health()) throw new AppError('sys-store', { reason: 'database not available' })
+    if (!deps.services.status.health()) throw new AppError('sys-store', { reason: 'database not available' })
     ctx.status = 200
     ctx.body = ''
   })
   router.get('/ready', (ctx) => {
-    const ready = deps.manager.ready()
+    const ready = deps.services.status.ready()
     ctx.status = ready.ready ? 200 : 503
     ctx.body = ready
   })
   router.get('/stats/info', (ctx) => {
-    ctx.body = deps.manager.serverInfo()
+    ctx.body = deps.services.status.serverInfo()
   })
   router.get('/api/v1/authorized', (ctx) => {
     ctx.status = 200

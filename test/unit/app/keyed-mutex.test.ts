@@ -4,7 +4,7 @@
  * (synchronously or by rejecting) passes its error to its caller and still hands the lock on.
  */
 import t from 'tap'
-import { KeyedMutex } from '../../../src/app/keyed-mutex.js'
+import { KeyedMutex } from '../../../src/app/shared/keyed-mutex.js'
 
 /** A promise the test resolves when it chooses: the holder's critical section lasts until then. */
 function gate(): { wait: Promise<void>; open: () => void } {

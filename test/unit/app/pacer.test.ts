@@ -4,7 +4,7 @@
  * objects acknowledged before a disk filled stayed out of RRDP and rsync until an unrelated change arrived).
  */
 import t from 'tap'
-import { Pacer } from '../../../src/app/pacer.js'
+import { Pacer } from '../../../src/app/shared/pacer.js'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -6,7 +6,7 @@
 import t, { type Test } from 'tap'
 import http from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { postMessage, TransportError } from '../../../src/app/protocol-client.js'
+import { postMessage, TransportError } from '../../../src/app/shared/protocol-client.js'
 
 const TYPE = 'application/rpki-publication'
 const opts = { contentType: TYPE, timeoutMs: 5_000, maxBytes: 1024 }

@@ -1,6 +1,6 @@
 /**
- * Renewals over time with an injected clock (issue 6): the real manager, scheduler, CA objects and publication
- * server in-process, with the clock moved in steps of hours up to more than a year. After every step each manifest,
+ * Renewals over time with an injected clock (issue 6): the real services, scheduler, CA objects and publication
+ * server in-process, wired by compose.ts, with the clock moved in steps of hours up to more than a year. After every step each manifest,
  * CRL, ROA and certificate in the repository is valid at that time, and manifest numbers only go up.
  *
  *   ta ── testbed ── ca1 (ROAs)
@@ -14,17 +14,12 @@ import { KeyPool, generateRsaKeyPair, type KeyPair } from '../../../src/crypto/k
 import type { OneOffKey, Signer } from '../../../src/crypto/signer.js'
 import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
 import { silentLogger } from '../../../src/log.js'
-import { Manager } from '../../../src/manager.js'
+import { compose } from '../../../src/compose.js'
+import { fromBase64 } from '../../../src/util/base64.js'
 import { decodeCert } from '../../../src/objects/cert.js'
 import { decodeCrl } from '../../../src/objects/crl.js'
 import { decodeManifest } from '../../../src/objects/manifest.js'
 import { decodeRoa } from '../../../src/objects/roa.js'
-import { loadOrCreateIdentity } from '../../../src/app/identity.js'
-import { PubdCodec } from '../../../src/app/pubd-codec.js'
-import { PubServer } from '../../../src/app/pub-server.js'
-import { MessageSigner } from '../../../src/protocol/signed-message.js'
-import { Db } from '../../../src/store/db.js'
-import { propertyStore } from '../../../src/store/properties.js'
 
 /** Persistent keys are real and new; one-off keys cycle through a few pre-made ones (a year of renewals is fast). */
 class CyclingSigner implements Signer {
@@ -57,27 +52,28 @@ async function tree(t: Test) {
   const pool = new KeyPool({ size: 4 })
   pool.start()
   const signer = new CyclingSigner(new SoftSigner(new MemoryKeyStore(), pool), await Promise.all(Array.from({ length: 6 }, () => generateRsaKeyPair())))
-  const dbPath = join(dir, 'svcd.db')
-  const db = Db.open(dbPath)
   const log = silentLogger()
-  const identity = await loadOrCreateIdentity('pubd', propertyStore(db), signer, now())
-  const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  const pub = new PubServer({ repository: config.repository, serviceUri: config.service_uri, ip: '127.0.0.1', dataDir: dir, db, dbPath, codec, log, now })
-  const m = new Manager({ config, db, log, pub, signer, now })
+  const svc = await compose({ config, dataDir: dir, log, now, signer })
+  const { cas, parents, children, repo, pubd } = svc.services
   t.teardown(async () => {
-    await m.shutdown()
+    await svc.shutdown()
     await pool.stop()
-    db.close()
   })
-  await m.start()
-  await m.scheduler.stop() // driven by hand below, with the injected clock
+  await svc.start()
+  await svc.scheduler.stop() // driven by hand below, with the injected clock
+  const m = {
+    caFlushed: (ca: string) => cas.caFlushed(ca),
+    bulkIssues: () => cas.bulkIssues(),
+    publishNow: (ca: string) => repo.caSyncRepo(ca),
+  }
+  const objects = (handle: string) => pubd.pubdPublisherShow(handle).current_files.map((f) => ({ uri: f.uri, content: fromBase64(f.base64), base64: f.base64 }))
   await m.caFlushed('testbed')
-  await m.caAdd('ca1')
-  const childReq = m.caChildRequest('ca1')
-  const resp = await m.caChildAdd('testbed', { handle: 'ca1', resources: { asn: 'AS65000', ipv4: '10.0.0.0/8', ipv6: '' }, id_cert: childReq.id_cert })
-  await m.caParentAdd('ca1', { json: { handle: 'testbed', response: resp } })
+  await cas.caAdd('ca1')
+  const childReq = cas.caChildRequest('ca1')
+  const resp = await children.caChildAdd('testbed', { handle: 'ca1', resources: { asn: 'AS65000', ipv4: '10.0.0.0/8', ipv6: '' }, id_cert: childReq.id_cert })
+  await parents.caParentAdd('ca1', { json: { handle: 'testbed', response: resp } })
   await m.caFlushed('ca1')
-  await m.caRoasUpdate('ca1', { added: [{ asn: 65000, prefix: '10.0.0.0/24' }, { asn: 65000, prefix: '10.1.0.0/16', max_length: 20 }], removed: [] })
+  await cas.caRoasUpdate('ca1', { added: [{ asn: 65000, prefix: '10.0.0.0/24' }, { asn: 65000, prefix: '10.1.0.0/16', max_length: 20 }], removed: [] })
   await m.caFlushed('ca1')
 
   const lastNumber = new Map<string, bigint>()
@@ -86,7 +82,7 @@ async function tree(t: Test) {
     const problems: string[] = []
     let roas = 0
     for (const handle of ['ta', 'testbed', 'ca1']) {
-      for (const o of pub.store.objectsWithContent(handle)) {
+      for (const o of objects(handle)) {
         const name = o.uri.split('/').slice(-3).join('/')
         if (o.uri.endsWith('.mft')) {
           const mft = decodeManifest(o.content)
@@ -112,15 +108,15 @@ async function tree(t: Test) {
   }
   const step = async (hours: number) => {
     clock.ms += hours * 3600_000
-    await m.scheduler.runDue()
+    await svc.scheduler.runDue()
     for (const ca of ['ta', 'testbed', 'ca1']) await m.caFlushed(ca)
   }
 
-  return { m, pub, clock, check, step, lastNumber }
+  return { m, objects, clock, check, step, lastNumber }
 }
 
 t.test('a year of renewals, every object valid after every step', async (t) => {
-  const { m, pub, check, step, lastNumber } = await tree(t)
+  const { m, objects, check, step, lastNumber } = await tree(t)
   check('start')
   const mftNumber = () => [...lastNumber.entries()].find(([u]) => u.includes('/ca1/'))![1]
   const first = mftNumber()
@@ -129,14 +125,14 @@ t.test('a year of renewals, every object valid after every step', async (t) => {
   t.ok(mftNumber() >= first + 3n, 'a new manifest every 8 hours')
   for (let i = 0; i < 15; i++) await step(48)
   check('after 30 days')
-  const roaBefore = pub.store.objectsWithContent('ca1').filter((o) => o.uri.endsWith('.roa')).map((o) => o.hash)
+  const roaBefore = objects('ca1').filter((o) => o.uri.endsWith('.roa')).map((o) => o.base64)
   // 50 weekly steps: past the 52-week validity of the ROAs and of the certificates under the trust anchor.
   for (let i = 0; i < 50; i++) {
     await step(7 * 24)
     if (i % 10 === 9) check(`after ${31 + (i + 1) * 7} days`)
   }
   check('after more than a year')
-  const roaAfter = pub.store.objectsWithContent('ca1').filter((o) => o.uri.endsWith('.roa')).map((o) => o.hash)
+  const roaAfter = objects('ca1').filter((o) => o.uri.endsWith('.roa')).map((o) => o.base64)
   t.notSame(roaAfter, roaBefore, 'ROAs were re-issued before they expired')
   t.same(m.bulkIssues(), { cas: {} }, 'no CA has an issue')
 })
@@ -146,7 +142,7 @@ t.test('after a stop of more than a year every certificate has expired; svcd cat
   clock.ms += 800 * 86_400_000
   // ca1 is first: its certificate expired, so nothing is signed; the issue says why, and it asks its parent, whose
   // own certificate expired too (RFC 6492 error 2001).
-  await m.cas.publishNow('ca1')
+  await m.publishNow('ca1')
   const issues = m.bulkIssues().cas.ca1
   t.equal(issues?.objects_issue?.label, 'ca-cert-expired', 'an expired certificate is the CA\'s issue')
   t.match(issues?.objects_issue?.msg, /expired at .*renewed when parent 'testbed' issues a new one/)

@@ -7,8 +7,8 @@
  */
 import t from 'tap'
 import { createHash } from 'node:crypto'
-import { repoDelta } from '../../../src/app/ca-repo.js'
-import type { PublishedFile } from '../../../src/app/ca-objects.js'
+import { repoDelta } from '../../../src/ca/repo-delta.js'
+import type { PublishedFile } from '../../../src/ca/object-model.js'
 
 const JAIL = 'rsync://repo.example/repo/ca1/'
 

@@ -9,7 +9,7 @@
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
 import type { Logger } from '../../../src/log.js'
-import { Scheduler, taskKey, type SchedulerOptions } from '../../../src/scheduler.js'
+import { Scheduler, taskKey, type SchedulerOptions } from '../../../src/app/shared/scheduler.js'
 import { Db } from '../../../src/store/db.js'
 import { tempDir } from '../../helpers/daemon.js'
 import type { Task, TaskKind, TaskStore } from '../../../src/store/interfaces.js'

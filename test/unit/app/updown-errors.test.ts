@@ -6,7 +6,7 @@
  * 1000 characters); anything else says only the standard 2001 text, so internals never reach the child.
  */
 import t from 'tap'
-import { errorReply } from '../../../src/app/ca-children.js'
+import { errorReply } from '../../../src/app/ca/child-server.js'
 import { updown } from '../../../src/ca/children.js'
 import { AppError, CATALOGUE, type ErrorLabel } from '../../../src/errors.js'
 import { ERROR_CODES } from '../../../src/protocol/provisioning.js'

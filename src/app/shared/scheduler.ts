@@ -7,8 +7,8 @@
  * fails (a full disk), nothing escapes the timer: the task is held back in memory with the same back-off, and the
  * scheduler keeps checking, so svcd neither crashes nor spins, and picks up again when the store works.
  */
-import type { Logger } from './log.js'
-import type { Task, TaskKind, TaskStore } from './store/interfaces.js'
+import type { Logger } from '../../log.js'
+import type { Task, TaskKind, TaskStore } from '../../store/interfaces.js'
 
 export interface SchedulerOptions {
   tasks: TaskStore

@@ -3,14 +3,14 @@
  * certificates, and RFC 8183 documents given as XML or in their JSON form. Every identity certificate passes
  * inspectIdCert and every URI the RFC 8183 profile of idexchange-inspect.ts (issue 10). Failures are labelled AppErrors.
  */
-import { checkAddParent, parentResponseFromJson, type AddParentJson, type ParentResponseJson } from '../api/cas.js'
-import { publisherRequestFromJson, repositoryResponseFromJson, type PublisherRequestJson, type RepositoryResponseJson } from '../api/pubd.js'
-import { AppError, reasonOf } from '../errors.js'
-import { inspectIdCert } from '../protocol/id-cert.js'
-import { decodeChildRequest, decodeParentResponse, decodePublisherRequest, decodeRepositoryResponse, type ParentResponse, type PublisherRequest, type RepositoryResponse } from '../protocol/idexchange.js'
-import { inspectChildRequest, inspectParentResponse, inspectPublisherRequest, inspectRepositoryResponse } from '../protocol/idexchange-inspect.js'
-import { fromBase64, toBase64 } from '../util/base64.js'
-import { caHandle, childHandle, isWireHandle, publisherHandle } from '../util/handle.js'
+import { checkAddParent, parentResponseFromJson, type AddParentJson, type ParentResponseJson } from '../../api/cas.js'
+import { publisherRequestFromJson, repositoryResponseFromJson, type PublisherRequestJson, type RepositoryResponseJson } from '../../api/pubd.js'
+import { AppError, reasonOf } from '../../errors.js'
+import { inspectIdCert } from '../../protocol/id-cert.js'
+import { decodeChildRequest, decodeParentResponse, decodePublisherRequest, decodeRepositoryResponse, type ParentResponse, type PublisherRequest, type RepositoryResponse } from '../../protocol/idexchange.js'
+import { inspectChildRequest, inspectParentResponse, inspectPublisherRequest, inspectRepositoryResponse } from '../../protocol/idexchange-inspect.js'
+import { fromBase64, toBase64 } from '../../util/base64.js'
+import { caHandle, childHandle, isWireHandle, publisherHandle } from '../../util/handle.js'
 
 /** A CA handle taken from a URL path: checked (404 comes from the lookup). */
 export function caPath(text: string): string {

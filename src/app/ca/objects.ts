@@ -7,23 +7,23 @@
  */
 import { createHash } from 'node:crypto'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { decodeCert, serialFromRandom, type ResourceCert } from '../objects/cert.js'
-import { buildCrl, decodeCrl, inspectCrl, verifyCrl } from '../objects/crl.js'
-import { buildManifest, decodeManifest, fileHash, inspectManifest, verifyManifest } from '../objects/manifest.js'
-import { buildRoa, decodeRoa, inspectRoa, verifyRoa } from '../objects/roa.js'
-import { errorsOf, formatProblem, type Problem } from '../objects/problem.js'
-import type { ObjectIssuer } from '../objects/signed-object.js'
-import { certResources } from '../ca/parents.js'
-import { crlUri, classDir } from '../ca/locations.js'
-import { nextRoaMode, planRoas, type PlannedRoa } from '../ca/routes.js'
-import { certifiedKeys, type CaKey, type CaState, type IncomingCert, type ResourceClass } from '../ca/state.js'
-import { keyIdentifier } from '../crypto/key-id.js'
-import type { OneOffKey, Signer } from '../crypto/signer.js'
-import { roaPayloadKey } from '../resources/roa-payload.js'
-import { ResourceSet } from '../resources/resource-set.js'
-import { fromBase64 } from '../util/base64.js'
-import { aggregateRoaFileName, certFileName, crlFileName, manifestFileName, roaFileName } from '../objects/naming.js'
-import type { CaKeyObjects, KeyObjectsState, StoredCaObject } from '../ca/object-model.js'
+import { decodeCert, serialFromRandom, type ResourceCert } from '../../objects/cert.js'
+import { buildCrl, decodeCrl, inspectCrl, verifyCrl } from '../../objects/crl.js'
+import { buildManifest, decodeManifest, fileHash, inspectManifest, verifyManifest } from '../../objects/manifest.js'
+import { buildRoa, decodeRoa, inspectRoa, verifyRoa } from '../../objects/roa.js'
+import { errorsOf, formatProblem, type Problem } from '../../objects/problem.js'
+import type { ObjectIssuer } from '../../objects/signed-object.js'
+import { certResources } from '../../ca/parents.js'
+import { crlUri, classDir } from '../../ca/locations.js'
+import { nextRoaMode, planRoas, type PlannedRoa } from '../../ca/routes.js'
+import { certifiedKeys, type CaKey, type CaState, type IncomingCert, type ResourceClass } from '../../ca/state.js'
+import { keyIdentifier } from '../../crypto/key-id.js'
+import type { OneOffKey, Signer } from '../../crypto/signer.js'
+import { roaPayloadKey } from '../../resources/roa-payload.js'
+import { ResourceSet } from '../../resources/resource-set.js'
+import { fromBase64 } from '../../util/base64.js'
+import { aggregateRoaFileName, certFileName, crlFileName, manifestFileName, roaFileName } from '../../objects/naming.js'
+import type { CaKeyObjects, KeyObjectsState, PublishedFile, StoredCaObject } from '../../ca/object-model.js'
 
 export interface ObjectsTiming {
   mftNextUpdateSeconds: number
@@ -63,13 +63,6 @@ export interface ExpiredKey {
 /** Whether a key's certificate from its parent has expired at `now` (nothing signed under it would be valid). */
 export function certificateExpired(cert: IncomingCert, now: Date): boolean {
   return Date.parse(cert.notAfter) <= now.getTime()
-}
-
-/** A file to publish: its rsync URI and bytes. */
-export interface PublishedFile {
-  uri: string
-  der: Uint8Array
-  hash: string
 }
 
 /** Bring a CA's objects up to date with its state. */

@@ -3,10 +3,10 @@
  * identity certificate, created at first start (key through the Signer, so in the key store with mode 0600) and
  * remembered in the server properties. CAs keep their own identities in their state.
  */
-import type { Signer, SigningKey } from '../crypto/signer.js'
-import { createIdCert } from '../protocol/id-cert.js'
-import { fromBase64, toBase64 } from '../util/base64.js'
-import type { PropertyStore } from '../store/interfaces.js'
+import type { Signer, SigningKey } from '../../crypto/signer.js'
+import { createIdCert } from '../../protocol/id-cert.js'
+import { fromBase64, toBase64 } from '../../util/base64.js'
+import type { PropertyStore } from '../../store/interfaces.js'
 
 export interface Identity {
   key: SigningKey

@@ -2,16 +2,16 @@
  * CA state as the JSON API shows it (krill-reference.md §1.1): CertAuthInfo, parent contacts and statuses, child
  * info, repository details, issues (the configured ROAs: ca-routes-view.ts). Read-only mapping; no decisions.
  */
-import type { CaIssuesJson, CertAuthInfo, CommandDetailsJson, CommandHistoryJson, ChildInfoJson, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../api/cas.js'
-import { heldResources } from '../ca/children.js'
-import { eventSummary, type CaEvent } from '../ca/events.js'
-import type { StoredCommand } from '../eventsourcing.js'
-import { keyState, type CaKey, type CaState } from '../ca/state.js'
-import { idCertInfo } from '../protocol/id-cert.js'
-import { ResourceSet } from '../resources/resource-set.js'
-import { fromBase64 } from '../util/base64.js'
-import type { CaKeyObjects } from '../ca/object-model.js'
-import type { ExchangeStatus } from '../store/interfaces.js'
+import type { CaIssuesJson, CertAuthInfo, CommandDetailsJson, CommandHistoryJson, ChildInfoJson, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../../api/cas.js'
+import { heldResources } from '../../ca/children.js'
+import { eventSummary, type CaEvent } from '../../ca/events.js'
+import type { StoredCommand } from '../../eventsourcing.js'
+import { keyState, type CaKey, type CaState } from '../../ca/state.js'
+import { idCertInfo } from '../../protocol/id-cert.js'
+import { ResourceSet } from '../../resources/resource-set.js'
+import { fromBase64 } from '../../util/base64.js'
+import type { CaKeyObjects } from '../../ca/object-model.js'
+import type { ExchangeStatus } from '../../store/interfaces.js'
 
 export function certAuthInfo(s: CaState, objects: readonly CaKeyObjects[]): CertAuthInfo {
   const classes: CertAuthInfo['resource_classes'] = {}

@@ -15,14 +15,15 @@
  * size: the objects it shows are read and decoded one by one, and what a decode yields is kept in the index.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import type { ConfiguredRoa, RoaObjectJson } from '../api/cas.js'
-import { classDir } from '../ca/locations.js'
-import { routePayload, type RouteConfig } from '../ca/routes.js'
-import { AppError } from '../errors.js'
-import { decodeRoa } from '../objects/roa.js'
-import { compareRoaPayloads, formatRoaPayload, type RoaPayload } from '../resources/roa-payload.js'
-import { toBase64 } from '../util/base64.js'
-import type { CaServices } from './ca-services.js'
+import type { ConfiguredRoa, RoaObjectJson } from '../../api/cas.js'
+import { classDir } from '../../ca/locations.js'
+import { routePayload, type RouteConfig } from '../../ca/routes.js'
+import { AppError } from '../../errors.js'
+import { decodeRoa } from '../../objects/roa.js'
+import { compareRoaPayloads, formatRoaPayload, type RoaPayload } from '../../resources/roa-payload.js'
+import { toBase64 } from '../../util/base64.js'
+import type { CaObjectsStore } from '../../store/interfaces.js'
+import type { CaCommands } from './ca-commands.js'
 
 /** Routes handled between two yields to the event loop while an index or a page is built. */
 const SLICE = 2_000
@@ -62,7 +63,7 @@ export class RoutesView {
   private readonly indexes = new Map<string, RoutesIndex>()
   private readonly building = new Map<string, { tag: string; index: Promise<RoutesIndex> }>()
 
-  constructor(private readonly svc: CaServices) {}
+  constructor(private readonly d: { commands: CaCommands; objects: CaObjectsStore }) {}
 
   /** Authorisations `offset` to `offset + limit` (fewer at the end) in listing order, with the total. */
   async page(ca: string, offset: number, limit: number): Promise<RoutesPage> {
@@ -90,9 +91,9 @@ export class RoutesView {
 
   /** The CA's current index: the kept one while its tag holds, else one built now (shared by concurrent callers). */
   private async index(ca: string): Promise<RoutesIndex> {
-    const version = this.svc.cas.version(ca)
+    const version = this.d.commands.version(ca)
     if (version === undefined) throw new AppError('ca-unknown', { ca })
-    const tag = `${version}|${this.svc.objects.revisions(ca)}`
+    const tag = `${version}|${this.d.objects.revisions(ca)}`
     const kept = this.indexes.get(ca)
     if (kept?.tag === tag) return kept
     const pending = this.building.get(ca)
@@ -102,15 +103,15 @@ export class RoutesView {
     })
     this.building.set(ca, { tag, index })
     const built = await index
-    if (this.svc.cas.exists(ca)) this.indexes.set(ca, built)
+    if (this.d.commands.exists(ca)) this.indexes.set(ca, built)
     return built
   }
 
   private async build(ca: string, tag: string): Promise<RoutesIndex> {
-    const s = this.svc.state(ca)
+    const s = this.d.commands.state(ca)
     const objects: IndexedObject[] = []
     const byPayload = new Map<string, number[]>()
-    for (const o of this.svc.objects.roas(ca)) {
+    for (const o of this.d.objects.roas(ca)) {
       const i = objects.push({ keyId: o.keyId, name: o.name, uri: classDir(s, o.className) + o.name, hash: o.hash, serial: o.meta.serial }) - 1
       for (const key of o.meta.payloads ?? []) {
         const l = byPayload.get(key)
@@ -143,7 +144,7 @@ export class RoutesView {
 
   /** An object in full, or as a reference; nothing when it disappeared since the index was built (next call rebuilds). */
   private objectJson(ca: string, o: IndexedObject, full: boolean): RoaObjectJson[] {
-    const der = full || !o.decoded ? this.svc.objects.der(ca, o.keyId, o.name) : undefined
+    const der = full || !o.decoded ? this.d.objects.der(ca, o.keyId, o.name) : undefined
     if (der && !o.decoded) {
       const roa = decodeRoa(der)
       o.decoded = { validity: { not_before: roa.ee.notBefore.toISOString(), not_after: roa.ee.notAfter.toISOString() }, authorizations: roa.payloads.map(formatRoaPayload) }

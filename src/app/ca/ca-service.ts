@@ -1,0 +1,245 @@
+/**
+ * CAs (krill-reference.md §1.1 "CA lifecycle", "ROAs", "History", "Key roll", bulk operations): create and delete
+ * CAs with their identity and their registration in the embedded repository, show them, their RFC 8183 requests,
+ * ROAs, history, key rolls, issues. Commands go through CaCommands; publication through CaPublisher.
+ */
+import {
+  childRequestJson, MAX_HISTORY_ROWS, type BulkIssuesJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildRequestJson, type CommandDetailsJson,
+  type CommandHistoryJson, type RoaDeltaJson,
+} from '../../api/cas.js'
+import { publisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
+import type { ErrorBody } from '../../api/status.js'
+import { initialState } from '../../ca/cert-auth.js'
+import type { CaState } from '../../ca/state.js'
+import type { Signer } from '../../crypto/signer.js'
+import { AppError, reasonOf } from '../../errors.js'
+import type { Logger } from '../../log.js'
+import { createIdCert } from '../../protocol/id-cert.js'
+import { encodeChildRequest, encodePublisherRequest } from '../../protocol/idexchange.js'
+import type { CaObjectsStore, CaStatusStore, CaStore } from '../../store/interfaces.js'
+import { fromBase64, toBase64 } from '../../util/base64.js'
+import { caHandle } from '../../util/handle.js'
+import type { CaCommands } from './ca-commands.js'
+import type { CaPublisher } from './ca-publisher.js'
+import type { ChildService } from './child-service.js'
+import { caPath } from './inputs.js'
+import type { MessageSigners } from './message-signers.js'
+import type { ParentService } from './parent-service.js'
+import type { EmbeddedRepository, TaskScheduling } from './ports.js'
+import type { RepoClient } from './repo-client.js'
+import type { RoutesPage, RoutesView } from './routes-view.js'
+import { caIssues, certAuthInfo, historyDetailsJson, historyJson } from './views.js'
+
+export interface CaServiceDeps {
+  commands: CaCommands
+  publisher: CaPublisher
+  parents: ParentService
+  children: ChildService
+  repo: RepoClient
+  routes: RoutesView
+  signers: MessageSigners
+  cas: Pick<CaStore, 'history' | 'command'>
+  objects: CaObjectsStore
+  status: CaStatusStore
+  tasks: TaskScheduling
+  /** The embedded publication server, when svcd runs one. */
+  pub: EmbeddedRepository | undefined
+  /** The publication server's own problems, for bulk issues. */
+  pubProblems: () => ErrorBody[]
+  signer: Signer
+  now: () => Date
+  log: Logger
+}
+
+export class CaService {
+  constructor(private readonly d: CaServiceDeps) {}
+
+  caList(): CaList {
+    return { cas: this.d.commands.handles().map((handle) => ({ handle })) }
+  }
+
+  async caAdd(handle: string): Promise<void> {
+    const h = await this.create(handle)
+    this.d.tasks.schedule('republish', h, '', this.d.publisher.nextRepublish(h))
+  }
+
+  /** Create a CA: identity key and certificate; registered in the embedded repository when there is one. */
+  async create(handleText: string, opts: { ta?: (state: CaState) => Promise<Partial<CaState>> } = {}): Promise<string> {
+    let handle: string
+    try {
+      handle = caHandle(handleText)
+    } catch (e) {
+      throw new AppError('ca-handle-invalid', { reason: reasonOf(e) })
+    }
+    const d = this.d
+    await d.commands.locked(handle, async () => {
+      if (d.commands.exists(handle)) throw new AppError('ca-duplicate', { ca: handle })
+      const keyId = await d.signer.createKey()
+      const idCert = createIdCert(d.signer.signingKey(keyId), d.now())
+      let state = initialState(handle, keyId, toBase64(idCert))
+      if (d.pub) {
+        const r = d.pub.publisherAdd({ publisherHandle: handle, idCert })
+        state.repo = { embedded: true, publisherHandle: handle, serviceUri: r.serviceUri, siaBase: r.siaBase, rrdpNotificationUri: r.rrdpNotificationUri ?? '', serverIdCert: toBase64(r.idCert) }
+      }
+      if (opts.ta) state = { ...state, ...(await opts.ta(state)) }
+      const summary = { label: 'cmd-ca-init', msg: opts.ta ? `Initialise trust anchor '${handle}'` : `Initialise CA '${handle}'`, args: { ca: handle } }
+      d.commands.create({ handle, time: d.now().toISOString(), actor: 'admin-token', kind: 'ca-init', summary, details: { type: 'ca-init', handle }, effect: { result: 'success', events: [] } }, state)
+    })
+    d.log.info('CA created', { ca: handle })
+    d.publisher.publish(handle)
+    return handle
+  }
+
+  caShow(ca: string): CertAuthInfo {
+    return certAuthInfo(this.d.commands.state(caPath(ca)), this.d.objects.load(ca))
+  }
+
+  /** Delete a CA: revoke its children's certificates, withdraw its objects, tell its parents (best effort). */
+  async caDelete(ca: string): Promise<void> {
+    const d = this.d
+    const handle = caPath(ca)
+    d.commands.state(handle)
+    await d.parents.revokeAll(handle)
+    await d.children.removeAll(handle)
+    await d.publisher.forget(handle)
+    await d.publisher.locked(handle, async () => {
+      const state = d.commands.state(handle)
+      if (state.repo) await d.publisher.sync(state, [])
+      // Only the CA's own publisher goes with it (identity-checked): never one its repository settings merely name.
+      for (const repo of [state.repo, state.oldRepo]) if (repo?.embedded) this.releasePublisher(state, repo.publisherHandle)
+    })
+    await d.commands.locked(handle, () => d.commands.remove(handle))
+    d.signers.forget(handle)
+    d.routes.forget(handle)
+    d.tasks.unscheduleCa(handle)
+    d.log.info('CA deleted', { ca: handle })
+  }
+
+  /** Remove an embedded publisher when it is the CA's own (its identity certificate); otherwise leave it and say so. */
+  releasePublisher(state: CaState, publisher: string): void {
+    if (!this.d.pub?.findPublisher(publisher)) return
+    try {
+      this.d.repo.ownPublisher(state, publisher)
+    } catch (e) {
+      this.d.log.warn("publisher left in place: it is not this CA's", { ca: state.handle, publisher, reason: reasonOf(e) })
+      return
+    }
+    this.d.pub.publisherRemove(publisher)
+  }
+
+  caChildRequest(ca: string): ChildRequestJson {
+    const s = this.d.commands.state(caPath(ca))
+    return childRequestJson({ childHandle: s.handle, idCert: fromBase64(s.idCert) })
+  }
+
+  caChildRequestXml(ca: string): string {
+    const s = this.d.commands.state(caPath(ca))
+    return encodeChildRequest({ childHandle: s.handle, idCert: fromBase64(s.idCert) })
+  }
+
+  caPublisherRequest(ca: string): PublisherRequestJson {
+    const s = this.d.commands.state(caPath(ca))
+    return publisherRequestJson({ publisherHandle: s.handle, idCert: fromBase64(s.idCert) })
+  }
+
+  caPublisherRequestXml(ca: string): string {
+    const s = this.d.commands.state(caPath(ca))
+    return encodePublisherRequest({ publisherHandle: s.handle, idCert: fromBase64(s.idCert) })
+  }
+
+  //------------ ROAs ---------------------------------------------------------------------------------------------
+
+  /** A page of the configured ROAs in listing order (api/cas.ts ROAS_PAGE_DEFAULT), with the total. */
+  caRoas(ca: string, page: { offset: number; limit: number }): Promise<RoutesPage> {
+    return this.d.routes.page(caPath(ca), page.offset, page.limit)
+  }
+
+  async caRoasUpdate(ca: string, delta: RoaDeltaJson): Promise<void> {
+    this.known(ca)
+    const norm = (r: RoaDeltaJson['added'][number]) => ({ asn: r.asn, prefix: r.prefix, max_length: r.max_length ?? Number(r.prefix.split('/')[1]), ...(r.comment ? { comment: r.comment } : {}) })
+    await this.d.publisher.change(ca, { type: 'roas-update', added: (delta.added ?? []).map(norm), removed: (delta.removed ?? []).map(norm) })
+  }
+
+  //------------ History (spec §2.9, krill-reference.md §4) ----------------------------------------------------------
+
+  caHistory(ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean }): CommandHistoryJson {
+    this.known(ca)
+    if (!Number.isInteger(q.rows) || q.rows < 1 || q.rows > MAX_HISTORY_ROWS) throw new AppError('api-invalid-query', { name: 'rows', reason: `must be 1 to ${MAX_HISTORY_ROWS}` })
+    if (!Number.isInteger(q.offset) || q.offset < 0) throw new AppError('api-invalid-query', { name: 'offset', reason: 'must be 0 or more' })
+    const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString())
+    return historyJson(q.offset, this.d.cas.history(ca, { rows: q.rows, offset: q.offset, after: iso(q.after), before: iso(q.before), full: q.full }))
+  }
+
+  caHistoryDetails(ca: string, key: string): CommandDetailsJson {
+    this.known(ca)
+    const r = /^[1-9][0-9]{0,15}$/.test(key) ? this.d.cas.command(ca, Number(key)) : undefined
+    if (!r) throw new AppError('ca-history-unknown', { ca, key })
+    return historyDetailsJson(r)
+  }
+
+  //------------ Key roll and bulk ----------------------------------------------------------------------------------
+
+  /** RFC 6489 key roll, phase 1: a new key in every active class, certified by the parents (asked at once). */
+  async caKeyRollInit(ca: string): Promise<void> {
+    this.d.commands.state(caPath(ca))
+    await this.d.publisher.change(ca, { type: 'keyroll-init' })
+    this.d.parents.syncAllLater(ca)
+  }
+
+  /** RFC 6489 key roll, phase 2: the new keys become current (all objects re-issued); the old keys are revoked. */
+  async caKeyRollActivate(ca: string): Promise<void> {
+    this.d.commands.state(caPath(ca))
+    await this.d.publisher.change(ca, { type: 'keyroll-activate' })
+    await this.d.publisher.publishNow(ca)
+    this.d.parents.syncAllLater(ca)
+  }
+
+  /** Every CA re-issues what is due and syncs with its repository (bulk publish). */
+  async bulkPublish(): Promise<void> {
+    for (const ca of this.d.commands.handles()) await this.d.publisher.publishNow(ca)
+  }
+
+  /** Every CA asks its parents for updates (bulk refresh). */
+  async bulkRefresh(): Promise<void> {
+    for (const ca of this.d.commands.handles()) this.d.parents.syncAllLater(ca)
+  }
+
+  /** Every CA syncs with its repository (bulk sync, spec §4 `/v1/bulk/cas/sync/repo`). */
+  async bulkSyncRepo(): Promise<void> {
+    for (const ca of this.d.commands.handles()) await this.d.publisher.publishNow(ca)
+  }
+
+  //------------ Issues -------------------------------------------------------------------------------------------
+
+  caIssues(ca: string): CaIssuesJson {
+    this.known(ca)
+    return caIssues(this.d.status.all(ca))
+  }
+
+  /**
+   * Issues of all CAs that have any (Krill's shape), and the embedded publication server's own problems (output behind,
+   * a publisher whose files cannot be written) under `publication_server` when there are any.
+   */
+  bulkIssues(): BulkIssuesJson {
+    const out: Record<string, CaIssuesJson> = {}
+    for (const ca of this.d.commands.handles()) {
+      const i = caIssues(this.d.status.all(ca))
+      if (i.repo_issue || i.parent_issues.length || i.objects_issue) out[ca] = i
+    }
+    const pubd = this.d.pubProblems()
+    return pubd.length ? { cas: out, publication_server: pubd } : { cas: out }
+  }
+
+  /** Wait until a CA's pending publication is done (tests and `--wait` style operations). */
+  async caFlushed(ca: string): Promise<void> {
+    await this.d.parents.idle()
+    await this.d.publisher.flushed(ca)
+    await this.d.pub?.flushed()
+  }
+
+  /** 404 ca-unknown unless the CA exists, without reading its state. */
+  private known(ca: string): void {
+    const handle = caPath(ca)
+    if (!this.d.commands.exists(handle)) throw new AppError('ca-unknown', { ca: handle })
+  }
+}

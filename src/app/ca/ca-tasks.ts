@@ -1,0 +1,54 @@
+/**
+ * The CA side of timed work (design.md "Scheduler"): what a scheduled task does, and at start the tasks every CA
+ * must have (a 'republish' task due now, so renewals due while svcd was stopped happen at once, spread over the
+ * scheduler's slots; a 'sync-parent' task per parent, due within a jittered minute).
+ */
+import type { Task } from '../../store/interfaces.js'
+import type { CaCommands } from './ca-commands.js'
+import type { CaPublisher } from './ca-publisher.js'
+import type { ParentService } from './parent-service.js'
+import type { TaskScheduling } from './ports.js'
+
+export interface CaTasksDeps {
+  commands: CaCommands
+  publisher: CaPublisher
+  parents: ParentService
+  tasks: TaskScheduling
+  /** Whether the CA's last repository sync failed (the task is then retried with back-off). */
+  repoFailure: (ca: string) => string | undefined
+  now: () => Date
+  refreshDelay: (atStart: boolean) => number
+  /** One transaction around many task writes. */
+  transaction: <T>(fn: () => T) => T
+}
+
+export class CaTasks {
+  constructor(private readonly d: CaTasksDeps) {}
+
+  /** Every CA has its tasks (created if missing: a CA made by an older version, or a task lost), in one transaction. */
+  resume(): void {
+    const d = this.d
+    const now = d.now().getTime()
+    d.transaction(() => {
+      for (const ca of d.commands.handles()) {
+        d.tasks.schedule('republish', ca, '', now, { earlier: true })
+        for (const p of Object.keys(d.commands.state(ca).parents)) d.tasks.schedule('sync-parent', ca, p, now + d.refreshDelay(true), { earlier: true })
+      }
+    })
+  }
+
+  /** Run a scheduled task and say when it is next due (undefined: drop it). Throws on failure (retried later). */
+  async run(task: Task): Promise<number | undefined> {
+    const d = this.d
+    if (!d.commands.exists(task.ca)) return undefined
+    if (task.kind === 'republish') {
+      await d.publisher.publishNow(task.ca)
+      const failure = d.repoFailure(task.ca)
+      if (failure !== undefined) throw new Error(`repository sync failed: ${failure}`)
+      return d.publisher.nextRepublish(task.ca)
+    }
+    if (!d.commands.state(task.ca).parents[task.arg]) return undefined
+    await d.parents.sync(task.ca, task.arg)
+    return d.now().getTime() + d.refreshDelay(false)
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * A CA's side as a parent (RFC 6492 server, POST /rfc6492/{ca}): identify the child by the message's sender, verify
+ * its CMS against the child's registered identity certificate, and answer list, issue and revoke; anything wrong is
+ * an error_response with the RFC 6492 §3.6 code. Every answer is signed with the CA's identity.
+ */
+import { createHash } from 'node:crypto'
+import { childEntitlements, child as childOf } from '../../ca/children.js'
+import type { CaState, IssuedCert } from '../../ca/state.js'
+import { AppError, reasonOf, type ErrorLabel } from '../../errors.js'
+import { LibraryError } from '../../util/errors.js'
+import {
+  decodeProvisioning, encodeProvisioning, ERROR_CODES, ProvisioningDecodeError, type ProvisioningDecodeKind, type ProvisioningMessage, type ProvisioningPayload,
+  type ResourceClassEntitlement,
+} from '../../protocol/provisioning.js'
+import { replayProblem, replaySeen, type ReplayState } from '../../protocol/replay.js'
+import { unwrapMessage, unwrapUnverified } from '../../protocol/signed-message.js'
+import { ResourceSet } from '../../resources/resource-set.js'
+import { fromBase64, fromBase64Url, toBase64 } from '../../util/base64.js'
+import { toHex } from '../../util/hex.js'
+import type { Logger } from '../../log.js'
+import type { CaCommands } from './ca-commands.js'
+import type { MessageSigners } from './message-signers.js'
+
+export interface ChildServerDeps {
+  commands: CaCommands
+  signers: MessageSigners
+  now: () => Date
+  log: Logger
+}
+
+/** The RFC 6492 server of every CA in this svcd. */
+export class ChildServer {
+  /** Replay protection per peer ('<ca>/<child>'): the newest signing time seen and its digests (protocol/replay.ts). */
+  private readonly replay = new Map<string, ReplayState>()
+
+  constructor(private readonly d: ChildServerDeps) {}
+
+  /** Forget what was seen from the children of a deleted CA. */
+  forget(handle: string): void {
+    for (const peer of this.replay.keys()) if (peer.startsWith(`${handle}/`)) this.replay.delete(peer)
+  }
+
+  /**
+   * Handle one RFC 6492 message for CA `handle`; `published` is told when a certificate was issued or revoked. Input
+   * that is not CMS, or whose XML is not an up-down message naming its sender, has no one to answer: a labelled 400
+   * (`rfc6492-cms`, `rfc6492-xml`). Everything else is answered with a signed reply, an error_response on failure.
+   */
+  async rfc6492(handle: string, body: Uint8Array, published: (handle: string) => void): Promise<Uint8Array> {
+    const s = this.d.commands.state(handle)
+    const decoded = decodeRequest(s, body)
+    let reply: ProvisioningPayload
+    try {
+      if ('error' in decoded) throw decoded.error
+      reply = await this.answer(s, decoded.msg, body, published)
+    } catch (e) {
+      reply = errorReply(e)
+      this.d.log.warn('RFC 6492 request refused', { ca: handle, child: decoded.sender, code: reply.type === 'error_response' ? reply.status : undefined, reason: reasonOf(e) })
+    }
+    const xml = encodeProvisioning({ sender: s.handle, recipient: decoded.sender, payload: reply })
+    return this.d.signers.of(this.d.commands.state(handle)).sign(xml, this.d.now())
+  }
+
+  private async answer(s: CaState, msg: ProvisioningMessage, body: Uint8Array, published: (h: string) => void): Promise<ProvisioningPayload> {
+    const ch = s.children[msg.sender ?? '']
+    if (!ch) throw new AppError('ca-child-unknown', { ca: s.handle, child: msg.sender ?? '' })
+    // RFC 6492 §3.1: the message must be signed by the child's registered identity, recently, and not replayed.
+    const peer = `${s.handle}/${ch.handle}`
+    let verified
+    try {
+      verified = unwrapMessage(body, { idCert: fromBase64(ch.idCert), now: this.d.now() })
+    } catch (e) {
+      throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: reasonOf(e) })
+    }
+    const changes = msg.payload.type === 'issue' || msg.payload.type === 'revoke'
+    const digest = createHash('sha256').update(verified.content).digest('hex')
+    const replay = replayProblem(this.replay.get(peer), verified.signingTime, digest, changes)
+    if (replay) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: replay })
+    this.replay.set(peer, replaySeen(this.replay.get(peer), verified.signingTime, digest, changes))
+    if (msg.recipient !== s.handle) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: `the message is addressed to '${msg.recipient}'` })
+    const p = msg.payload
+    switch (p.type) {
+      case 'list':
+        return { type: 'list_response', classes: this.entitlements(s, ch.handle) }
+      case 'issue': {
+        const limit = p.limits && requestLimit(p.limits)
+        const csr = toBase64(p.csr)
+        const r = await this.d.commands.run(s.handle, { type: 'child-certify', handle: ch.handle, className: p.className, csr, ...(limit ? { limit } : {}) }, `child:${ch.handle}`)
+        published(s.handle)
+        const issued = r.events.find((e) => e.type === 'child-certificate-issued')
+        const cert = issued?.type === 'child-certificate-issued' ? issued.cert : undefined
+        const cls = this.entitlements(r.state, ch.handle).find((c) => c.className === p.className)
+        if (!cert || !cls) throw new AppError('rfc6492-protocol', { code: '2001', reason: 'no certificate was issued' })
+        return { type: 'issue_response', cls: { ...cls, certificates: [certificateEntry(cert)] } }
+      }
+      case 'revoke': {
+        const keyId = toHex(fromBase64Url(p.ski)).toUpperCase()
+        await this.d.commands.run(s.handle, { type: 'child-revoke', handle: ch.handle, className: p.className, keyId }, `child:${ch.handle}`)
+        published(s.handle)
+        return { type: 'revoke_response', className: p.className, ski: p.ski }
+      }
+      default:
+        throw new AppError('rfc6492-type', { reason: `RFC 6492 §3.2: a parent does not answer '${p.type}'` })
+    }
+  }
+
+  /** The list_response classes for a child (RFC 6492 §3.3.2). */
+  private entitlements(s: CaState, child: string): ResourceClassEntitlement[] {
+    const ch = childOf(s, child)
+    return childEntitlements(s, ch, this.d.now(), this.d.commands.context().timing).map((e) => ({
+      className: e.rc.name,
+      certUrl: [e.rc.current!.cert!.uri],
+      resourceSetAs: e.resources.asn.toRfc6492(),
+      resourceSetIpv4: e.resources.ipv4.toRfc6492(),
+      resourceSetIpv6: e.resources.ipv6.toRfc6492(),
+      resourceSetNotAfter: e.notAfter.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      certificates: e.issued.map(certificateEntry),
+      issuer: fromBase64(e.rc.current!.cert!.der),
+    }))
+  }
+}
+
+/** RFC 6492 §3.6 codes by our error labels (design.md §6); `rfc6492-protocol` carries its own, anything else is 2001. */
+const CODES: Partial<Record<ErrorLabel, number>> = {
+  'rfc6492-version': 1102,
+  'rfc6492-type': 1103,
+  'rfc6492-invalid-csr': 1203,
+  'rfc6492-invalid-key': 1302,
+}
+
+/** The label of each kind of decoding failure; `xml` and `payload` have no code of their own (2001). */
+const DECODE_LABELS: Record<ProvisioningDecodeKind, ErrorLabel> = {
+  xml: 'rfc6492-xml', version: 'rfc6492-version', type: 'rfc6492-type', issue: 'rfc6492-invalid-csr', revoke: 'rfc6492-invalid-key', payload: 'rfc6492-xml',
+}
+
+type Decoded = { sender: string; msg: ProvisioningMessage } | { sender: string; error: AppError }
+
+/** The message and its sender, or the labelled decoding failure to answer it with; a 400 when there is no sender. */
+function decodeRequest(s: CaState, body: Uint8Array): Decoded {
+  let xml: string
+  try {
+    xml = unwrapUnverified(body).xml
+  } catch (e) {
+    throw new AppError('rfc6492-cms', { ca: s.handle, reason: reasonOf(e) }, { cause: e })
+  }
+  try {
+    const msg = decodeProvisioning(xml)
+    if (!msg.sender) throw new AppError('rfc6492-xml', { ca: s.handle, reason: 'RFC 6492 §3.1: the message names no sender' })
+    return { sender: msg.sender, msg }
+  } catch (e) {
+    if (!(e instanceof ProvisioningDecodeError)) throw e instanceof AppError ? e : new AppError('rfc6492-xml', { ca: s.handle, reason: reasonOf(e) }, { cause: e })
+    const error = new AppError(DECODE_LABELS[e.kind], { ca: s.handle, reason: reasonOf(e) }, { cause: e })
+    if (e.kind === 'xml' || !e.sender) throw new AppError('rfc6492-xml', error.args, { cause: e })
+    return { sender: e.sender, error }
+  }
+}
+
+/** RFC 6492 §3.4.1: the req_resource_set_* limits of an issue request, or 1203 (the request is badly formed). */
+function requestLimit(limits: { asn?: string; ipv4?: string; ipv6?: string }) {
+  try {
+    return ResourceSet.parse({ asn: limits.asn ?? '', ipv4: limits.ipv4 ?? '', ipv6: limits.ipv6 ?? '' }).toJSON()
+  } catch (e) {
+    throw new AppError('rfc6492-invalid-csr', { reason: `RFC 6492 §3.4.1: req_resource_set_*: ${reasonOf(e)}` }, { cause: e })
+  }
+}
+
+function certificateEntry(c: IssuedCert) {
+  return { certUrl: c.uri, cert: fromBase64(c.der) }
+}
+
+/** The error_response for a failure (RFC 6492 §3.6): the code from the label table, 2001 for anything else. */
+export function errorReply(e: unknown): ProvisioningPayload {
+  let code: number | undefined
+  if (e instanceof AppError) code = e.label === 'rfc6492-protocol' ? Number(e.args.code) : CODES[e.label]
+  // Only our own labelled and library errors are described; anything else is internal and says no more.
+  const described = e instanceof AppError || e instanceof LibraryError
+  const description = described ? reasonOf(e) : ERROR_CODES[2001]!
+  return { type: 'error_response', status: code !== undefined && ERROR_CODES[code] ? code : 2001, description: description.slice(0, 1000) }
+}

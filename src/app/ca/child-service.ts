@@ -1,0 +1,86 @@
+/**
+ * Children of CAs (RFC 6492 server side; krill-reference.md §1.1 "Children"): add, update and remove children, give
+ * them their RFC 8183 parent response, show them, and answer their RFC 6492 messages (child-server.ts). Children
+ * that are CAs in this svcd learn of a change at once.
+ */
+import { childInfo } from './views.js'
+import { parentResponseJson, type AddChildJson, type ChildInfoJson, type ParentResponseJson, type UpdateChildJson } from '../../api/cas.js'
+import { AppError } from '../../errors.js'
+import { encodeParentResponse, type ParentResponse } from '../../protocol/idexchange.js'
+import { ResourceSet } from '../../resources/resource-set.js'
+import { fromBase64 } from '../../util/base64.js'
+import type { CaCommands } from './ca-commands.js'
+import type { CaPublisher } from './ca-publisher.js'
+import type { ChildServer } from './child-server.js'
+import { caPath, checkChild, checkIdCert, childRequestInput } from './inputs.js'
+import type { ParentService } from './parent-service.js'
+
+export interface ChildServiceDeps {
+  commands: CaCommands
+  server: ChildServer
+  publisher: CaPublisher
+  /** Tells children that are CAs in this svcd to sync with their parent now. */
+  parents: Pick<ParentService, 'syncLocalChildren'>
+  now: () => Date
+  /** svcd's own service URI (its RFC 6492 endpoints are `<uri>rfc6492/<ca>`). */
+  serviceUri: string
+}
+
+export class ChildService {
+  constructor(private readonly d: ChildServiceDeps) {}
+
+  async caChildAdd(ca: string, body: AddChildJson | { handle: string; resources: AddChildJson['resources']; xml: string }): Promise<ParentResponseJson> {
+    this.d.commands.state(caPath(ca))
+    const handle = checkChild(body.handle)
+    const idCert = 'xml' in body ? childRequestInput(body.xml, this.d.now()) : checkIdCert(body.id_cert, this.d.now())
+    const resources = ResourceSet.parse(body.resources ?? {}).toJSON()
+    await this.d.publisher.change(ca, { type: 'child-add', handle, idCert, resources })
+    return parentResponseJson(this.parentResponseFor(ca, handle))
+  }
+
+  caChildContact(ca: string, child: string): ParentResponseJson {
+    return parentResponseJson(this.parentResponseFor(ca, child))
+  }
+
+  caChildContactXml(ca: string, child: string): string {
+    return encodeParentResponse(this.parentResponseFor(ca, child))
+  }
+
+  caChildInfo(ca: string, child: string): ChildInfoJson {
+    const s = this.d.commands.state(caPath(ca))
+    if (!s.children[child]) throw new AppError('ca-child-unknown', { ca, child })
+    return childInfo(s, child)
+  }
+
+  async caChildUpdate(ca: string, child: string, body: UpdateChildJson): Promise<void> {
+    this.d.commands.state(caPath(ca))
+    const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert, this.d.now()) } : {}), ...(body.resources ? { resources: ResourceSet.parse(body.resources).toJSON() } : {}) }
+    await this.d.publisher.change(ca, update)
+    this.d.parents.syncLocalChildren(ca, child)
+  }
+
+  async caChildRemove(ca: string, child: string): Promise<void> {
+    this.d.commands.state(caPath(ca))
+    await this.d.publisher.change(ca, { type: 'child-remove', handle: child })
+    this.d.parents.syncLocalChildren(ca, child)
+  }
+
+  /** Remove every child of a CA (it is being deleted): their certificates are revoked and withdrawn. */
+  async removeAll(ca: string): Promise<void> {
+    for (const child of Object.keys(this.d.commands.state(ca).children)) await this.d.publisher.change(ca, { type: 'child-remove', handle: child })
+    this.d.server.forget(ca)
+  }
+
+  /** POST /rfc6492/{ca}: the signed answer to a child's CMS-wrapped RFC 6492 message. */
+  rfc6492(ca: string, body: Uint8Array): Promise<Uint8Array> {
+    this.d.commands.state(caPath(ca))
+    return this.d.server.rfc6492(ca, body, (h) => this.d.publisher.publish(h))
+  }
+
+  /** The RFC 8183 parent response for a child (the parent's contact details as the child needs them). */
+  private parentResponseFor(ca: string, child: string): ParentResponse {
+    const s = this.d.commands.state(caPath(ca))
+    if (!s.children[child]) throw new AppError('ca-child-unknown', { ca, child })
+    return { parentHandle: s.handle, childHandle: child, serviceUri: `${this.d.serviceUri}rfc6492/${encodeURIComponent(s.handle)}`, idCert: fromBase64(s.idCert) }
+  }
+}

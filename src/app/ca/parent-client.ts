@@ -1,0 +1,147 @@
+/**
+ * A CA's side as a child (RFC 6492 client): ask a parent what we are entitled to (`list`), request certificates
+ * for keys that need one (`issue` with a CSR carrying our SIA), ask for revocation of keys we no longer use
+ * (`revoke`), and record each exchange as the parent's status (a CA issue while it fails).
+ */
+import type { Entitlement } from '../../ca/commands.js'
+import { keysNeedingCertificates } from '../../ca/parents.js'
+import { keySia } from '../../ca/locations.js'
+import type { CaState, ParentInfo } from '../../ca/state.js'
+import { keyIdentifier } from '../../crypto/key-id.js'
+import { AppError, reasonOf } from '../../errors.js'
+import { decodeCert } from '../../objects/cert.js'
+import { buildCsr } from '../../objects/csr.js'
+import { decodeProvisioning, encodeProvisioning, ERROR_CODES, type ProvisioningPayload } from '../../protocol/provisioning.js'
+import { unwrapMessage } from '../../protocol/signed-message.js'
+import { ResourceSet } from '../../resources/resource-set.js'
+import { fromBase64, toBase64, toBase64Url } from '../../util/base64.js'
+import { bytesEqual } from '../../util/bytes.js'
+import type { CaStatusStore } from '../../store/interfaces.js'
+import type { Signer } from '../../crypto/signer.js'
+import type { Logger } from '../../log.js'
+import type { CaCommands } from './ca-commands.js'
+import type { MessageSigners } from './message-signers.js'
+import type { PostMessage } from './ports.js'
+
+export const UPDOWN_TYPE = 'application/rpki-updown'
+
+/** Delivers a CMS message to a parent in this same svcd without the network (same semantics), or undefined. */
+export type LocalUpdown = (serviceUri: string, cms: Uint8Array) => Promise<Uint8Array> | undefined
+
+export interface ParentClientDeps {
+  commands: CaCommands
+  signers: MessageSigners
+  signer: Signer
+  status: CaStatusStore
+  post: PostMessage
+  /** Parents that are CAs in this svcd are asked in-process. */
+  local: LocalUpdown
+  now: () => Date
+  log: Logger
+  /** Largest RFC 6492 reply accepted from a parent (bytes). */
+  postLimit: number
+  /** Ask for a new certificate this long before the current one expires. */
+  reissueBeforeSeconds: number
+}
+
+/** A CA's RFC 6492 client: one instance serves every CA of this svcd. */
+export class ParentClient {
+  constructor(private readonly d: ParentClientDeps) {}
+
+  /** One RFC 6492 exchange with a parent: wrap, send, verify the reply against the parent's identity, decode. */
+  async updown(s: CaState, p: ParentInfo, payload: ProvisioningPayload): Promise<ProvisioningPayload> {
+    const xml = encodeProvisioning({ sender: p.childHandle, recipient: p.parentHandle, payload })
+    const cms = await this.d.signers.of(s).sign(xml, this.d.now())
+    const answer = (await this.d.local(p.serviceUri, cms)) ?? (await this.d.post(p.serviceUri, cms, { contentType: UPDOWN_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit }))
+    const m = unwrapMessage(answer, { idCert: fromBase64(p.idCert), now: this.d.now() })
+    const reply = decodeProvisioning(m.xml)
+    if (reply.payload.type === 'error_response') {
+      const e = reply.payload
+      throw new Error(`parent '${p.name}' answered error ${e.status} (${ERROR_CODES[e.status] ?? 'unknown code'})${e.description ? `: ${e.description}` : ''}`)
+    }
+    // RFC 6492 §3.1: the reply comes from the parent to us.
+    if (reply.sender !== p.parentHandle || reply.recipient !== p.childHandle) throw new Error(`parent '${p.name}' answered as '${reply.sender}' to '${reply.recipient}'`)
+    return reply.payload
+  }
+
+  /**
+   * Sync with one parent: entitlements, certificate requests, revocations. Returns true when something changed.
+   * Any failure is recorded as the parent's issue and rethrown.
+   */
+  async sync(handle: string, name: string): Promise<boolean> {
+    const time = this.d.now().toISOString()
+    const p0 = this.d.commands.state(handle).parents[name]
+    if (!p0) throw new AppError('ca-parent-unknown', { ca: handle, parent: name })
+    try {
+      const changed = await this.exchange(handle, name)
+      this.d.status.record(handle, 'parent', name, { time, uri: p0.serviceUri, result: 'success' })
+      return changed
+    } catch (e) {
+      this.d.log.warn('parent sync failed', { ca: handle, parent: name, reason: reasonOf(e) })
+      const label = e instanceof AppError ? e.label : 'ca-parent-sync'
+      this.d.status.record(handle, 'parent', name, { time, uri: p0.serviceUri, result: 'failure', label, msg: reasonOf(e), args: { ca: handle, parent: name } })
+      throw e
+    }
+  }
+
+  private async exchange(handle: string, name: string): Promise<boolean> {
+    let s = this.d.commands.state(handle)
+    const list = await this.updown(s, s.parents[name], { type: 'list' })
+    if (list.type !== 'list_response') throw new Error(`parent '${name}' answered a list with '${list.type}'`)
+    const classes: Entitlement[] = list.classes.map((c) => ({
+      className: c.className,
+      resources: ResourceSet.parse({ asn: c.resourceSetAs, ipv4: c.resourceSetIpv4, ipv6: c.resourceSetIpv6 }).toJSON(),
+      notAfter: new Date(c.resourceSetNotAfter).toISOString(),
+      issued: c.certificates.map((x) => ({ uri: x.certUrl, der: toBase64(x.cert) })),
+    }))
+    let changed = (await this.d.commands.run(handle, { type: 'parent-entitlements-update', parent: name, classes }, 'svc')).events.length > 0
+    s = this.d.commands.state(handle)
+    if (!s.repo) return changed
+    for (const { rc, key } of keysNeedingCertificates(s, this.d.now(), this.d.reissueBeforeSeconds).filter((k) => k.rc.parent === name)) {
+      const signingKey = this.d.signer.signingKey(key.keyId)
+      const csr = buildCsr(signingKey, keySia(s, rc.name, key.keyId))
+      await this.d.commands.run(handle, { type: 'certificate-request', className: rc.name, keyId: key.keyId }, 'svc')
+      const r = await this.updown(this.d.commands.state(handle), s.parents[name], { type: 'issue', className: rc.parentClass, csr })
+      if (r.type !== 'issue_response') throw new Error(`parent '${name}' answered an issue with '${r.type}'`)
+      const issued = r.cls.certificates.find((c) => bytesEqual(spkiOf(c.cert), signingKey.spki)) ?? r.cls.certificates[0]
+      if (!issued) throw new Error(`parent '${name}' issued no certificate in class '${rc.parentClass}'`)
+      const res = await this.d.commands.run(handle, { type: 'certificate-receive', parent: name, className: rc.name, keyId: key.keyId, cert: toBase64(issued.cert), uri: issued.certUrl }, 'svc')
+      changed ||= res.events.length > 0
+    }
+    for (const rc of Object.values(this.d.commands.state(handle).classes)) {
+      if (rc.parent !== name || !rc.old) continue
+      const ski = toBase64Url(keyIdentifier(this.d.signer.signingKey(rc.old.keyId).spki))
+      const r = await this.updown(this.d.commands.state(handle), s.parents[name], { type: 'revoke', className: rc.parentClass, ski })
+      if (r.type !== 'revoke_response') throw new Error(`parent '${name}' answered a revoke with '${r.type}'`)
+      changed ||= (await this.d.commands.run(handle, { type: 'key-revoked', parent: name, className: rc.name, keyId: rc.old.keyId }, 'svc')).events.length > 0
+    }
+    return changed
+  }
+
+  /** Ask the parent to revoke every key of the CA under it (best effort, before removing the parent or the CA). */
+  async revokeAll(handle: string, name: string): Promise<void> {
+    const s = this.d.commands.state(handle)
+    const p = s.parents[name]
+    if (!p) return
+    for (const rc of Object.values(s.classes).filter((c) => c.parent === name)) {
+      for (const k of [rc.current, rc.next, rc.old]) {
+        if (!k?.cert) continue
+        const ski = toBase64Url(keyIdentifier(this.d.signer.signingKey(k.keyId).spki))
+        try {
+          await this.updown(s, p, { type: 'revoke', className: rc.parentClass, ski })
+        } catch (e) {
+          this.d.log.warn('revocation request failed (best effort)', { ca: handle, parent: name, key: k.keyId, reason: reasonOf(e) })
+        }
+      }
+    }
+  }
+}
+
+/** The SPKI of an issued certificate (to match it to our key); empty when it does not decode. */
+function spkiOf(der: Uint8Array): Uint8Array {
+  try {
+    return decodeCert(der).spki
+  } catch {
+    return new Uint8Array()
+  }
+}

@@ -1,0 +1,219 @@
+/**
+ * The composition root (design.md §2, §6): the one place, with main.ts and cli.ts, that constructs stores, signers,
+ * writers, servers and services, and wires them together. svcd (main.ts), the scenario tests that need a wired
+ * daemon in-process, and the benchmarks all build through `compose`.
+ */
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { CaCommands } from './app/ca/ca-commands.js'
+import { CaPublisher } from './app/ca/ca-publisher.js'
+import { CaService } from './app/ca/ca-service.js'
+import { CaTasks } from './app/ca/ca-tasks.js'
+import { ChildServer } from './app/ca/child-server.js'
+import { ChildService } from './app/ca/child-service.js'
+import { MessageSigners } from './app/ca/message-signers.js'
+import { ParentClient, type LocalUpdown } from './app/ca/parent-client.js'
+import { ParentService } from './app/ca/parent-service.js'
+import type { EmbeddedRepository, TaskScheduling } from './app/ca/ports.js'
+import { RepoClient } from './app/ca/repo-client.js'
+import { RepoService } from './app/ca/repo-service.js'
+import { RoutesView } from './app/ca/routes-view.js'
+import { PubdApi } from './app/pubd-api.js'
+import { PubdCodec } from './app/pubd-codec.js'
+import { PubServer } from './app/pub-server.js'
+import { loadOrCreateIdentity } from './app/shared/identity.js'
+import { postMessage } from './app/shared/protocol-client.js'
+import { Scheduler } from './app/shared/scheduler.js'
+import { StatusService } from './app/status-service.js'
+import type { Config } from './config.js'
+import { KeyPool } from './crypto/key-pool.js'
+import type { Signer } from './crypto/signer.js'
+import { SoftSigner } from './crypto/soft-signer.js'
+import type { HttpServices } from './http/app.js'
+import type { Logger } from './log.js'
+import { MessageSigner } from './protocol/signed-message.js'
+import { SqliteCaObjectsStore } from './store/ca-objects-store.js'
+import { SqliteCaStatusStore } from './store/ca-status-store.js'
+import { SqliteCaStore } from './store/ca-store.js'
+import { Db } from './store/db.js'
+import type { Stores } from './store/interfaces.js'
+import { FileKeyStore } from './store/key-store.js'
+import { propertyStore } from './store/properties.js'
+import { SqlitePubdStore } from './store/pubd-store.js'
+import { SqliteTaskStore } from './store/task-store.js'
+import { TestbedService } from './ta/testbed-service.js'
+import { fromBase64 } from './util/base64.js'
+import { VERSION } from './version.js'
+
+export interface ComposeOptions {
+  config: Config
+  /** The data directory (absolute): svcd.db, keys/, the repository output. */
+  dataDir: string
+  log: Logger
+  /** The clock; tests inject a fixed or shifted one. */
+  now?: () => Date
+  /** n random bytes; tests inject a deterministic source. */
+  random?: (n: number) => Uint8Array
+  /** The signer; tests inject one (default: the software signer with keys under <data_dir>/keys). */
+  signer?: Signer
+}
+
+/** A wired svcd without its HTTP listener: the services for the routes, and start/stop of the background work. */
+export interface Composed {
+  services: HttpServices
+  signer: Signer
+  /** The scheduler of timed tasks (tests stop it and run what is due by hand at an injected clock). */
+  scheduler: Pick<Scheduler, 'runDue' | 'stop'>
+  /** Start background work (repository writers, rsyncd, testbed, scheduled tasks). */
+  start(): Promise<void>
+  /** Start filling the key pool (after svcd listens: a restart is not slowed down by spare keys). */
+  startKeyPool(): void
+  /** Stop background work and close the database. */
+  shutdown(): Promise<void>
+}
+
+/** The SQLite stores over one database. */
+function sqliteStores(db: Db): Stores {
+  return {
+    cas: new SqliteCaStore(db),
+    objects: new SqliteCaObjectsStore(db),
+    status: new SqliteCaStatusStore(db),
+    tasks: new SqliteTaskStore(db),
+    pubd: new SqlitePubdStore(db),
+    properties: propertyStore(db),
+    transaction: (fn) => db.transaction(fn),
+  }
+}
+
+export async function compose(o: ComposeOptions): Promise<Composed> {
+  const { config, dataDir, log } = o
+  const now = o.now ?? (() => new Date())
+  const random = o.random ?? ((n: number) => new Uint8Array(randomBytes(n)))
+  const started = now()
+  const t = config.timing
+
+  // Storage and keys. The pool starts filling once svcd listens: until then keys are made on demand only.
+  const dbPath = join(dataDir, 'svcd.db')
+  const db = Db.open(dbPath)
+  const stores = sqliteStores(db)
+  const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
+  const soft = new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
+  const signer = o.signer ?? soft
+  stores.transaction(() => {
+    if (!stores.properties.get('created')) stores.properties.set('created', now().toISOString())
+    stores.properties.set('version', VERSION)
+  })
+
+  // The embedded publication server.
+  let pub: PubServer | undefined
+  try {
+    pub = config.repository.enabled ? await createPubServer(config, dataDir, dbPath, db, stores, signer, log, now) : undefined
+  } catch (e) {
+    db.close()
+    throw e
+  }
+  const pubd = new PubdApi(pub, config.repository, now)
+  const embedded: EmbeddedRepository | undefined = pub && {
+    findPublisher: (h) => pub.store.publisher(h),
+    publisherAdd: (req) => pub.publisherAdd(req),
+    publisherRemove: (h) => pub.publisherRemove(h),
+    publisherResponse: (h) => pub.publisherResponse(h),
+    publish: (h, q) => pub.publish(h, q),
+    flushed: () => pub.flushed(),
+  }
+
+  // The scheduler runs CA tasks; it is built first, the task runner is set below (it needs the services).
+  let caTasks: CaTasks | undefined
+  const scheduler = new Scheduler({
+    tasks: stores.tasks,
+    run: (task) => caTasks!.run(task),
+    retryAt: (task, at) => at + Math.min(t.retry_seconds * 1000 * 2 ** Math.min(task.attempts, 10), t.parent_refresh_seconds * 1000),
+    now: () => now().getTime(),
+    log,
+  })
+  const tasks: TaskScheduling = {
+    schedule: (kind, ca, arg, due, opts) => scheduler.schedule(kind, ca, arg, due, opts),
+    unschedule: (kind, ca, arg) => scheduler.unschedule(kind, ca, arg),
+    unscheduleCa: (ca) => stores.tasks.removeCa(ca),
+  }
+  // The parent refresh interval with random jitter (design.md: thousands of CAs must not stampede a parent).
+  const refreshDelay = (atStart: boolean) => {
+    const jitter = Math.random() * t.parent_refresh_jitter_seconds * 1000
+    return atStart ? Math.min(jitter, 60_000) : t.parent_refresh_seconds * 1000 + jitter
+  }
+
+  // The CA service and its collaborators.
+  const commands = new CaCommands({ store: stores.cas, signer, now, random, timing: { childCertValidSeconds: t.child_cert_valid_seconds, childCertReissueBeforeSeconds: t.child_cert_reissue_before_seconds } })
+  const signers = new MessageSigners((idKey, idCert) => new MessageSigner({ idKey: signer.signingKey(idKey), idCert: fromBase64(idCert), newEeKey: () => signer.oneOffKey() }))
+  const repoClient = new RepoClient({ pub: embedded, signers, post: postMessage, now, postLimit: config.post_limit_rfc8181 })
+  let parents: ParentService | undefined
+  let cas: CaService | undefined
+  const publisher = new CaPublisher({
+    commands, objects: stores.objects, status: stores.status, history: stores.cas, repo: repoClient, signer, now, random, log,
+    timing: {
+      mftNextUpdateSeconds: t.mft_next_update_seconds, mftReissueSeconds: t.mft_reissue_seconds, roaValidSeconds: t.roa_valid_seconds,
+      roaReissueBeforeSeconds: t.roa_reissue_before_seconds, roaAggregateThreshold: t.roa_aggregate_threshold, roaDeaggregateThreshold: t.roa_deaggregate_threshold,
+    },
+    certificateExpired: (ca, parent) => parents!.syncLater(ca, parent),
+    releasePublisher: (s, p) => cas!.releasePublisher(s, p),
+  })
+  const childServer = new ChildServer({ commands, signers, now, log })
+  // RFC 6492 messages to a parent CA in this svcd are delivered in-process (same checks, no network).
+  const rfc6492Prefix = `${config.service_uri}rfc6492/`
+  const local: LocalUpdown = (uri, cms) => {
+    if (!uri.startsWith(rfc6492Prefix)) return undefined
+    const ca = decodeURIComponent(uri.slice(rfc6492Prefix.length).replace(/\/$/, ''))
+    return commands.exists(ca) ? childServer.rfc6492(ca, cms, (h) => publisher.publish(h)) : undefined
+  }
+  const parentClient = new ParentClient({ commands, signers, signer, status: stores.status, post: postMessage, local, now, log, postLimit: config.post_limit_rfc6492 * 8, reissueBeforeSeconds: t.child_cert_reissue_before_seconds })
+  parents = new ParentService({ commands, client: parentClient, publisher, status: stores.status, tasks, now, serviceUri: config.service_uri, refreshDelay })
+  const children = new ChildService({ commands, server: childServer, publisher, parents, now, serviceUri: config.service_uri })
+  const routes = new RoutesView({ commands, objects: stores.objects })
+  const pubProblems = (withReason: boolean) => pub?.outputProblems(withReason) ?? []
+  cas = new CaService({
+    commands, publisher, parents, children, repo: repoClient, routes, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, pub: embedded,
+    pubProblems: () => pubProblems(true), signer, now, log,
+  })
+  const repo = new RepoService({ commands, publisher, parents, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
+  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction })
+  const testbed = new TestbedService({ commands, cas, children, parents, publisher, signer, now, random, log, serviceUri: config.service_uri })
+  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
+
+  const stopCas = async () => {
+    await scheduler.stop()
+    await parents!.stop()
+    await publisher.stop()
+    await pub?.stop()
+  }
+  return {
+    services: { cas, parents, children, repo, pubd, status, testbed },
+    signer,
+    scheduler,
+    async start() {
+      await pub?.start()
+      if (config.testbed.enabled) await testbed.ensure()
+      // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
+      caTasks!.resume()
+      scheduler.start()
+    },
+    startKeyPool: () => pool.start(),
+    async shutdown() {
+      await stopCas()
+      await pool.stop()
+      db.close()
+      log.debug('services stopped')
+    },
+  }
+}
+
+function failure(s: { result: string; msg?: string } | undefined): string | undefined {
+  return s?.result === 'failure' ? (s.msg ?? 'failed') : undefined
+}
+
+/** The embedded publication server with its identity (created at first start) and CMS codec. */
+async function createPubServer(config: Config, dataDir: string, dbPath: string, db: Db, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<PubServer> {
+  const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
+  const messages = new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() })
+  const codec = new PubdCodec(messages)
+  return new PubServer({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, db, dbPath, codec, log, now })
+}
