@@ -12,15 +12,19 @@ import { createApp, listen, type RunningServer, type TlsMaterial } from './http/
 import { acquireLock, LockError, type DataDirLock } from './lock.js'
 import { createLogger, type Logger } from './log.js'
 import { loadOrCreateIdentity } from './app/identity.js'
-import { PubdCodec } from './app/pubd-codec.js'
-import { PubServer } from './app/pub-server.js'
+import { PubdCodec } from './app/pubd/message-codec.js'
+import { PublicationService } from './app/pubd/publication-service.js'
+import { RsyncDaemon } from './app/pubd/rsync-daemon.js'
 import { KeyPool } from './crypto/key-pool.js'
 import { SoftSigner } from './crypto/soft-signer.js'
 import { Manager } from './manager.js'
 import { MessageSigner } from './protocol/signed-message.js'
+import { RrdpWriter } from './pubd/rrdp-writer.js'
+import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
 import { FileKeyStore } from './store/key-store.js'
 import { propertyStore } from './store/properties.js'
+import { PubdReader, SqlitePubdStore } from './store/pubd-store.js'
 import { generateTlsCertificate } from './tls-cert.js'
 import { VERSION } from './version.js'
 import { watchFiles, type Watcher } from './watch.js'
@@ -44,6 +48,7 @@ interface Running {
   lock: DataDirLock
   db: Db
   manager: Manager
+  pubd: PubServer | undefined
   pool: KeyPool
   server: RunningServer
   watcher: Watcher | undefined
@@ -99,18 +104,19 @@ async function start(configPath: string | undefined): Promise<Running> {
     const signer = new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
     const dbPath = join(dataDir, 'svcd.db')
     const db = Db.open(dbPath)
-    const pub = config.repository.enabled ? await createPubServer(config, dataDir, dbPath, db, signer, log) : undefined
-    const manager = new Manager({ config, db, log, pub, signer })
+    const pubd = config.repository.enabled ? await createPubServer(config, dataDir, dbPath, db, signer, log) : undefined
+    const manager = new Manager({ config, db, log, pub: pubd?.service, signer })
     let server: RunningServer
     try {
       // Start first, listen after: /health answers only once svcd is ready (testbed certified and published).
       await manager.start()
-      const app = createApp({ manager, config, log, token })
+      const app = createApp({ manager, pubd: pubd?.service, config, log, token })
       server = await listen(app, { ip: config.ip, port: config.port, tls }).catch((e: NodeJS.ErrnoException) => {
         throw new StartError(`cannot listen on ${config.ip}:${config.port}: ${e.code === 'EADDRINUSE' ? 'the address is already in use' : e.message}`)
       })
     } catch (e) {
       await manager.shutdown()
+      pubd?.close()
       await pool.stop()
       db.close()
       throw e
@@ -120,7 +126,7 @@ async function start(configPath: string | undefined): Promise<Running> {
     if (config.pid_file) writeFileSync(config.pid_file, `${process.pid}\n`)
     const scheme = tls ? 'https' : 'http'
     log.info('svcd started', { version: VERSION, listen: `${scheme}://${config.ip}:${server.port}/`, service_uri: config.service_uri, data_dir: config.data_dir })
-    return { config, log, lock, db, manager, pool, server, watcher }
+    return { config, log, lock, db, manager, pubd, pool, server, watcher }
   } catch (e) {
     lock.release()
     throw e
@@ -131,6 +137,7 @@ async function shutdown(r: Running): Promise<void> {
   await r.server.close()
   await r.watcher?.close()
   await r.manager.shutdown()
+  r.pubd?.close()
   await r.pool.stop()
   r.db.close()
   if (r.config.pid_file && existsSync(r.config.pid_file)) unlinkSync(r.config.pid_file)
@@ -139,12 +146,33 @@ async function shutdown(r: Running): Promise<void> {
   r.log.flush()
 }
 
-/** The embedded publication server with its identity (created at first start) and CMS codec. */
+/** The embedded publication server, and `close` for its read connections (after the service stopped). */
+interface PubServer {
+  service: PublicationService
+  close(): void
+}
+
+/**
+ * The publication service and its collaborators: its identity (created at first start) and CMS codec, its store,
+ * the RRDP and rsync writers (each reading through its own connection to the database), and rsyncd when
+ * rsync_daemon = "auto".
+ */
 async function createPubServer(config: Config, dataDir: string, dbPath: string, db: Db, signer: SoftSigner, log: Logger): Promise<PubServer> {
   const identity = await loadOrCreateIdentity('pubd', propertyStore(db), signer, new Date())
   const messages = new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() })
   const codec = new PubdCodec(messages)
-  return new PubServer({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, db, dbPath, codec, log, now: () => new Date() })
+  const r = config.repository
+  const now = () => new Date()
+  const store = new SqlitePubdStore(db)
+  const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
+  const rrdpDir = join(dataDir, 'repo', 'rrdp')
+  const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
+  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store, reader: new PubdReader(readers[0]), now, retention })
+  const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(dataDir, 'repo'), address: config.ip, log }) : undefined
+  const rsync = new RsyncWriter({ dir: join(dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]), now, onSwitch: (tree) => daemon?.setPath(tree) })
+  const pubConfig = { serviceUri: config.service_uri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
+  const service = new PublicationService({ store, rrdp, rsync, daemon, codec, now, log, config: pubConfig })
+  return { service, close: () => readers.forEach((reader) => reader.close()) }
 }
 
 function ensureDir(dir: string): void {

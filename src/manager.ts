@@ -1,6 +1,7 @@
 /**
  * The one facade of svcd's business logic (style.md §1, Krill's KrillManager): HTTP handlers make one call here.
- * Owns `now`, transactions and retries. Methods are named `ca<Noun><Verb>`, `pubd<Noun><Verb>`, mirroring routes.
+ * Owns `now`, transactions and retries. Methods are named `ca<Noun><Verb>`, mirroring routes; the publication
+ * server's (`pubd<Noun><Verb>`, rfc8181, rrdpFile) are app/pubd/publication-service.ts's.
  */
 import {
   childRequestJson, parentResponseJson, MAX_HISTORY_ROWS,
@@ -8,25 +9,23 @@ import {
   type CommandHistoryJson, type ParentContactJson, type ParentResponseJson, type ParentStatusJson, type RepoInfoJson,
   type RepoStatusJson, type RoaDeltaJson, type UpdateChildJson,
 } from './api/cas.js'
-import { publisherRequestJson, repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from './api/pubd.js'
+import { publisherRequestJson, type PublisherRequestJson } from './api/pubd.js'
 import type { ErrorBody, ReadyJson, ServerInfo } from './api/status.js'
-import { caPath, checkChild, checkIdCert, childRequestInput, parentInput, pathHandle, publisherRequestInput, repoInput } from './app/api-inputs.js'
+import { caPath, checkChild, checkIdCert, childRequestInput, parentInput, repoInput } from './app/api-inputs.js'
 import { CaManager } from './app/ca-manager.js'
 import { updown } from './app/ca-parents.js'
 import { checkRepoIdentity, repoList } from './app/ca-repo.js'
 import { CaServices } from './app/ca-services.js'
 import { RoutesView, type RoutesPage } from './app/ca-routes-view.js'
 import { caIssues, certAuthInfo, childInfo, exchangeJson, historyDetailsJson, historyJson, parentContact, parentStatus, repoInfo } from './app/ca-views.js'
-import type { PubServer, RrdpFile } from './app/pub-server.js'
-import { repoStats } from './app/pubd-views.js'
+import type { PublicationService } from './app/pubd/publication-service.js'
 import type { ParentInfo } from './ca/state.js'
 import type { Config } from './config.js'
 import type { Signer } from './crypto/signer.js'
 import { AppError, reasonOf } from './errors.js'
 import type { Logger } from './log.js'
 import { decodeCert } from './objects/cert.js'
-import { idCertInfo } from './protocol/id-cert.js'
-import { encodeChildRequest, encodeParentResponse, encodePublisherRequest, encodeRepositoryResponse, type ParentResponse } from './protocol/idexchange.js'
+import { encodeChildRequest, encodeParentResponse, encodePublisherRequest, type ParentResponse } from './protocol/idexchange.js'
 import { ResourceSet } from './resources/resource-set.js'
 import { Scheduler } from './scheduler.js'
 import type { Db } from './store/db.js'
@@ -44,7 +43,7 @@ export interface ManagerDeps {
   /** The clock; tests inject a fixed or shifted one. */
   now?: () => Date
   /** The embedded publication server, when [repository] is enabled. */
-  pub?: PubServer
+  pub?: PublicationService
   signer: Signer
 }
 
@@ -55,7 +54,7 @@ export class Manager {
   private readonly now: () => Date
   private readonly started: Date
   private readonly properties: PropertyStore
-  private readonly pub: PubServer | undefined
+  private readonly pub: PublicationService | undefined
   readonly cas: CaManager
   private readonly svc: CaServices
   private readonly routes: RoutesView
@@ -171,7 +170,7 @@ export class Manager {
     }
     const down = new AppError('sys-store', { reason: 'the database does not answer' })
     const problems: ErrorBody[] = alive ? [] : [{ label: down.label, msg: down.message, args: down.args }]
-    problems.push(...this.pubdProblems(false))
+    problems.push(...(this.pub?.outputProblems(false) ?? []))
     return problems.length ? { ready: false, problems } : { ready: true }
   }
 
@@ -442,7 +441,7 @@ export class Manager {
       const i = caIssues(this.svc.status.all(ca))
       if (i.repo_issue || i.parent_issues.length || i.objects_issue) out[ca] = i
     }
-    const pubd = this.pubdProblems()
+    const pubd = this.pub?.outputProblems(true) ?? []
     return pubd.length ? { cas: out, publication_server: pubd } : { cas: out }
   }
 
@@ -468,67 +467,6 @@ export class Manager {
     const s = this.svc.state(caPath(ca))
     if (!s.children[child]) throw new AppError('ca-child-unknown', { ca, child })
     return { parentHandle: s.handle, childHandle: child, serviceUri: `${this.config.service_uri}rfc6492/${encodeURIComponent(s.handle)}`, idCert: fromBase64(s.idCert) }
-  }
-
-  //------------ Publication server (krill-reference.md §1.1 "Publication server") --------------------------------
-
-  pubdPublishers(): PublisherList {
-    return { publishers: this.pubd().store.publishers().map((p) => ({ handle: p.handle })) }
-  }
-
-  pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }): RepositoryResponseJson {
-    const pub = this.pubd()
-    return repositoryResponseJson(pub.publisherAdd(publisherRequestInput(input, this.now())))
-  }
-
-  pubdPublisherShow(handle: string): PublisherDetails {
-    const p = this.pubd().publisher(pathHandle(handle))
-    const files = this.pubd().store.objectsWithContent(p.handle).map((o) => ({ uri: o.uri, base64: toBase64(o.content) }))
-    return { handle: p.handle, id_cert: idCertInfo(p.idCert), base_uri: p.baseUri, current_files: files }
-  }
-
-  pubdPublisherRemove(handle: string): void {
-    this.pubd().publisherRemove(pathHandle(handle))
-  }
-
-  pubdPublisherResponse(handle: string): RepositoryResponseJson {
-    return repositoryResponseJson(this.pubd().publisherResponse(pathHandle(handle)))
-  }
-
-  pubdPublisherResponseXml(handle: string): string {
-    return encodeRepositoryResponse(this.pubd().publisherResponse(pathHandle(handle)))
-  }
-
-  pubdStale(seconds: number): PublisherList {
-    return { publishers: this.pubd().stale(seconds).map((p) => ({ handle: p.handle })) }
-  }
-
-  /** What keeps the publication server's output from holding everything accepted; `withReason` adds the failures. */
-  pubdProblems(withReason = true): ErrorBody[] {
-    return this.pub?.outputProblems(withReason) ?? []
-  }
-
-  pubdStats(): RepoStats {
-    return repoStats(this.pubd(), this.config.repository)
-  }
-
-  async pubdSessionReset(): Promise<void> {
-    await this.pubd().sessionReset()
-  }
-
-  /** POST /rfc8181/{publisher}: the signed reply to a CMS-wrapped RFC 8181 message. */
-  rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
-    return this.pubd().rfc8181(handle, body)
-  }
-
-  /** GET /rrdp/{path}: an RRDP file, or undefined (404) when the repository is disabled or the name unknown. */
-  rrdpFile(rel: string): RrdpFile | undefined {
-    return this.pub?.rrdpFile(rel)
-  }
-
-  private pubd(): PubServer {
-    if (!this.pub) throw new AppError('pub-repo-not-initialized')
-    return this.pub
   }
 
   private recordVersion(): void {

@@ -18,7 +18,7 @@ import { MessageSigner } from '../protocol/signed-message.js'
 import type { Db } from '../store/db.js'
 import { fromBase64 } from '../util/base64.js'
 import { KeyedMutex } from './keyed-mutex.js'
-import type { PubServer } from './pub-server.js'
+import type { PublicationService } from './pubd/publication-service.js'
 import type { ObjectsTiming } from './ca-objects.js'
 import type { ReplayState } from '../protocol/replay.js'
 import type { CaObjectsStore, CaStatusStore, CaStore } from '../store/interfaces.js'
@@ -32,7 +32,7 @@ export interface CaServicesOptions {
   signer: Signer
   log: Logger
   now: () => Date
-  pub: PubServer | undefined
+  pub: PublicationService | undefined
   random?: (n: number) => Uint8Array
 }
 
@@ -41,7 +41,7 @@ export class CaServices {
   readonly signer: Signer
   readonly log: Logger
   readonly now: () => Date
-  readonly pub: PubServer | undefined
+  readonly pub: PublicationService | undefined
   readonly random: (n: number) => Uint8Array
   readonly cas: CaStore
   readonly objects: CaObjectsStore

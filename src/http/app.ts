@@ -1,6 +1,6 @@
 /**
  * The Koa application of svcd: middleware order, routers, and the HTTPS (or plain HTTP) listener. Thin: each route
- * checks its input, makes one manager call and responds (style.md §10 rule 4).
+ * checks its input, makes one service call and responds (style.md §10 rule 4).
  */
 import http from 'node:http'
 import https from 'node:https'
@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
 import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
+import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { Manager } from '../manager.js'
 import { defaultDeny } from './auth.js'
 import { errorMiddleware } from './errors.js'
@@ -20,6 +21,8 @@ import { taRouter } from './routes/ta.js'
 
 export interface HttpDeps {
   manager: Manager
+  /** The publication service (routes/pubd.ts), or undefined when [repository] is not enabled. */
+  pubd: PublicationService | undefined
   config: Config
   log: Logger
   /** The admin token every request must present unless its route is public (http/auth.ts). */

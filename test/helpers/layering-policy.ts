@@ -19,9 +19,10 @@ const LAYERS: Policy['layers'] = [
   ['pubd/publishers.ts', 'domain'],
   ['pubd/content.ts', 'domain'],
   ['pubd/delta-retention.ts', 'domain'],
+  ['pubd/publication-errors.ts', 'domain'], // RFC 8181 §2.5 codes by label: a pure table
   ['pubd/*-writer.ts', 'storage'], // rrdp-writer, rsync-writer, and durable-writer: "one durable-write module"
   ['store/', 'storage'],
-  ['app/', 'application'],
+  ['app/', 'application'], // app/pubd/ is the publication service; app/ca-* the CA service until it moves to app/ca/
   ['ta/', 'application'],
   // The facade and the task runner: application services in style.md §5; design.md §6 moves them to app/ and compose.ts.
   ['manager.ts', 'application'],
@@ -75,7 +76,7 @@ const MAY_IMPORT: Policy['mayImport'] = {
 const EDGE_ALLOWANCES: EdgeAllowance[] = [
   // Services and the HTTP edge take the whole Config and the Logger interface, whose types live in the support files;
   // in the target, compose.ts passes each service its own options and a logger.
-  { from: 'app/', to: 'config.ts', types: true, why: 'CaServices takes Config; PubServer and repoStats take RepositoryConfig' },
+  { from: 'app/', to: 'config.ts', types: true, why: 'CaServices takes Config (the PublicationService takes its own PublicationConfig)' },
   { from: 'app/', to: 'log.ts', types: true, why: 'the Logger interface lives in log.ts (next to pino)' },
   { from: 'http/app.ts', to: 'config.ts', types: true, why: 'HttpDeps carries Config; the routers read the post_limit_* sizes from it' },
   { from: 'http/', to: 'log.ts', types: true, why: 'request logging takes the Logger interface' },
@@ -89,10 +90,9 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   // api/ holds JSON codecs and input checks as values, not only types: the table admits api/ types in the application.
   { from: 'app/api-inputs.ts', to: 'api/*.ts', why: 'checks API input with the codecs of api/cas.ts and api/pubd.ts' },
   { from: 'manager.ts', to: 'api/*.ts', why: 'the facade converts to wire JSON with api/ codecs' },
+  { from: 'app/pubd/publication-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
   // Concrete stores and writers are built inside the application today (see CONSTRUCTION_ALLOWANCES); compose.ts will.
   { from: 'app/ca-services.ts', to: 'store/*.ts', why: 'builds CaStore, CaObjectsStore, CaStatusStore' },
-  { from: 'app/pub-server.ts', to: 'store/*.ts', why: 'opens a secondary Db, builds PubdStore and PubdReader' },
-  { from: 'app/pub-server.ts', to: 'pubd/*-writer.ts', why: 'builds RrdpWriter and RsyncWriter' },
   { from: 'manager.ts', to: 'store/*.ts', why: 'builds TaskStore and the property store' },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
@@ -132,7 +132,6 @@ const PURITY_ALLOWANCES: Policy['purityAllowances'] = [
  * file of its own (http/deps.ts for HttpDeps, store/migrations/migration.ts for Migration, …).
  */
 const KNOWN_CYCLES: string[] = [
-  'app/pub-server.ts → app/pubd-rfc8181.ts → app/pub-server.ts', // MessageCodec type
   'ca/commands.ts → ca/parents.ts → ca/commands.ts', // CaCommand, Entitlement types
   'http/app.ts → http/routes/cas.ts → http/app.ts', // HttpDeps type, in each router
   'http/app.ts → http/routes/pubd.ts → http/app.ts',
@@ -148,8 +147,25 @@ const KNOWN_CYCLES: string[] = [
   'store/migrations/005-pubd-replay.ts → store/migrations/index.ts → store/migrations/005-pubd-replay.ts',
 ]
 
-/** Stores, signers, writers, servers and services: the classes only the roots construct. */
-const INFRASTRUCTURE = ['store/', 'crypto/soft-signer.ts', 'crypto/key-pool.ts', 'protocol/signed-message.ts', 'pubd/*-writer.ts', 'app/', 'manager.ts', 'scheduler.ts']
+/**
+ * Stores (and the Db), signers (the key pool, the CMS message signers and the publication server's codec), writers,
+ * rsyncd, the services and the scheduler: the classes only the roots construct. A service's own helpers (a Pacer, a
+ * KeyedMutex, its problems list, the RFC 8181 endpoint, a view cache) are not infrastructure.
+ */
+const INFRASTRUCTURE = [
+  'store/',
+  'crypto/soft-signer.ts',
+  'crypto/key-pool.ts',
+  'protocol/signed-message.ts',
+  'app/pubd/message-codec.ts',
+  'pubd/*-writer.ts',
+  'app/pubd/rsync-daemon.ts',
+  'app/pubd/publication-service.ts',
+  'app/ca-services.ts',
+  'app/ca-manager.ts',
+  'manager.ts',
+  'scheduler.ts',
+]
 
 /** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
 const FACTORIES = ['store/properties.ts#propertyStore', 'http/app.ts#createApp', 'http/app.ts#listen', 'watch.ts#watchFiles']
@@ -157,14 +173,10 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'http/app.ts#createApp',
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // manager.ts is today's second composition root: it builds the CA services, the scheduler and two stores.
-  ...['CaServices', 'CaManager', 'RoutesView', 'Scheduler', 'SqliteTaskStore', 'propertyStore'].map((name) => ({ file: 'manager.ts', name, why: 'the facade builds what it delegates to' })),
-  // CaServices builds its three stores from the Db it is given, and its two per-CA locks.
-  ...['SqliteCaStore', 'SqliteCaObjectsStore', 'SqliteCaStatusStore', 'KeyedMutex'].map((name) => ({ file: 'app/ca-services.ts', name, why: 'CaServices builds its own collaborators' })),
+  ...['CaServices', 'CaManager', 'Scheduler', 'SqliteTaskStore', 'propertyStore'].map((name) => ({ file: 'manager.ts', name, why: 'the facade builds what it delegates to' })),
+  // CaServices builds its three stores from the Db it is given.
+  ...['SqliteCaStore', 'SqliteCaObjectsStore', 'SqliteCaStatusStore'].map((name) => ({ file: 'app/ca-services.ts', name, why: 'CaServices builds its own collaborators' })),
   { file: 'app/ca-services.ts', name: 'MessageSigner', why: "one per CA, built lazily from the CA's identity key (compose.ts would hand in a factory)" },
-  // PubServer builds the whole publication side: its own Db connection (Db.openSecondary), store, reader, writers,
-  // the RFC 8181 endpoint, pacers, rsyncd.
-  ...['Db', 'SqlitePubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'Rfc8181Endpoint', 'Problems', 'Pacer', 'RsyncDaemon'].map((name) => ({ file: 'app/pub-server.ts', name, why: 'PubServer builds its own collaborators' })),
-  { file: 'app/ca-manager.ts', name: 'Pacer', why: 'one pacer per CA (publication) and per parent (sync), built lazily' },
 ]
 
 export const POLICY: Policy = {

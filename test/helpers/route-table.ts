@@ -17,7 +17,7 @@ async function listRoutes(): Promise<string[]> {
   const { createApp } = await import('../../src/http/app.js')
   const { silentLogger } = await import('../../src/log.js')
   const config = { post_limit_api: 1024, post_limit_rfc6492: 1024, post_limit_rfc8181: 1024 } as Config
-  const app = createApp({ manager: {} as Manager, config, log: silentLogger(), token: 'route-table' })
+  const app = createApp({ manager: {} as Manager, pubd: undefined, config, log: silentLogger(), token: 'route-table' })
   const served = new Set<string>()
   for (const mw of app.middleware as Middleware[]) {
     if (mw.name === 'rrdp') served.add('GET /rrdp/{file}')

@@ -1,132 +1,95 @@
 /**
- * The publication server as an application service (design.md §1 "Publication-server first"): publishers from
- * RFC 8183 requests, RFC 8181 messages applied atomically (over CMS from remote CAs, in-process for local ones),
- * and the RRDP and rsync writers driven by pacers. The manager delegates every `pubd*` call here.
+ * The publication service (design.md §6): publishers from RFC 8183 requests, RFC 8181 messages applied atomically
+ * (over CMS from remote CAs, in-process for local ones), and the RRDP and rsync outputs driven by pacers. The HTTP
+ * routes (http/routes/pubd.ts) call its `pubd*`, `rfc8181` and `rrdpFile` methods; the CA code publishes through
+ * `publish`. The composition root builds its store, writers, rsyncd and CMS codec and hands them in.
  */
 import { createHash } from 'node:crypto'
-import { closeSync, createReadStream, fstatSync, openSync, type ReadStream } from 'node:fs'
-import { join } from 'node:path'
-import type { RepositoryConfig } from '../config.js'
-import { AppError, reasonOf, storageFault } from '../errors.js'
-import type { Logger } from '../log.js'
-import type { PublisherRequest, RepositoryResponse } from '../protocol/idexchange.js'
-import { decodeManifest } from '../objects/manifest.js'
-import { encodePublicationReply, type PublicationQuery, type PublicationReply } from '../protocol/publication.js'
-import { planDelta } from '../pubd/content.js'
-import { jailOf, type Publisher } from '../pubd/publishers.js'
-import type { ReplayState } from '../protocol/replay.js'
-import { RrdpWriter } from '../pubd/rrdp-writer.js'
-import { RsyncWriter } from '../pubd/rsync-writer.js'
-import { Db } from '../store/db.js'
-import { PubdReader } from '../store/pubd-store.js'
-import { publisherHandle } from '../util/handle.js'
-import { Pacer } from './pacer.js'
-import { Problems, type Problem, type ProblemJson } from './pubd-problems.js'
-import { Rfc8181Endpoint } from './pubd-rfc8181.js'
-import { RsyncDaemon } from './rsync-daemon.js'
-import type { PubdStore, PublisherStats, RrdpState } from '../store/interfaces.js'
-import { SqlitePubdStore } from '../store/pubd-store.js'
+import { repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from '../../api/pubd.js'
+import { AppError, reasonOf, storageFault } from '../../errors.js'
+import type { Logger } from '../../log.js'
+import { idCertInfo } from '../../protocol/id-cert.js'
+import { encodeRepositoryResponse, type PublisherRequest, type RepositoryResponse } from '../../protocol/idexchange.js'
+import { encodePublicationReply, type PublicationQuery, type PublicationReply } from '../../protocol/publication.js'
+import type { ReplayState } from '../../protocol/replay.js'
+import { planDelta } from '../../pubd/content.js'
+import { jailOf, type Publisher } from '../../pubd/publishers.js'
+import type { PubdStore } from '../../store/interfaces.js'
+import { toBase64 } from '../../util/base64.js'
+import { publisherHandle } from '../../util/handle.js'
+import { pathHandle, publisherRequestInput } from '../api-inputs.js'
+import { Pacer } from '../pacer.js'
+import type { MessageCodec } from './message-codec.js'
+import type { RrdpOutput, RsyncOutput, RsyncServer } from './outputs.js'
+import { Problems, type Problem, type ProblemJson } from './problems.js'
+import { publishedManifests, repoStats } from './repo-stats.js'
+import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
+import { openRrdpFile, type RrdpFile } from './rrdp-files.js'
 
-/** Signs our replies and verifies publishers' messages (RFC 8181 §2, CMS as RFC 6492 §3.1). */
-export interface MessageCodec {
-  /** Our BPKI identity certificate (DER), as given in repository responses. */
-  readonly idCert: Uint8Array
-  sign(xml: string, now: Date): Promise<Uint8Array>
-  /** A message verified against the peer's identity certificate; throws with a reason otherwise. */
-  verify(cms: Uint8Array, peer: { handle: string; idCert: Uint8Array }, now: Date): VerifiedQuery
-}
-
-/** A verified RFC 8181 message: its XML, signing time and content digest (hex SHA-256, for replay protection). */
-export interface VerifiedQuery {
-  xml: string
-  signingTime: Date
-  digest: string
-}
-
-export interface PubServerOptions {
-  repository: RepositoryConfig
+/** The settings the service reads (from the config's service_uri and [repository]). */
+export interface PublicationConfig {
+  /** svcd's service_uri: a publisher's RFC 8181 service URI is `<serviceUri>rfc8181/<handle>/`. */
   serviceUri: string
-  /** Address rsyncd binds (the config's `ip`). */
-  ip: string
-  dataDir: string
-  db: Db
-  /** Path of the database file: the writers read through their own connections. */
-  dbPath: string
+  /** rsync_base_uri: publishers' jails are `<rsyncBaseUri><handle>/`. */
+  rsyncBaseUri: string
+  /** rrdp_base_uri, as the stats show it. */
+  rrdpBaseUri: string
+  /** The directory of the RRDP files (<data_dir>/repo/rrdp), served under /rrdp/. */
+  rrdpDir: string
+  /** rrdp_delta_interval_min_seconds: the least time between two RRDP serials. */
+  rrdpIntervalSeconds: number
+}
+
+/** The collaborators of the service, built by the composition root. */
+export interface PublicationServiceDeps {
+  store: PubdStore
+  rrdp: RrdpOutput
+  rsync: RsyncOutput
+  /** rsyncd, for rsync_daemon = "auto"; undefined when the tree is served by something else. */
+  daemon: RsyncServer | undefined
   codec: MessageCodec
-  log: Logger
   now: () => Date
+  log: Logger
+  config: PublicationConfig
 }
 
-export interface RrdpFile {
-  stream: ReadStream
-  size: number
-  mtime: Date
-  etag: string
-  notification: boolean
-}
-
-const RRDP_PATH = /^(notification\.xml|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[1-9][0-9]{0,15}\/[0-9a-f]{16}\/(snapshot|delta)\.xml)$/
-
-export class PubServer {
+export class PublicationService {
   readonly store: PubdStore
-  private readonly o: PubServerOptions
-  private readonly rrdp: RrdpWriter
-  private readonly rsync: RsyncWriter
-  private readonly readers: Db[] = []
+  private readonly d: PublicationServiceDeps
   private readonly rrdpPacer: Pacer
   private readonly rsyncPacer: Pacer
   private readonly problems = new Problems()
   private readonly endpoint: Rfc8181Endpoint
-  private daemon: RsyncDaemon | undefined
 
-  constructor(o: PubServerOptions) {
-    this.o = o
-    this.store = new SqlitePubdStore(o.db)
-    this.endpoint = new Rfc8181Endpoint({ store: this.store, codec: o.codec, log: o.log, publish: (h, q, r) => this.publish(h, q, r) })
-    const reader = () => {
-      const db = Db.openSecondary(o.dbPath)
-      this.readers.push(db)
-      return new PubdReader(db)
-    }
-    const r = o.repository
-    this.rrdp = new RrdpWriter({
-      dir: join(o.dataDir, 'repo', 'rrdp'),
-      baseUri: r.rrdp_base_uri!,
-      store: this.store,
-      reader: reader(),
-      now: o.now,
-      retention: { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds },
-    })
-    this.rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: reader(), now: o.now, onSwitch: (tree) => this.daemon?.setPath(tree) })
+  constructor(deps: PublicationServiceDeps) {
+    this.d = deps
+    this.store = deps.store
+    this.endpoint = new Rfc8181Endpoint({ store: deps.store, codec: deps.codec, log: deps.log, publish: (h, q, r) => this.publish(h, q, r) })
     // Issue 10: a failed write (full disk, I/O error) is retried by itself until the output holds everything
     // accepted, and is a problem (GET /ready, stats, one log line per change of state) until then.
     const retry = { firstMs: 1000, maxMs: 30_000 }
-    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), r.rrdp_delta_interval_min_seconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp') })
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp') })
     this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.recovered('rsync') })
   }
 
-  /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if configured. */
+  /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if there is one. */
   async start(): Promise<void> {
-    await this.rrdp.init()
-    this.rsync.init()
+    await this.d.rrdp.init()
+    this.d.rsync.init()
     this.rrdpPacer.kick()
     this.rsyncPacer.kick()
-    if (this.o.repository.rsync_daemon === 'auto') {
-      this.daemon = new RsyncDaemon({ rsyncBaseUri: this.o.repository.rsync_base_uri!, modulePath: this.rsync.currentTree(), workDir: join(this.o.dataDir, 'repo'), address: this.o.ip, log: this.o.log })
-      this.daemon.start()
-    }
+    this.d.daemon?.start(this.d.rsync.currentTree())
   }
 
   async stop(): Promise<void> {
     await this.rrdpPacer.stop()
     await this.rsyncPacer.stop()
     try {
-      this.rsync.save()
+      this.d.rsync.save()
     } catch (e) {
-      this.o.log.warn('could not save the rsync tree listing; the next start rewrites the tree', { err: reasonOf(e) })
+      this.d.log.warn('could not save the rsync tree listing; the next start rewrites the tree', { err: reasonOf(e) })
     }
-    await this.daemon?.stop()
-    for (const db of this.readers) db.close()
+    await this.d.daemon?.stop()
   }
 
   /** Resolves when everything accepted so far is in RRDP and in the rsync tree. */
@@ -135,14 +98,80 @@ export class PubServer {
     await this.rsyncPacer.idle()
   }
 
-  //------------ Publishers ----------------------------------------------------------------------------------------
+  //------------ JSON API (krill-reference.md §1.1 "Publication server"; the /api/v1/pubd routes) -------------------
+
+  pubdPublishers(): PublisherList {
+    return { publishers: this.store.publishers().map((p) => ({ handle: p.handle })) }
+  }
+
+  pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }): RepositoryResponseJson {
+    return repositoryResponseJson(this.publisherAdd(publisherRequestInput(input, this.d.now())))
+  }
+
+  pubdPublisherShow(handle: string): PublisherDetails {
+    const p = this.publisher(pathHandle(handle))
+    const files = this.store.objectsWithContent(p.handle).map((o) => ({ uri: o.uri, base64: toBase64(o.content) }))
+    return { handle: p.handle, id_cert: idCertInfo(p.idCert), base_uri: p.baseUri, current_files: files }
+  }
+
+  pubdPublisherRemove(handle: string): void {
+    this.publisherRemove(pathHandle(handle))
+  }
+
+  pubdPublisherResponse(handle: string): RepositoryResponseJson {
+    return repositoryResponseJson(this.publisherResponse(pathHandle(handle)))
+  }
+
+  pubdPublisherResponseXml(handle: string): string {
+    return encodeRepositoryResponse(this.publisherResponse(pathHandle(handle)))
+  }
+
+  /** Publishers that have not published for `seconds` (never-published ones count from their creation). */
+  pubdStale(seconds: number): PublisherList {
+    const cutoff = this.d.now().getTime() - seconds * 1000
+    return { publishers: this.store.publishers().filter((p) => Date.parse(p.lastPublish ?? p.created) < cutoff).map((p) => ({ handle: p.handle })) }
+  }
+
+  pubdStats(): RepoStats {
+    const c = this.d.config
+    const input = { publishers: this.store.stats(), rrdp: this.store.rrdpState()!, problems: this.problems.list(true), rsyncBaseUri: c.rsyncBaseUri, rrdpBaseUri: c.rrdpBaseUri }
+    return repoStats(input, (handle) => publishedManifests(this.store, handle))
+  }
+
+  async pubdSessionReset(): Promise<void> {
+    await this.rrdpPacer.idle()
+    await this.d.rrdp.resetSession()
+    this.d.log.info('RRDP session reset', { session: this.store.rrdpState()?.session })
+  }
+
+  /** POST /rfc8181/{publisher}: one CMS-wrapped RFC 8181 message; always a signed reply (report_error on failure). */
+  rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
+    const now = this.d.now()
+    return this.d.codec.sign(encodePublicationReply(this.endpoint.reply(handle, body, now)), now)
+  }
+
+  /** GET /rrdp/{path}: an RRDP file, or undefined (404) for anything that is not a current RRDP file name. */
+  rrdpFile(rel: string): RrdpFile | undefined {
+    return openRrdpFile(this.d.config.rrdpDir, rel)
+  }
+
+  /**
+   * What keeps RRDP or the rsync tree from holding everything accepted, for GET /ready and the bulk issues: empty
+   * while they hold it or are catching up without a failure. `withReason` adds the underlying failure (not for
+   * unauthenticated callers).
+   */
+  outputProblems(withReason = false): ProblemJson[] {
+    return this.problems.list(withReason)
+  }
+
+  //------------ In-process (the CA code: its own publisher, RFC 8181 semantics) ----------------------------------
 
   publisherAdd(req: PublisherRequest, handleOverride?: string): RepositoryResponse {
     const handle = checkedHandle(handleOverride ?? req.publisherHandle)
     if (this.store.publisher(handle)) throw new AppError('pub-duplicate', { publisher: handle })
-    const baseUri = jailOf(this.o.repository.rsync_base_uri!, handle)
-    this.store.addPublisher({ handle, idCert: req.idCert, baseUri, created: this.o.now().toISOString() })
-    this.o.log.info('publisher added', { publisher: handle, base_uri: baseUri })
+    const baseUri = jailOf(this.d.config.rsyncBaseUri, handle)
+    this.store.addPublisher({ handle, idCert: req.idCert, baseUri, created: this.d.now().toISOString() })
+    this.d.log.info('publisher added', { publisher: handle, base_uri: baseUri })
     return this.response(this.store.publisher(handle)!)
   }
 
@@ -150,8 +179,8 @@ export class PubServer {
     this.publisher(handle)
     const withdrawn = this.store.removePublisher(handle)
     this.endpoint.forget(handle)
-    this.o.log.info('publisher removed', { publisher: handle, withdrawn })
-    this.kick()
+    this.d.log.info('publisher removed', { publisher: handle, withdrawn })
+    this.rrdpPacer.kick()
   }
 
   publisher(handle: string): Publisher {
@@ -162,53 +191,6 @@ export class PubServer {
 
   publisherResponse(handle: string): RepositoryResponse {
     return this.response(this.publisher(handle))
-  }
-
-  /** Publishers that have not published for `seconds` (never-published ones count from their creation). */
-  stale(seconds: number): Publisher[] {
-    const cutoff = this.o.now().getTime() - seconds * 1000
-    return this.store.publishers().filter((p) => Date.parse(p.lastPublish ?? p.created) < cutoff)
-  }
-
-  stats(): { publishers: PublisherStats[]; rrdp: RrdpState; problems: ProblemJson[] } {
-    return { publishers: this.store.stats(), rrdp: this.store.rrdpState()!, problems: this.problems.list(true) }
-  }
-
-  /**
-   * What keeps RRDP or the rsync tree from holding everything accepted, for GET /ready: empty while they hold it or
-   * are catching up without a failure. `withReason` adds the underlying failure (not for unauthenticated callers).
-   */
-  outputProblems(withReason = false): ProblemJson[] {
-    return this.problems.list(withReason)
-  }
-
-  /** This update and next update of each manifest a publisher has published (for stats), undecodable ones skipped. */
-  manifests(handle: string): { uri: string; this_update: string; next_update: string }[] {
-    const out = []
-    for (const o of this.store.objectsWithContent(handle)) {
-      if (!o.uri.endsWith('.mft')) continue
-      try {
-        const m = decodeManifest(o.content)
-        out.push({ uri: o.uri, this_update: m.thisUpdate.toISOString(), next_update: m.nextUpdate.toISOString() })
-      } catch {
-        // Not a manifest we can read: the publisher's business, not a statistics failure.
-      }
-    }
-    return out
-  }
-
-  async sessionReset(): Promise<void> {
-    await this.rrdpPacer.idle()
-    await this.rrdp.resetSession()
-    this.o.log.info('RRDP session reset', { session: this.store.rrdpState()?.session })
-  }
-
-  //------------ RFC 8181 ------------------------------------------------------------------------------------------
-
-  /** Handle one CMS-wrapped RFC 8181 message; the answer is always a signed reply (report_error on failure). */
-  rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
-    const now = this.o.now()
-    return this.o.codec.sign(encodePublicationReply(this.endpoint.reply(handle, body, now)), now)
   }
 
   /**
@@ -224,49 +206,25 @@ export class PubServer {
     if (!plan.ok) return { type: 'error_reply', errors: plan.errors }
     if (plan.changes.length || replay) {
       try {
-        this.store.applyChanges(handle, plan.changes, this.o.now(), replay)
+        this.store.applyChanges(handle, plan.changes, this.d.now(), replay)
       } catch (e) {
         throw storageFault(e) ?? e
       }
-      if (plan.changes.length) this.kick()
+      if (plan.changes.length) this.rrdpPacer.kick()
     }
     return { type: 'success' }
   }
 
-  //------------ Serving RRDP --------------------------------------------------------------------------------------
-
-  /** A file under /rrdp/, or undefined for anything that is not a current RRDP file name. */
-  rrdpFile(rel: string): RrdpFile | undefined {
-    if (!RRDP_PATH.test(rel)) return undefined
-    const path = join(this.o.dataDir, 'repo', 'rrdp', rel)
-    // Open first, then look at what was opened: the notification is replaced by a rename at any moment, and a size
-    // taken from the name before the open could belong to another file than the bytes sent (a cut-off answer).
-    let fd: number
-    try {
-      fd = openSync(path, 'r')
-    } catch {
-      return undefined
-    }
-    const st = fstatSync(fd)
-    if (!st.isFile()) {
-      closeSync(fd)
-      return undefined
-    }
-    return { stream: createReadStream('', { fd }), size: st.size, mtime: st.mtime, etag: `"${st.size.toString(16)}-${Math.floor(st.mtimeMs).toString(16)}"`, notification: rel === 'notification.xml' }
-  }
-
   notificationUri(): string {
-    return this.rrdp.notificationUri()
+    return this.d.rrdp.notificationUri()
   }
 
-  private kick(): void {
-    this.rrdpPacer.kick()
-  }
+  //------------ Output cycles and their problems ------------------------------------------------------------------
 
   private async rrdpCycle(): Promise<void> {
-    const r = await this.rrdp.cycle()
+    const r = await this.d.rrdp.cycle()
     if (r) {
-      this.o.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
+      this.d.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
       this.rsyncPacer.kick()
     }
   }
@@ -276,7 +234,7 @@ export class PubServer {
    * their own; the cycle then counts as failed, so that the pacer retries it, but the tree did switch for the rest.
    */
   private async rsyncCycle(): Promise<void> {
-    const r = await this.rsync.cycle()
+    const r = await this.d.rsync.cycle()
     const failed = new Set(r.failed.map((f) => f.publisher))
     for (const key of this.problems.keys()) {
       const publisher = key.startsWith('rsync:') ? key.slice('rsync:'.length) : undefined
@@ -294,22 +252,22 @@ export class PubServer {
 
   /** Record a problem; logged when it is new or changed, not on every retry. */
   private report(key: string, p: Problem, stack?: string): void {
-    if (this.problems.set(key, p, this.o.now())) this.o.log.error('publication output problem', { problem: key, label: p.label, ...p.args, err: p.reason, ...(stack ? { stack } : {}) })
+    if (this.problems.set(key, p, this.d.now())) this.d.log.error('publication output problem', { problem: key, label: p.label, ...p.args, err: p.reason, ...(stack ? { stack } : {}) })
   }
 
   /** A problem is over; logged once. */
   private recovered(key: string): void {
     const old = this.problems.clear(key)
-    if (old) this.o.log.info('publication output problem resolved', { problem: key, label: old.label, ...old.args })
+    if (old) this.d.log.info('publication output problem resolved', { problem: key, label: old.label, ...old.args })
   }
 
   private response(p: Publisher): RepositoryResponse {
     return {
       publisherHandle: p.handle,
-      serviceUri: `${this.o.serviceUri}rfc8181/${p.handle}/`,
+      serviceUri: `${this.d.config.serviceUri}rfc8181/${p.handle}/`,
       siaBase: p.baseUri,
-      rrdpNotificationUri: this.rrdp.notificationUri(),
-      idCert: this.o.codec.idCert,
+      rrdpNotificationUri: this.d.rrdp.notificationUri(),
+      idCert: this.d.codec.idCert,
     }
   }
 }

@@ -20,11 +20,11 @@ import { decodeCrl } from '../../../src/objects/crl.js'
 import { decodeManifest } from '../../../src/objects/manifest.js'
 import { decodeRoa } from '../../../src/objects/roa.js'
 import { loadOrCreateIdentity } from '../../../src/app/identity.js'
-import { PubdCodec } from '../../../src/app/pubd-codec.js'
-import { PubServer } from '../../../src/app/pub-server.js'
+import { PubdCodec } from '../../../src/app/pubd/message-codec.js'
 import { MessageSigner } from '../../../src/protocol/signed-message.js'
 import { Db } from '../../../src/store/db.js'
 import { propertyStore } from '../../../src/store/properties.js'
+import { buildPubdService } from '../../helpers/pubd-service.js'
 
 /** Persistent keys are real and new; one-off keys cycle through a few pre-made ones (a year of renewals is fast). */
 class CyclingSigner implements Signer {
@@ -62,10 +62,11 @@ async function tree(t: Test) {
   const log = silentLogger()
   const identity = await loadOrCreateIdentity('pubd', propertyStore(db), signer, now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  const pub = new PubServer({ repository: config.repository, serviceUri: config.service_uri, ip: '127.0.0.1', dataDir: dir, db, dbPath, codec, log, now })
+  const { service: pub, close } = buildPubdService({ dataDir: dir, db, dbPath, codec, repository: config.repository, serviceUri: config.service_uri, log, now })
   const m = new Manager({ config, db, log, pub, signer, now })
   t.teardown(async () => {
     await m.shutdown()
+    close()
     await pool.stop()
     db.close()
   })
