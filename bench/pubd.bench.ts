@@ -1,8 +1,8 @@
 /**
  * Publication server, issue 4 "publish one object into a repository already holding 1,000 and 100,000 objects":
- * an in-process PubServer (as src/main.ts createPubServer wires it, with a temporary data dir) whose repository is
+ * an in-process PublicationService (as src/main.ts createPubServer wires it, with a temporary data dir) whose repository is
  * filled by bulk store inserts (many publishers, ~2 KB objects) and written once as the first snapshot; then one
- * object is published through the in-process RFC 8181 path (PubServer.publish) and the time until the new
+ * object is published through the in-process RFC 8181 path (PublicationService.publish) and the time until the new
  * notification.xml is on disk is measured, split by the file times of what the RRDP cycle wrote (delta, then
  * snapshot, then notification) and compared with the disk's own durable write rate and fsync latency.
  * A burst of publishes at the largest size shows the publication-delay bound the pacer gives (two cycles).
@@ -12,13 +12,15 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { PubServer, sha256Hex, type MessageCodec } from '../src/app/pub-server.js'
+import type { MessageCodec } from '../src/app/pubd/message-codec.js'
+import { sha256Hex, type PublicationService } from '../src/app/pubd/publication-service.js'
 import { defaults } from '../src/config.js'
 import { silentLogger } from '../src/log.js'
 import type { ContentChange } from '../src/pubd/content.js'
 import { encodeSnapshotChunks, RRDP_MAX_BYTES } from '../src/protocol/rrdp.js'
 import { Db } from '../src/store/db.js'
 import { PubdReader } from '../src/store/pubd-store.js'
+import { buildPubdService } from '../test/helpers/pubd-service.js'
 import { currentSerial, notificationOnDisk, sleep, watchNotification } from './lib/daemon.js'
 import { diskWriteRate, fsyncLatency } from './lib/machine.js'
 import { atMost, type BenchContext, median, mib, ms, num, pct } from './lib/report.js'
@@ -40,7 +42,8 @@ const noCodec: MessageCodec = {
 interface Repo {
   dir: string
   db: Db
-  pub: PubServer
+  pub: PublicationService
+  close(): void
   rrdpDir: string
   publishers: string[]
   fillMs: number
@@ -53,7 +56,7 @@ async function buildRepo(size: number): Promise<Repo> {
   const dbPath = join(dir, 'svcd.db')
   const db = Db.open(dbPath)
   const repository = { ...defaults().repository, enabled: true, rrdp_base_uri: RRDP, rsync_base_uri: RSYNC, rsync_daemon: 'off' as const }
-  const pub = new PubServer({ repository, serviceUri: 'https://localhost:3000/', ip: '127.0.0.1', dataDir: dir, db, dbPath, codec: noCodec, log: silentLogger(), now: () => new Date() })
+  const { service: pub, close } = buildPubdService({ dataDir: dir, db, dbPath, codec: noCodec, repository, serviceUri: 'https://localhost:3000/', log: silentLogger() })
   // Many publishers: at least 10, at most 1,000 objects each; one store transaction per publisher.
   const count = Math.max(10, Math.ceil(size / OBJECTS_PER_PUBLISHER))
   const publishers: string[] = []
@@ -80,11 +83,12 @@ async function buildRepo(size: number): Promise<Repo> {
   const t2 = performance.now()
   await pub.flushed()
   const firstRsyncMs = performance.now() - t2
-  return { dir, db, pub, rrdpDir: join(dir, 'repo', 'rrdp'), publishers, fillMs, firstSnapshotMs, firstRsyncMs }
+  return { dir, db, pub, close, rrdpDir: join(dir, 'repo', 'rrdp'), publishers, fillMs, firstSnapshotMs, firstRsyncMs }
 }
 
 async function disposeRepo(r: Repo): Promise<void> {
   await r.pub.stop()
+  r.close()
   r.db.close()
   rmSync(r.dir, { recursive: true, force: true })
 }
@@ -100,7 +104,7 @@ interface OneRun {
   notificationPhaseMs: number
   deltaBytes: number
   snapshotBytes: number
-  /** Until the rsync tree had switched too (PubServer.flushed). */
+  /** Until the rsync tree had switched too (PublicationService.flushed). */
   flushedMs: number
 }
 
@@ -232,7 +236,7 @@ export async function runPubdBench(ctx: BenchContext): Promise<void> {
       const notif = m((o) => o.notificationMs)
       const snapBytes = m((o) => o.snapshotBytes)
       const snapFloor = (snapBytes / disk) * 1000
-      // Pacer (src/app/pacer.ts): kicks during a cycle merge into one more run, so a change waits at most for the
+      // Pacer (src/app/shared/pacer.ts): kicks during a cycle merge into one more run, so a change waits at most for the
       // cycle in progress plus its own: 2 × cycle + rrdp_delta_interval_min_seconds (0 by default).
       const bound = 2 * notif
       results.push({ size, runs: rs, bound })

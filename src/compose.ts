@@ -18,9 +18,9 @@ import type { EmbeddedRepository, TaskScheduling } from './app/ca/ports.js'
 import { RepoClient } from './app/ca/repo-client.js'
 import { RepoService } from './app/ca/repo-service.js'
 import { RoutesView } from './app/ca/routes-view.js'
-import { PubdApi } from './app/pubd-api.js'
-import { PubdCodec } from './app/pubd-codec.js'
-import { PubServer } from './app/pub-server.js'
+import { PubdCodec } from './app/pubd/message-codec.js'
+import { PublicationService } from './app/pubd/publication-service.js'
+import { RsyncDaemon } from './app/pubd/rsync-daemon.js'
 import { loadOrCreateIdentity } from './app/shared/identity.js'
 import { postMessage } from './app/shared/protocol-client.js'
 import { Scheduler } from './app/shared/scheduler.js'
@@ -32,6 +32,8 @@ import { SoftSigner } from './crypto/soft-signer.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
 import { MessageSigner } from './protocol/signed-message.js'
+import { RrdpWriter } from './pubd/rrdp-writer.js'
+import { RsyncWriter } from './pubd/rsync-writer.js'
 import { SqliteCaObjectsStore } from './store/ca-objects-store.js'
 import { SqliteCaStatusStore } from './store/ca-status-store.js'
 import { SqliteCaStore } from './store/ca-store.js'
@@ -39,7 +41,7 @@ import { Db } from './store/db.js'
 import type { Stores } from './store/interfaces.js'
 import { FileKeyStore } from './store/key-store.js'
 import { propertyStore } from './store/properties.js'
-import { SqlitePubdStore } from './store/pubd-store.js'
+import { PubdReader, SqlitePubdStore } from './store/pubd-store.js'
 import { SqliteTaskStore } from './store/task-store.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
@@ -105,22 +107,15 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   })
 
   // The embedded publication server.
-  let pub: PubServer | undefined
+  let pubd: { service: PublicationService; close: () => void } | undefined
   try {
-    pub = config.repository.enabled ? await createPubServer(config, dataDir, dbPath, db, stores, signer, log, now) : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, dbPath, db, stores, signer, log, now) : undefined
   } catch (e) {
     db.close()
     throw e
   }
-  const pubd = new PubdApi(pub, config.repository, now)
-  const embedded: EmbeddedRepository | undefined = pub && {
-    findPublisher: (h) => pub.store.publisher(h),
-    publisherAdd: (req) => pub.publisherAdd(req),
-    publisherRemove: (h) => pub.publisherRemove(h),
-    publisherResponse: (h) => pub.publisherResponse(h),
-    publish: (h, q) => pub.publish(h, q),
-    flushed: () => pub.flushed(),
-  }
+  const pub = pubd?.service
+  const embedded: EmbeddedRepository | undefined = pub
 
   // The scheduler runs CA tasks; it is built first, the task runner is set below (it needs the services).
   let caTasks: CaTasks | undefined
@@ -186,7 +181,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await pub?.stop()
   }
   return {
-    services: { cas, parents, children, repo, pubd, status, testbed },
+    services: { cas, parents, children, repo, pubd: pub, status, testbed },
     signer,
     scheduler,
     async start() {
@@ -199,6 +194,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     startKeyPool: () => pool.start(),
     async shutdown() {
       await stopCas()
+      pubd?.close()
       await pool.stop()
       db.close()
       log.debug('services stopped')
@@ -210,10 +206,21 @@ function failure(s: { result: string; msg?: string } | undefined): string | unde
   return s?.result === 'failure' ? (s.msg ?? 'failed') : undefined
 }
 
-/** The embedded publication server with its identity (created at first start) and CMS codec. */
-async function createPubServer(config: Config, dataDir: string, dbPath: string, db: Db, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<PubServer> {
+/**
+ * The embedded publication server: its identity (created at first start) and CMS codec, its store, the RRDP and
+ * rsync writers (each reading through its own connection), rsyncd when configured, and `close` for the readers.
+ */
+async function createPublication(config: Config, dataDir: string, dbPath: string, db: Db, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<{ service: PublicationService; close: () => void }> {
   const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
-  const messages = new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() })
-  const codec = new PubdCodec(messages)
-  return new PubServer({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, db, dbPath, codec, log, now })
+  const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
+  const r = config.repository
+  const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
+  const rrdpDir = join(dataDir, 'repo', 'rrdp')
+  const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
+  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: stores.pubd, reader: new PubdReader(readers[0]!), now, retention })
+  const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(dataDir, 'repo'), address: config.ip, log }) : undefined
+  const rsync = new RsyncWriter({ dir: join(dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now, onSwitch: (tree) => daemon?.setPath(tree) })
+  const pubConfig = { serviceUri: config.service_uri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
+  const service = new PublicationService({ store: stores.pubd, rrdp, rsync, daemon, codec, now, log, config: pubConfig })
+  return { service, close: () => readers.forEach((reader) => reader.close()) }
 }

@@ -80,6 +80,12 @@ export const CATALOGUE = {
   'rfc8181-protocol-message': { status: 400, msg: 'RFC 8181 protocol error: {reason}' },
   'rfc8181-validation': { status: 400, msg: 'RFC 8181 message failed validation: {reason}' },
   'rfc8181-delta': { status: 400, msg: 'RFC 8181 delta rejected: {reason}' },
+  // RFC 8181 §3.2, §3.3 and §2.5: one PDU of a publication query refused (pubd/content.ts; report_error codes by
+  // pubd/publication-errors.ts).
+  'rfc8181-object-already-present': { status: 400, msg: "An object is already present at '{uri}'" },
+  'rfc8181-no-object-present': { status: 400, msg: "There is no object at '{uri}'" },
+  'rfc8181-no-object-matching-hash': { status: 400, msg: "The object at '{uri}' does not have the hash given" },
+  'rfc8181-consistency-problem': { status: 400, msg: "The repository cannot hold '{uri}': {reason}" },
   // object library, offline tools
   'objects-invalid': { status: 400, msg: 'Object failed its own checks and was not published: {reason}' },
   'general-error': { status: 400, msg: '{reason}' },

@@ -56,7 +56,7 @@ export interface RunResult<S, E> {
 /**
  * Run one command: load, process, then append and apply in one transaction. An error is recorded in the history
  * and rethrown; a command without events changes nothing and is not stored. Callers serialise commands per
- * aggregate (the manager's per-CA lock); the store's version check catches any slip.
+ * aggregate (CaCommands' per-CA lock); the store's version check catches any slip.
  */
 export async function runCommand<S, C, E>(
   type: AggregateType<S, C, E>,

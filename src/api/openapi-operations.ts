@@ -100,7 +100,7 @@ export function pathParameters(path: string): Parameter[] {
 //------------ Operations ------------------------------------------------------------------------------------------
 
 export interface OperationSpec {
-  /** The operationId: the name of the manager method behind the route (style.md §6 "Mirrored names"). */
+  /** The operationId: the name of the service method behind the route (style.md §6 "Mirrored names"). */
   id: string
   summary: string
   tag: string

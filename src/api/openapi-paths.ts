@@ -1,6 +1,6 @@
 /**
  * Every route of svcd as an OpenAPI operation, in the order of http/routes/*.ts: /api/v1 paths relative to the API
- * server (krill-reference.md §1.1 and the spec §4 table), then the public endpoints. operationIds are the manager
+ * server (krill-reference.md §1.1 and the spec §4 table), then the public endpoints. operationIds are the service
  * method names. test/unit/openapi.test.ts fails when a router has a route missing here, or this list one too many.
  */
 import { binary, binaryBody, empty, json, jsonBody, jsonOrXmlBody, route, xml, type DescribedRoute, type OperationSpec } from './openapi-operations.js'

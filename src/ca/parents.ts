@@ -37,7 +37,7 @@ export function processParentUpdate(s: CaState, c: Extract<CaCommand, { type: 'p
   return JSON.stringify(existing) === JSON.stringify(c.parent) ? [] : [{ type: 'parent-updated', parent: c.parent }]
 }
 
-/** Removing a parent drops its classes (the manager asks the parent to revoke first, best effort). */
+/** Removing a parent drops its classes (the parent service asks the parent to revoke first, best effort). */
 export function processParentRemove(s: CaState, c: Extract<CaCommand, { type: 'parent-remove' }>): CaEvent[] {
   parent(s, c.name)
   const classes = Object.values(s.classes).filter((rc) => rc.parent === c.name)

@@ -1,6 +1,6 @@
 /**
  * One function per API endpoint, returning the ApiCall that `svcc` sends (or prints with `--api`). Paths follow
- * the spec's table and krill-reference.md §1.1; names mirror the manager methods (caList ↔ Manager.caList).
+ * the spec's table and krill-reference.md §1.1; names mirror the service methods (caList ↔ CaService.caList).
  */
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../api/pubd.js'
 import type {

@@ -12,7 +12,7 @@ import type { CaService } from '../app/ca/ca-service.js'
 import type { ChildService } from '../app/ca/child-service.js'
 import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
-import type { PubdApi } from '../app/pubd-api.js'
+import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import { defaultDeny } from './auth.js'
@@ -30,7 +30,8 @@ export interface HttpServices {
   parents: ParentService
   children: ChildService
   repo: RepoService
-  pubd: PubdApi
+  /** The publication service, or undefined when [repository] is not enabled. */
+  pubd: PublicationService | undefined
   status: StatusService
   testbed: TestbedService
 }

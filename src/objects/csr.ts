@@ -1,7 +1,7 @@
 /**
  * Certificate requests (PKCS#10, RFC 2986) as RFC 6487 §6 profiles them for RFC 6492 `issue`: a CA key asks its
  * parent for a certificate, carrying the SIA it wants (caRepository, rpkiManifest, rpkiNotify) in an
- * extensionRequest. Build (child side) and decode/inspect/verify (parent side). Used by ca/ via app/ca-sync.ts.
+ * extensionRequest. Build (child side) and decode/inspect/verify (parent side). Used by the CA service (app/ca/parent-client.ts).
  */
 import { bitString, implicit, int, oid, seq, set } from '../asn1/der.js'
 import { children, expectSequence, expectTag, parseDer } from '../asn1/der-reader.js'

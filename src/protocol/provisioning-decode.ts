@@ -24,7 +24,7 @@ const RESOURCE_SET = { as: /^[-,0-9]*$/, ipv4: /^[-,/.0-9]*$/, ipv6: /^[-,/:0-9a
 
 /**
  * Which part of an up-down message failed to decode, so that a parent can answer with the RFC 6492 §3.6 code that
- * fits (app/ca-children.ts keeps the table): `xml` (not XML, or not an up-down message), `version`, `type` (not a
+ * fits (app/ca/child-server.ts keeps the table): `xml` (not XML, or not an up-down message), `version`, `type` (not a
  * message type), `issue` / `revoke` (a bad request or key element), `payload` (any other bad content).
  */
 export type ProvisioningDecodeKind = 'xml' | 'version' | 'type' | 'issue' | 'revoke' | 'payload'

@@ -4,7 +4,9 @@
  * tree can hold (no URI both a file and a directory); the result is either the whole list of changes, or the
  * report_errors of every PDU that failed (and then nothing is applied). Pure domain code.
  */
+import type { ErrorLabel } from '../errors.js'
 import type { PublishPdu, ReportError, WithdrawPdu } from '../protocol/publication.js'
+import { reportError } from './publication-errors.js'
 import { jailProblem } from './publishers.js'
 
 /** One accepted change. `previous` is the hash of the replaced object (publish) or the withdrawn one. */
@@ -26,7 +28,7 @@ type Pdu = PublishPdu | WithdrawPdu
 
 /**
  * Check PDUs against the objects `held` and plan the changes; `sha256` hashes new content. Every PDU that fails
- * gets a report_error (RFC 8181 §2.5) and the whole message is refused.
+ * gets a report_error (RFC 8181 §2.5, its code by pubd/publication-errors.ts) and the whole message is refused.
  */
 export function planDelta(pdus: readonly Pdu[], jail: string, held: HeldObjects, sha256: (content: Uint8Array) => string): DeltaPlan {
   const overlay = new Map<string, string | null>()
@@ -35,10 +37,10 @@ export function planDelta(pdus: readonly Pdu[], jail: string, held: HeldObjects,
   const errors: ReportError[] = []
   const publishedBy = new Map<string, Pdu>()
   for (const pdu of pdus) {
-    const fail = (code: ReportError['code'], text: string) => errors.push(reportError(pdu, code, text))
+    const fail = (label: ErrorLabel, text: string) => errors.push(reportError(label, text, pdu))
     const outside = jailProblem(pdu.uri, jail)
     if (outside) {
-      fail('permission_failure', `RFC 8181 §2: ${outside}`)
+      fail('pub-outside-jail', `RFC 8181 §2: ${outside}`)
       continue
     }
     const change = pdu.type === 'publish' ? checkPublish(pdu, state(pdu.uri), sha256, fail) : checkWithdraw(pdu, state(pdu.uri), fail)
@@ -50,26 +52,26 @@ export function planDelta(pdus: readonly Pdu[], jail: string, held: HeldObjects,
   }
   for (const [uri, pdu] of publishedBy) {
     const clash = treeClash(uri, jail, state, overlay, held)
-    if (clash) errors.push(reportError(pdu, 'consistency_problem', `RFC 8181 §2.5: ${clash}`))
+    if (clash) errors.push(reportError('rfc8181-consistency-problem', `RFC 8181 §2.5: ${clash}`, pdu))
   }
   return errors.length ? { ok: false, errors } : { ok: true, changes }
 }
 
 /** RFC 8181 §3.2: a publish without hash needs a free URI, one with hash replaces exactly that object. */
-function checkPublish(pdu: PublishPdu, have: string | undefined, sha256: (c: Uint8Array) => string, fail: (code: ReportError['code'], text: string) => void): ContentChange | undefined {
+function checkPublish(pdu: PublishPdu, have: string | undefined, sha256: (c: Uint8Array) => string, fail: (label: ErrorLabel, text: string) => void): ContentChange | undefined {
   const given = pdu.hash?.toLowerCase()
-  if (given === undefined && have !== undefined) fail('object_already_present', `RFC 8181 §3.2: an object is already present at ${pdu.uri}; replace it with its hash`)
-  else if (given !== undefined && have === undefined) fail('no_object_present', `RFC 8181 §3.2: there is no object at ${pdu.uri} to replace`)
-  else if (given !== undefined && given !== have) fail('no_object_matching_hash', `RFC 8181 §3.2: the object at ${pdu.uri} does not have hash ${given}`)
+  if (given === undefined && have !== undefined) fail('rfc8181-object-already-present', `RFC 8181 §3.2: an object is already present at ${pdu.uri}; replace it with its hash`)
+  else if (given !== undefined && have === undefined) fail('rfc8181-no-object-present', `RFC 8181 §3.2: there is no object at ${pdu.uri} to replace`)
+  else if (given !== undefined && given !== have) fail('rfc8181-no-object-matching-hash', `RFC 8181 §3.2: the object at ${pdu.uri} does not have hash ${given}`)
   else return { type: 'publish', uri: pdu.uri, content: pdu.content, hash: sha256(pdu.content), ...(have !== undefined ? { previous: have } : {}) }
   return undefined
 }
 
 /** RFC 8181 §3.3: a withdraw names an object that is there, with its hash. */
-function checkWithdraw(pdu: WithdrawPdu, have: string | undefined, fail: (code: ReportError['code'], text: string) => void): ContentChange | undefined {
+function checkWithdraw(pdu: WithdrawPdu, have: string | undefined, fail: (label: ErrorLabel, text: string) => void): ContentChange | undefined {
   const given = pdu.hash.toLowerCase()
-  if (have === undefined) fail('no_object_present', `RFC 8181 §3.3: there is no object at ${pdu.uri} to withdraw`)
-  else if (given !== have) fail('no_object_matching_hash', `RFC 8181 §3.3: the object at ${pdu.uri} does not have hash ${given}`)
+  if (have === undefined) fail('rfc8181-no-object-present', `RFC 8181 §3.3: there is no object at ${pdu.uri} to withdraw`)
+  else if (given !== have) fail('rfc8181-no-object-matching-hash', `RFC 8181 §3.3: the object at ${pdu.uri} does not have hash ${given}`)
   else return { type: 'withdraw', uri: pdu.uri, previous: have }
   return undefined
 }
@@ -93,8 +95,4 @@ export function treeClash(uri: string, jail: string, state: (uri: string) => str
 
 function directoryClash(uri: string, other: string): string {
   return `'${uri}' would be a file where '${other}' needs a directory: the rsync tree cannot hold both`
-}
-
-function reportError(pdu: Pdu, code: ReportError['code'], text: string): ReportError {
-  return { code, text, failedPdu: pdu, ...(pdu.tag !== undefined ? { tag: pdu.tag } : {}) }
 }

@@ -1,6 +1,6 @@
 /**
  * Publishers of the publication server (RFC 8181, RFC 8183 §5.2.3/§5.2.4): the jail rule that every URI a
- * publisher sends must satisfy. Pure domain code; the store keeps the publishers, the manager applies the rules.
+ * publisher sends must satisfy. Pure domain code; the store keeps the publishers, the publication service applies the rules.
  */
 
 /** Stored in the database: changing this shape needs a migration. */

@@ -87,9 +87,9 @@ export class RrdpWriter {
   }
 
   /**
-   * One cycle: undefined when nothing was pending. Never run two at once (the PubServer serialises them). A cycle
+   * One cycle: undefined when nothing was pending. Never run two at once (the PublicationService serialises them). A cycle
    * that fails (a full disk, an I/O error) removes the files it wrote and leaves the changes pending, so the next one
-   * (the PubServer retries) writes them; a notification that could not be replaced is written by the next cycle.
+   * (the PublicationService retries) writes them; a notification that could not be replaced is written by the next cycle.
    */
   async cycle(): Promise<CycleResult | undefined> {
     try {

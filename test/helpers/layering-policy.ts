@@ -19,9 +19,10 @@ const LAYERS: Policy['layers'] = [
   ['pubd/publishers.ts', 'domain'],
   ['pubd/content.ts', 'domain'],
   ['pubd/delta-retention.ts', 'domain'],
+  ['pubd/publication-errors.ts', 'domain'], // RFC 8181 §2.5 codes by label: a pure table
   ['pubd/*-writer.ts', 'storage'], // rrdp-writer, rsync-writer, and durable-writer: "one durable-write module"
   ['store/', 'storage'],
-  ['app/', 'application'],
+  ['app/', 'application'], // app/pubd/ is the publication service; app/ca-* the CA service until it moves to app/ca/
   ['ta/', 'application'],
   ['api/', 'api'],
   ['http/', 'http'],
@@ -72,7 +73,6 @@ const MAY_IMPORT: Policy['mayImport'] = {
 const EDGE_ALLOWANCES: EdgeAllowance[] = [
   // Services and the HTTP edge take the whole Config and the Logger interface, whose types live in the support files;
   // in the target, compose.ts passes each service its own options and a logger.
-  { from: 'app/', to: 'config.ts', types: true, why: 'PubServer, PubdApi and repoStats take RepositoryConfig' },
   { from: 'app/', to: 'log.ts', types: true, why: 'the Logger interface lives in log.ts (next to pino)' },
   { from: 'ta/', to: 'log.ts', types: true, why: 'the Logger interface lives in log.ts (next to pino)' },
   { from: 'http/app.ts', to: 'config.ts', types: true, why: 'HttpDeps carries Config; the routers read the post_limit_* sizes from it' },
@@ -84,10 +84,7 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'app/ca/inputs.ts', to: 'api/*.ts', why: 'checks API input with the codecs of api/cas.ts and api/pubd.ts' },
   { from: 'app/ca/ca-service.ts', to: 'api/*.ts', why: 'answers in wire JSON built with the api/ codecs (RFC 8183 requests, history limits)' },
   { from: 'app/ca/child-service.ts', to: 'api/cas.ts', why: 'answers the RFC 8183 parent response in wire JSON (parentResponseJson)' },
-  { from: 'app/pubd-api.ts', to: 'api/pubd.ts', why: 'answers the RFC 8183 repository response in wire JSON (repositoryResponseJson)' },
-  // Concrete stores and writers are built inside the application today (see CONSTRUCTION_ALLOWANCES); compose.ts will.
-  { from: 'app/pub-server.ts', to: 'store/*.ts', why: 'opens a secondary Db, builds PubdStore and PubdReader' },
-  { from: 'app/pub-server.ts', to: 'pubd/*-writer.ts', why: 'builds RrdpWriter and RsyncWriter' },
+  { from: 'app/pubd/publication-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
   { from: 'pubd/rrdp-writer.ts', to: 'pubd/delta-retention.ts', why: 'the writer applies the retention rule until the publication service decides it (design.md §6)' },
@@ -126,7 +123,6 @@ const PURITY_ALLOWANCES: Policy['purityAllowances'] = [
  * file of its own (http/deps.ts for HttpDeps, store/migrations/migration.ts for Migration, …).
  */
 const KNOWN_CYCLES: string[] = [
-  'app/pub-server.ts → app/pubd-rfc8181.ts → app/pub-server.ts', // MessageCodec type
   'ca/commands.ts → ca/parents.ts → ca/commands.ts', // CaCommand, Entitlement types
   'http/app.ts → http/routes/cas.ts → http/app.ts', // HttpDeps type, in each router
   'http/app.ts → http/routes/pubd.ts → http/app.ts',
@@ -142,23 +138,36 @@ const KNOWN_CYCLES: string[] = [
   'store/migrations/005-pubd-replay.ts → store/migrations/index.ts → store/migrations/005-pubd-replay.ts',
 ]
 
-/** Stores, signers, writers, servers and services: the classes only the roots construct. */
+/**
+ * Stores (and the Db), signers (the key pool, the CMS message signers and the publication server's codec), writers,
+ * rsyncd, the services and their collaborators, and the scheduler: the classes only the roots construct. A service's
+ * own helpers (a Pacer, a KeyedMutex, its problems list, the RFC 8181 endpoint) are not infrastructure.
+ */
 const INFRASTRUCTURE = [
-  'store/', 'crypto/soft-signer.ts', 'crypto/key-pool.ts', 'protocol/signed-message.ts', 'pubd/*-writer.ts',
-  // The services and their collaborators; helpers a service may make for itself (a Pacer or KeyedMutex per CA) are not listed.
-  'app/ca/ca-*.ts', 'app/ca/*-service.ts', 'app/ca/*-client.ts', 'app/ca/child-server.ts', 'app/ca/message-signers.ts', 'app/ca/routes-view.ts',
-  'app/*-service.ts', 'app/pubd-api.ts', 'app/pub-server.ts', 'app/rsync-daemon.ts', 'app/shared/scheduler.ts', 'ta/*-service.ts',
+  'store/',
+  'crypto/soft-signer.ts',
+  'crypto/key-pool.ts',
+  'protocol/signed-message.ts',
+  'app/pubd/message-codec.ts',
+  'pubd/*-writer.ts',
+  'app/pubd/rsync-daemon.ts',
+  'app/pubd/publication-service.ts',
+  'app/ca/ca-*.ts',
+  'app/ca/*-service.ts',
+  'app/ca/*-client.ts',
+  'app/ca/child-server.ts',
+  'app/ca/message-signers.ts',
+  'app/ca/routes-view.ts',
+  'app/*-service.ts',
+  'app/shared/scheduler.ts',
+  'ta/*-service.ts',
 ]
 
 /** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
 const FACTORIES = ['store/properties.ts#propertyStore', 'http/app.ts#createApp', 'http/app.ts#listen', 'watch.ts#watchFiles']
 
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
-const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
-  // PubServer builds the whole publication side: its own Db connection (Db.openSecondary), store, reader, writers,
-  // the RFC 8181 endpoint, pacers, rsyncd.
-  ...['Db', 'SqlitePubdStore', 'PubdReader', 'RrdpWriter', 'RsyncWriter', 'RsyncDaemon'].map((name) => ({ file: 'app/pub-server.ts', name, why: 'PubServer builds its own collaborators' })),
-]
+const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = []
 
 export const POLICY: Policy = {
   layers: LAYERS,

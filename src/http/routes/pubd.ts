@@ -1,11 +1,14 @@
 /**
  * Publication-server routes (krill-reference.md §1.1 "Publication server"): /api/v1/pubd/… for publishers, stats
  * and session reset; POST /rfc8181/{publisher} for RFC 8181 messages (application/rpki-publication, answered
- * with a signed CMS reply); GET /rrdp/… for the RRDP files, with caching headers and conditional requests.
+ * with a signed CMS reply); GET /rrdp/… for the RRDP files, with caching headers and conditional requests. Each
+ * route makes one call of the PublicationService (deps.services.pubd); without [repository] they answer pub-repo-not-initialized
+ * and /rrdp/ answers 404.
  */
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { isPublisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
+import type { PublicationService } from '../../app/pubd/publication-service.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../app.js'
 import { readBytes, readJsonOrXml, readNoBody } from '../body.js'
@@ -14,56 +17,62 @@ import { ROUTER_OPTIONS } from '../path.js'
 const RFC8181_TYPE = 'application/rpki-publication'
 
 export function pubdRouter(deps: HttpDeps): Router {
-  const m = deps.services
+  const pub = () => service(deps)
   const router = new Router(ROUTER_OPTIONS)
   router.get('/api/v1/pubd/publishers', (ctx) => {
-    ctx.body = m.pubd.pubdPublishers()
+    ctx.body = pub().pubdPublishers()
   })
   router.post('/api/v1/pubd/publishers', async (ctx) => {
     const body = await readJsonOrXml(ctx, deps.config.post_limit_api)
     if ('json' in body) {
       const problem = isPublisherRequestJson(body.json)
       if (problem) throw new AppError('api-invalid-body', { reason: problem })
-      ctx.body = m.pubd.pubdPublisherAdd({ json: body.json as PublisherRequestJson })
-    } else ctx.body = m.pubd.pubdPublisherAdd({ xml: body.xml })
+      ctx.body = pub().pubdPublisherAdd({ json: body.json as PublisherRequestJson })
+    } else ctx.body = pub().pubdPublisherAdd({ xml: body.xml })
   })
   router.get('/api/v1/pubd/publishers/:publisher', (ctx) => {
-    ctx.body = m.pubd.pubdPublisherShow(ctx.params.publisher)
+    ctx.body = pub().pubdPublisherShow(ctx.params.publisher)
   })
   router.delete('/api/v1/pubd/publishers/:publisher', (ctx) => {
-    m.pubd.pubdPublisherRemove(ctx.params.publisher)
+    pub().pubdPublisherRemove(ctx.params.publisher)
     ctx.status = 200
     ctx.body = ''
   })
   router.get('/api/v1/pubd/publishers/:publisher/response.json', (ctx) => {
-    ctx.body = m.pubd.pubdPublisherResponse(ctx.params.publisher)
+    ctx.body = pub().pubdPublisherResponse(ctx.params.publisher)
   })
   router.get('/api/v1/pubd/publishers/:publisher/response.xml', (ctx) => {
     ctx.type = 'application/xml'
-    ctx.body = m.pubd.pubdPublisherResponseXml(ctx.params.publisher)
+    ctx.body = pub().pubdPublisherResponseXml(ctx.params.publisher)
   })
   router.get('/api/v1/pubd/stale/:seconds', (ctx) => {
     const seconds = Number(ctx.params.seconds)
     if (!/^[0-9]{1,10}$/.test(ctx.params.seconds) || !Number.isSafeInteger(seconds)) throw new AppError('api-invalid-path-seconds', { seconds: ctx.params.seconds })
-    ctx.body = m.pubd.pubdStale(seconds)
+    ctx.body = pub().pubdStale(seconds)
   })
   router.get('/api/v1/pubd/stats', (ctx) => {
-    ctx.body = m.pubd.pubdStats()
+    ctx.body = pub().pubdStats()
   })
   router.post('/api/v1/pubd/session_reset', async (ctx) => {
     await readNoBody(ctx)
-    await m.pubd.pubdSessionReset()
+    await pub().pubdSessionReset()
     ctx.status = 200
     ctx.body = ''
   })
   const rfc8181 = async (ctx: Context) => {
     const body = await readBytes(ctx, deps.config.post_limit_rfc8181, RFC8181_TYPE)
     ctx.type = RFC8181_TYPE
-    ctx.body = Buffer.from(await m.pubd.rfc8181(ctx.params.publisher, body))
+    ctx.body = Buffer.from(await pub().rfc8181(ctx.params.publisher, body))
   }
   router.post('/rfc8181/:publisher', rfc8181)
   router.post('/rfc8181/:publisher/', rfc8181)
   return router
+}
+
+/** The publication service, or pub-repo-not-initialized when [repository] is not enabled. */
+function service(deps: HttpDeps): PublicationService {
+  if (!deps.services.pubd) throw new AppError('pub-repo-not-initialized')
+  return deps.services.pubd
 }
 
 /** GET /rrdp/<path>: a plain middleware (file paths are not route parameters). */
@@ -77,7 +86,7 @@ export function rrdpMiddleware(deps: HttpDeps) {
 
 /** Serve one RRDP file: notification briefly cacheable, the rest immutable; ETag and If-Modified-Since → 304. */
 function serveRrdp(ctx: Context, deps: HttpDeps, path: string): void {
-  const file = deps.services.pubd.rrdpFile(path)
+  const file = deps.services.pubd?.rrdpFile(path)
   if (!file) throw new AppError('api-unknown-resource', { path: ctx.path })
   ctx.set('Cache-Control', file.notification ? 'public, max-age=60' : 'public, max-age=86400, immutable')
   ctx.set('ETag', file.etag)

@@ -1,5 +1,5 @@
 /**
- * The keyed mutex (app/keyed-mutex.ts) that CaServices uses for commands and publication per CA: holders of one key
+ * The keyed mutex (app/shared/keyed-mutex.ts) that CaCommands and CaPublisher use for commands and publication per CA: holders of one key
  * run one at a time, in the order they asked; holders of different keys run at the same time; a holder that throws
  * (synchronously or by rejecting) passes its error to its caller and still hands the lock on.
  */

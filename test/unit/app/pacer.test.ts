@@ -1,5 +1,5 @@
 /**
- * The Pacer (app/pacer.ts): with `retry`, a failed run is retried by itself after a back-off (1 s doubling to 30 s
+ * The Pacer (app/shared/pacer.ts): with `retry`, a failed run is retried by itself after a back-off (1 s doubling to 30 s
  * in the publication server; shorter here) until it succeeds, without waiting for another kick (issue 10, defect 3:
  * objects acknowledged before a disk filled stayed out of RRDP and rsync until an unrelated change arrived).
  */

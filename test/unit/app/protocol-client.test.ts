@@ -1,5 +1,5 @@
 /**
- * The RFC 6492/8181 transport (src/app/protocol-client.ts) against a plain HTTP peer on loopback: answers, the
+ * The RFC 6492/8181 transport (src/app/shared/protocol-client.ts) against a plain HTTP peer on loopback: answers, the
  * content-type and size checks, and a kept-alive connection that the peer drops as idle just as the next message
  * goes out (the message is sent once more on a new connection, and only then).
  */

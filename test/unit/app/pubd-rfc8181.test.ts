@@ -1,5 +1,5 @@
 /**
- * The RFC 8181 endpoint of the publication server (app/pubd-rfc8181.ts) with real CMS: replay protection within one
+ * The RFC 8181 endpoint of the publication server (app/pubd/rfc8181-endpoint.ts) with real CMS: replay protection within one
  * second (issue 10, defect 6). A captured "publish x" replayed after a "withdraw x" signed in the same second used
  * to bring x back, since signing-time has a resolution of one second. Now the digest of every changing message is
  * kept for the newest signing time, in the database, so a restart keeps it; a replay gets a signed
@@ -8,16 +8,15 @@
 import t, { type Test } from 'tap'
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import { PubServer } from '../../../src/app/pub-server.js'
-import { PubdCodec } from '../../../src/app/pubd-codec.js'
-import { defaults } from '../../../src/config.js'
-import { silentLogger } from '../../../src/log.js'
+import { PubdCodec } from '../../../src/app/pubd/message-codec.js'
+import type { PublicationService } from '../../../src/app/pubd/publication-service.js'
 import { createIdCert } from '../../../src/protocol/id-cert.js'
 import { decodePublicationReply, encodePublicationQuery, type PublicationQuery, type PublicationReply } from '../../../src/protocol/publication.js'
 import { MessageSigner, unwrapMessage } from '../../../src/protocol/signed-message.js'
 import { Db } from '../../../src/store/db.js'
 import { tempDir } from '../../helpers/daemon.js'
 import { testKey } from '../../helpers/keys.js'
+import { buildPubdService } from '../../helpers/pubd-service.js'
 
 const T = new Date('2026-05-01T12:00:00Z')
 const sha = (s: string) => createHash('sha256').update(s).digest('hex')
@@ -29,21 +28,21 @@ const publisherCert = createIdCert(publisherKey, new Date(T.getTime() - 3600_000
 const publisher = new MessageSigner({ idKey: publisherKey, idCert: publisherCert })
 publisher.useEeKey(testKey(), T)
 
-async function server(t: Test, dir: string, now: () => Date): Promise<PubServer> {
+async function server(t: Test, dir: string, now: () => Date): Promise<PublicationService> {
   const db = Db.open(join(dir, 'svcd.db'))
   const messages = new MessageSigner({ idKey: serverKey, idCert: serverCert })
   messages.useEeKey(testKey(), T)
-  const repository = { ...defaults().repository, enabled: true, rrdp_base_uri: 'https://localhost/rrdp/', rsync_base_uri: 'rsync://localhost/repo/', rsync_daemon: 'off' as const }
-  const pub = new PubServer({ repository, serviceUri: 'https://localhost/', ip: '127.0.0.1', dataDir: dir, db, dbPath: join(dir, 'svcd.db'), codec: new PubdCodec(messages), log: silentLogger(), now })
+  const { service: pub, close } = buildPubdService({ dataDir: dir, db, dbPath: join(dir, 'svcd.db'), codec: new PubdCodec(messages), now })
   await pub.start()
   t.teardown(async () => {
     await pub.stop()
+    close()
     db.close()
   })
   return pub
 }
 
-async function send(pub: PubServer, cms: Uint8Array, now: Date): Promise<PublicationReply> {
+async function send(pub: PublicationService, cms: Uint8Array, now: Date): Promise<PublicationReply> {
   const reply = await pub.rfc8181('alice', cms)
   return decodePublicationReply(unwrapMessage(reply, { idCert: serverCert, now }).xml)
 }
@@ -73,7 +72,7 @@ t.test('a captured publish replayed after a withdraw signed in the same second i
   const y = await sign({ type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/alice/y.roa', content: bytes('Y') }] })
   t.equal(code(await send(pub, y, now)), 'success', 'a new changing message in the same second is accepted')
 
-  // A restart: a new PubServer on the same database still knows what it saw at 12:00:00.
+  // A restart: a new PublicationService on the same database still knows what it saw at 12:00:00.
   await pub.stop()
   now = new Date(T.getTime() + 800)
   const again = await server(t, dir, () => now)

@@ -54,7 +54,7 @@ async function tree(t: Test) {
   const signer = new CyclingSigner(new SoftSigner(new MemoryKeyStore(), pool), await Promise.all(Array.from({ length: 6 }, () => generateRsaKeyPair())))
   const log = silentLogger()
   const svc = await compose({ config, dataDir: dir, log, now, signer })
-  const { cas, parents, children, repo, pubd } = svc.services
+  const { cas, parents, children, repo, pubd } = svc.services // [repository] is enabled: pubd is there
   t.teardown(async () => {
     await svc.shutdown()
     await pool.stop()
@@ -66,7 +66,7 @@ async function tree(t: Test) {
     bulkIssues: () => cas.bulkIssues(),
     publishNow: (ca: string) => repo.caSyncRepo(ca),
   }
-  const objects = (handle: string) => pubd.pubdPublisherShow(handle).current_files.map((f) => ({ uri: f.uri, content: fromBase64(f.base64), base64: f.base64 }))
+  const objects = (handle: string) => pubd!.pubdPublisherShow(handle).current_files.map((f) => ({ uri: f.uri, content: fromBase64(f.base64), base64: f.base64 }))
   await m.caFlushed('testbed')
   await cas.caAdd('ca1')
   const childReq = cas.caChildRequest('ca1')

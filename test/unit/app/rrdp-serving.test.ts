@@ -1,5 +1,5 @@
 /**
- * Serving RRDP files (PubServer.rrdpFile): the size, ETag and bytes all come from one file, even when the
+ * Serving RRDP files (PublicationService.rrdpFile): the size, ETag and bytes all come from one file, even when the
  * notification is replaced by a rename between the lookup and the reading (as the RRDP writer does at any moment).
  * Taking the size from the name and opening it later sent a Content-Length of one file with bytes of another: a
  * relying party got a cut-off notification.
@@ -9,11 +9,11 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ReadStream } from 'node:fs'
-import { defaults } from '../../../src/config.js'
 import { silentLogger } from '../../../src/log.js'
-import { PubServer } from '../../../src/app/pub-server.js'
-import type { PubdCodec } from '../../../src/app/pubd-codec.js'
-import { Db } from '../../../src/store/db.js'
+import type { MessageCodec } from '../../../src/app/pubd/message-codec.js'
+import type { RrdpOutput, RsyncOutput } from '../../../src/app/pubd/outputs.js'
+import { PublicationService } from '../../../src/app/pubd/publication-service.js'
+import type { PubdStore } from '../../../src/store/interfaces.js'
 
 function read(stream: ReadStream): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -27,11 +27,9 @@ t.test('a notification replaced while it is being served: size and bytes are of 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const rrdp = join(dir, 'repo', 'rrdp')
   mkdirSync(rrdp, { recursive: true })
-  const db = Db.open(join(dir, 'svcd.db'))
-  t.teardown(() => db.close())
-  const repository = { ...defaults().repository, enabled: true, rrdp_base_uri: 'https://localhost/rrdp/', rsync_base_uri: 'rsync://localhost/repo/' }
-  // The codec is only used for RFC 8181 messages, which this test does not send.
-  const pub = new PubServer({ repository, serviceUri: 'https://localhost/', ip: '127.0.0.1', dataDir: dir, db, dbPath: join(dir, 'svcd.db'), codec: {} as PubdCodec, log: silentLogger(), now: () => new Date() })
+  // Serving reads the files only: the store, the writers and the codec are never called (and never started).
+  const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: rrdp, rrdpIntervalSeconds: 0 }
+  const pub = new PublicationService({ store: {} as PubdStore, rrdp: {} as RrdpOutput, rsync: {} as RsyncOutput, daemon: undefined, codec: {} as MessageCodec, now: () => new Date(), log: silentLogger(), config })
   const older = '<notification serial="1"/>\n'
   const newer = `<notification serial="2">${'<delta/>'.repeat(100)}</notification>\n`
 

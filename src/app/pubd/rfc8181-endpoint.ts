@@ -1,21 +1,23 @@
 /**
  * The RFC 8181 endpoint of the publication server: verify a publisher's CMS message (RFC 8181 §2), refuse replays
- * (pubd/replay.ts), decode the query and apply it through the PubServer; every outcome is a reply to sign, never an
- * exception: a failure of our storage is an RFC 8181 §2.5 `other_error` report saying that nothing was changed.
+ * (protocol/replay.ts), decode the query and apply it through the PublicationService; every outcome is a reply to
+ * sign, never an exception: a failure of our storage is an RFC 8181 §2.5 report saying that nothing was changed.
+ * Every error reply gets its code from the table in pubd/publication-errors.ts, by our error label.
  */
-import { reasonOf, storageFault } from '../errors.js'
-import type { Logger } from '../log.js'
-import { decodePublicationQuery, type PublicationQuery, type PublicationReply, type ReportErrorCode } from '../protocol/publication.js'
-import type { Publisher } from '../pubd/publishers.js'
-import { replayProblem, replaySeen, type ReplayState } from '../protocol/replay.js'
-import type { MessageCodec } from './pub-server.js'
-import type { PubdStore } from '../store/interfaces.js'
+import { AppError, reasonOf, storageFault } from '../../errors.js'
+import type { Logger } from '../../log.js'
+import { decodePublicationQuery, type PublicationQuery, type PublicationReply } from '../../protocol/publication.js'
+import { errorReply } from '../../pubd/publication-errors.js'
+import type { Publisher } from '../../pubd/publishers.js'
+import { replayProblem, replaySeen, type ReplayState } from '../../protocol/replay.js'
+import type { MessageCodec } from './message-codec.js'
+import type { PubdStore } from '../../store/interfaces.js'
 
 export interface Rfc8181Deps {
   store: PubdStore
   codec: MessageCodec
   log: Logger
-  /** Apply a decoded query for a publisher, saving `replay` with its changes (PubServer.publish). */
+  /** Apply a decoded query for a publisher, saving `replay` with its changes (PublicationService.publish). */
   publish(handle: string, query: PublicationQuery, replay?: ReplayState): PublicationReply
 }
 
@@ -37,8 +39,9 @@ export class Rfc8181Endpoint {
     } catch (e) {
       const fault = storageFault(e)
       this.d.log.error('RFC 8181 message failed', { publisher: handle, err: reasonOf(e), ...(fault ? {} : { stack: (e as Error)?.stack }) })
-      const what = fault ? fault.message : 'the server failed to process the message; nothing was changed, retry later'
-      return replyError('other_error', `RFC 8181 §2.5: ${what}`)
+      const failure = fault ?? (e instanceof AppError && e.status < 500 ? e : undefined)
+      const what = failure ? failure.message : 'the server failed to process the message; nothing was changed, retry later'
+      return errorReply(failure?.label ?? 'sys-internal', `RFC 8181 §2.5: ${what}`)
     }
   }
 
@@ -48,21 +51,21 @@ export class Rfc8181Endpoint {
    */
   private handle(handle: string, body: Uint8Array, now: Date): PublicationReply {
     const publisher = this.d.store.publisher(handle)
-    if (!publisher) return replyError('permission_failure', `RFC 8181 §2: '${handle}' is not a publisher of this server`)
+    if (!publisher) return errorReply('pub-unknown', `RFC 8181 §2: '${handle}' is not a publisher of this server`)
     const m = this.verify(publisher, body, now)
     if ('error' in m) return m.error
     let query: PublicationQuery
     try {
       query = decodePublicationQuery(m.xml)
     } catch (e) {
-      return replyError('xml_error', reasonOf(e))
+      return errorReply('rfc8181-protocol-message', reasonOf(e))
     }
     const changes = query.type === 'delta' && query.pdus.length > 0
     const state = this.state(handle)
     const replay = replayProblem(state, m.signingTime, m.digest, changes)
     if (replay) {
       this.d.log.warn('RFC 8181 message refused', { publisher: handle, reason: replay })
-      return replyError('bad_cms_signature', replay)
+      return errorReply('rfc8181-validation', replay)
     }
     const next = replaySeen(state, m.signingTime, m.digest, changes)
     this.replay.set(handle, next)
@@ -77,7 +80,7 @@ export class Rfc8181Endpoint {
       return this.d.codec.verify(body, publisher, now)
     } catch (e) {
       this.d.log.warn('RFC 8181 message refused', { publisher: publisher.handle, reason: reasonOf(e) })
-      return { error: replyError('bad_cms_signature', reasonOf(e)) }
+      return { error: errorReply('rfc8181-validation', reasonOf(e)) }
     }
   }
 
@@ -95,8 +98,4 @@ export class Rfc8181Endpoint {
       this.d.log.warn('RFC 8181 replay state kept in memory only: storage failed', { publisher: handle, err: reasonOf(e) })
     }
   }
-}
-
-export function replyError(code: ReportErrorCode, text: string): PublicationReply {
-  return { type: 'error_reply', errors: [{ code, text }] }
 }

@@ -6,13 +6,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Logger } from '../log.js'
-import { rsyncModule, rsyncUri } from '../util/uri.js'
+import type { Logger } from '../../log.js'
+import { rsyncModule, rsyncUri } from '../../util/uri.js'
 
 export interface RsyncDaemonOptions {
   rsyncBaseUri: string
-  /** The directory to serve: the current tree's real path (updated with setPath). */
-  modulePath: string
   /** Where to put rsyncd.conf, its pid and log files. */
   workDir: string
   /** Address to bind; loopback unless configured otherwise. */
@@ -20,7 +18,7 @@ export interface RsyncDaemonOptions {
   log: Logger
 }
 
-const TEMPLATE = new URL('../../repository/rsyncd.conf.template', import.meta.url)
+const TEMPLATE = new URL('../../../repository/rsyncd.conf.template', import.meta.url)
 const HAS_SETPRIV = !spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).error
 
 export class RsyncDaemon {
@@ -29,11 +27,10 @@ export class RsyncDaemon {
   private restarts = 0
   private timer: NodeJS.Timeout | undefined
 
-  private path: string
+  /** The directory served: the current tree's real path (given to start, updated with setPath). */
+  private path = ''
 
-  constructor(private readonly o: RsyncDaemonOptions) {
-    this.path = o.modulePath
-  }
+  constructor(private readonly o: RsyncDaemonOptions) {}
 
   /** Serve another tree from the next connection on (rsyncd re-reads its config per connection). */
   setPath(path: string): void {
@@ -41,8 +38,9 @@ export class RsyncDaemon {
     if (this.child) this.writeConfig()
   }
 
-  /** Start rsyncd; false (with a warning) when rsync is not installed. */
-  start(): boolean {
+  /** Start rsyncd serving `modulePath`; false (with a warning) when rsync is not installed. */
+  start(modulePath: string): boolean {
+    this.path = modulePath
     if (spawnSync('rsync', ['--version'], { stdio: 'ignore' }).error) {
       this.o.log.warn('rsync is not installed: the repository is served over RRDP only (install the Debian package rsync)')
       return false

@@ -4,7 +4,7 @@
  * until its key is cleared; `set` and `clear` say whether the state changed, so the caller logs once per change and
  * not once per retry. Read by GET /ready (labels and public args only) and GET /api/v1/pubd/stats (with reasons).
  */
-import { CATALOGUE, renderMessage, type ErrorLabel } from '../errors.js'
+import { CATALOGUE, renderMessage, type ErrorLabel } from '../../errors.js'
 
 export interface Problem {
   label: ErrorLabel

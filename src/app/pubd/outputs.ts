@@ -1,0 +1,38 @@
+/**
+ * What the PublicationService needs of its outputs: the RRDP writer (RFC 8182 files), the rsync tree writer and the
+ * rsync daemon that serves the tree. The composition root builds the concrete ones (pubd/rrdp-writer.ts,
+ * pubd/rsync-writer.ts, app/pubd/rsync-daemon.ts); a test hands in fakes.
+ */
+import type { CycleResult } from '../../pubd/rrdp-writer.js'
+import type { RsyncCycle } from '../../pubd/rsync-writer.js'
+
+/** The RRDP files under <data_dir>/repo/rrdp/ (pubd/rrdp-writer.ts RrdpWriter). */
+export interface RrdpOutput {
+  /** Bring the files in line with the database at start. */
+  init(): Promise<void>
+  /** Write one new serial from the pending changes; undefined when nothing was pending. Never two at once. */
+  cycle(): Promise<CycleResult | undefined>
+  /** A new session: serial 1, a snapshot and no deltas (RFC 8182 §3.5.1.2). */
+  resetSession(): Promise<void>
+  /** The notification file's URI (RFC 8183 §5.2.4 rrdp_notification_uri). */
+  notificationUri(): string
+}
+
+/** The rsync tree under <data_dir>/repo/rsync/ (pubd/rsync-writer.ts RsyncWriter). */
+export interface RsyncOutput {
+  /** Make sure a current tree exists, and learn what it holds. */
+  init(): void
+  /** Build a new tree from the database and switch to it; publishers whose files failed kept their old ones. */
+  cycle(): Promise<RsyncCycle>
+  /** Save what the current tree holds, for the next start (at shutdown). */
+  save(): void
+  /** The real directory of the current tree, for rsyncd. */
+  currentTree(): string
+}
+
+/** rsyncd run by svcd for rsync_daemon = "auto" (app/pubd/rsync-daemon.ts RsyncDaemon). */
+export interface RsyncServer {
+  /** Start serving `modulePath`; false when rsync is not installed (the repository is then served over RRDP only). */
+  start(modulePath: string): boolean
+  stop(): Promise<void>
+}

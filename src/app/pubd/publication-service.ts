@@ -1,0 +1,297 @@
+/**
+ * The publication service (design.md §6): publishers from RFC 8183 requests, RFC 8181 messages applied atomically
+ * (over CMS from remote CAs, in-process for local ones), and the RRDP and rsync outputs driven by pacers. The HTTP
+ * routes (http/routes/pubd.ts) call its `pubd*`, `rfc8181` and `rrdpFile` methods; the CA code publishes through
+ * `publish`. The composition root builds its store, writers, rsyncd and CMS codec and hands them in.
+ */
+import { createHash } from 'node:crypto'
+import { repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from '../../api/pubd.js'
+import { AppError, reasonOf, storageFault } from '../../errors.js'
+import type { Logger } from '../../log.js'
+import { idCertInfo } from '../../protocol/id-cert.js'
+import { encodeRepositoryResponse, type PublisherRequest, type RepositoryResponse } from '../../protocol/idexchange.js'
+import { encodePublicationReply, type PublicationQuery, type PublicationReply } from '../../protocol/publication.js'
+import type { ReplayState } from '../../protocol/replay.js'
+import { planDelta } from '../../pubd/content.js'
+import { jailOf, type Publisher } from '../../pubd/publishers.js'
+import type { PubdStore } from '../../store/interfaces.js'
+import { toBase64 } from '../../util/base64.js'
+import { publisherHandle } from '../../util/handle.js'
+import { pathHandle, publisherRequestInput } from '../ca/inputs.js'
+import { Pacer } from '../shared/pacer.js'
+import type { MessageCodec } from './message-codec.js'
+import type { RrdpOutput, RsyncOutput, RsyncServer } from './outputs.js'
+import { Problems, type Problem, type ProblemJson } from './problems.js'
+import { publishedManifests, repoStats } from './repo-stats.js'
+import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
+import { openRrdpFile, type RrdpFile } from './rrdp-files.js'
+
+/** The settings the service reads (from the config's service_uri and [repository]). */
+export interface PublicationConfig {
+  /** svcd's service_uri: a publisher's RFC 8181 service URI is `<serviceUri>rfc8181/<handle>/`. */
+  serviceUri: string
+  /** rsync_base_uri: publishers' jails are `<rsyncBaseUri><handle>/`. */
+  rsyncBaseUri: string
+  /** rrdp_base_uri, as the stats show it. */
+  rrdpBaseUri: string
+  /** The directory of the RRDP files (<data_dir>/repo/rrdp), served under /rrdp/. */
+  rrdpDir: string
+  /** rrdp_delta_interval_min_seconds: the least time between two RRDP serials. */
+  rrdpIntervalSeconds: number
+}
+
+/** The collaborators of the service, built by the composition root. */
+export interface PublicationServiceDeps {
+  store: PubdStore
+  rrdp: RrdpOutput
+  rsync: RsyncOutput
+  /** rsyncd, for rsync_daemon = "auto"; undefined when the tree is served by something else. */
+  daemon: RsyncServer | undefined
+  codec: MessageCodec
+  now: () => Date
+  log: Logger
+  config: PublicationConfig
+}
+
+export class PublicationService {
+  readonly store: PubdStore
+  private readonly d: PublicationServiceDeps
+  private readonly rrdpPacer: Pacer
+  private readonly rsyncPacer: Pacer
+  private readonly problems = new Problems()
+  private readonly endpoint: Rfc8181Endpoint
+
+  constructor(deps: PublicationServiceDeps) {
+    this.d = deps
+    this.store = deps.store
+    this.endpoint = new Rfc8181Endpoint({ store: deps.store, codec: deps.codec, log: deps.log, publish: (h, q, r) => this.publish(h, q, r) })
+    // Issue 10: a failed write (full disk, I/O error) is retried by itself until the output holds everything
+    // accepted, and is a problem (GET /ready, stats, one log line per change of state) until then.
+    const retry = { firstMs: 1000, maxMs: 30_000 }
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp') })
+    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.recovered('rsync') })
+  }
+
+  /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if there is one. */
+  async start(): Promise<void> {
+    await this.d.rrdp.init()
+    this.d.rsync.init()
+    this.rrdpPacer.kick()
+    this.rsyncPacer.kick()
+    this.d.daemon?.start(this.d.rsync.currentTree())
+  }
+
+  async stop(): Promise<void> {
+    await this.rrdpPacer.stop()
+    await this.rsyncPacer.stop()
+    try {
+      this.d.rsync.save()
+    } catch (e) {
+      this.d.log.warn('could not save the rsync tree listing; the next start rewrites the tree', { err: reasonOf(e) })
+    }
+    await this.d.daemon?.stop()
+  }
+
+  /** Resolves when everything accepted so far is in RRDP and in the rsync tree. */
+  async flushed(): Promise<void> {
+    await this.rrdpPacer.idle()
+    await this.rsyncPacer.idle()
+  }
+
+  //------------ JSON API (krill-reference.md §1.1 "Publication server"; the /api/v1/pubd routes) -------------------
+
+  pubdPublishers(): PublisherList {
+    return { publishers: this.store.publishers().map((p) => ({ handle: p.handle })) }
+  }
+
+  pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }): RepositoryResponseJson {
+    return repositoryResponseJson(this.publisherAdd(publisherRequestInput(input, this.d.now())))
+  }
+
+  pubdPublisherShow(handle: string): PublisherDetails {
+    const p = this.publisher(pathHandle(handle))
+    const files = this.store.objectsWithContent(p.handle).map((o) => ({ uri: o.uri, base64: toBase64(o.content) }))
+    return { handle: p.handle, id_cert: idCertInfo(p.idCert), base_uri: p.baseUri, current_files: files }
+  }
+
+  pubdPublisherRemove(handle: string): void {
+    this.publisherRemove(pathHandle(handle))
+  }
+
+  pubdPublisherResponse(handle: string): RepositoryResponseJson {
+    return repositoryResponseJson(this.publisherResponse(pathHandle(handle)))
+  }
+
+  pubdPublisherResponseXml(handle: string): string {
+    return encodeRepositoryResponse(this.publisherResponse(pathHandle(handle)))
+  }
+
+  /** Publishers that have not published for `seconds` (never-published ones count from their creation). */
+  pubdStale(seconds: number): PublisherList {
+    const cutoff = this.d.now().getTime() - seconds * 1000
+    return { publishers: this.store.publishers().filter((p) => Date.parse(p.lastPublish ?? p.created) < cutoff).map((p) => ({ handle: p.handle })) }
+  }
+
+  pubdStats(): RepoStats {
+    const c = this.d.config
+    const input = { publishers: this.store.stats(), rrdp: this.store.rrdpState()!, problems: this.problems.list(true), rsyncBaseUri: c.rsyncBaseUri, rrdpBaseUri: c.rrdpBaseUri }
+    return repoStats(input, (handle) => publishedManifests(this.store, handle))
+  }
+
+  async pubdSessionReset(): Promise<void> {
+    await this.rrdpPacer.idle()
+    await this.d.rrdp.resetSession()
+    this.d.log.info('RRDP session reset', { session: this.store.rrdpState()?.session })
+  }
+
+  /** POST /rfc8181/{publisher}: one CMS-wrapped RFC 8181 message; always a signed reply (report_error on failure). */
+  rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
+    const now = this.d.now()
+    return this.d.codec.sign(encodePublicationReply(this.endpoint.reply(handle, body, now)), now)
+  }
+
+  /** GET /rrdp/{path}: an RRDP file, or undefined (404) for anything that is not a current RRDP file name. */
+  rrdpFile(rel: string): RrdpFile | undefined {
+    return openRrdpFile(this.d.config.rrdpDir, rel)
+  }
+
+  /**
+   * What keeps RRDP or the rsync tree from holding everything accepted, for GET /ready and the bulk issues: empty
+   * while they hold it or are catching up without a failure. `withReason` adds the underlying failure (not for
+   * unauthenticated callers).
+   */
+  outputProblems(withReason = false): ProblemJson[] {
+    return this.problems.list(withReason)
+  }
+
+  //------------ In-process (the CA code: its own publisher, RFC 8181 semantics) ----------------------------------
+
+  publisherAdd(req: PublisherRequest, handleOverride?: string): RepositoryResponse {
+    const handle = checkedHandle(handleOverride ?? req.publisherHandle)
+    if (this.store.publisher(handle)) throw new AppError('pub-duplicate', { publisher: handle })
+    const baseUri = jailOf(this.d.config.rsyncBaseUri, handle)
+    this.store.addPublisher({ handle, idCert: req.idCert, baseUri, created: this.d.now().toISOString() })
+    this.d.log.info('publisher added', { publisher: handle, base_uri: baseUri })
+    return this.response(this.store.publisher(handle)!)
+  }
+
+  publisherRemove(handle: string): void {
+    this.publisher(handle)
+    const withdrawn = this.store.removePublisher(handle)
+    this.endpoint.forget(handle)
+    this.d.log.info('publisher removed', { publisher: handle, withdrawn })
+    this.rrdpPacer.kick()
+  }
+
+  /** The registered publisher `handle`, or undefined. */
+  findPublisher(handle: string): Publisher | undefined {
+    return this.store.publisher(handle)
+  }
+
+  publisher(handle: string): Publisher {
+    const p = this.store.publisher(handle)
+    if (!p) throw new AppError('pub-unknown', { publisher: handle })
+    return p
+  }
+
+  publisherResponse(handle: string): RepositoryResponse {
+    return this.response(this.publisher(handle))
+  }
+
+  /**
+   * Apply a query for a publisher: the in-process path for local CAs, with RFC 8181 semantics, and the RFC 8181
+   * endpoint's (which passes the publisher's `replay` state after the message, saved with the changes). A failure of
+   * the storage is a labelled AppError (sys-storage-full, sys-storage-io) and changes nothing.
+   */
+  publish(handle: string, query: PublicationQuery, replay?: ReplayState): PublicationReply {
+    const publisher = this.publisher(handle)
+    if (query.type === 'list') return { type: 'list_reply', elements: this.store.listObjects(handle).map((o) => ({ uri: o.uri, hash: o.hash })) }
+    const held = { hash: (uri: string) => this.store.objectHash(handle, uri), under: (dir: string) => this.store.objectsUnder(handle, dir) }
+    const plan = planDelta(query.pdus, publisher.baseUri, held, sha256Hex)
+    if (!plan.ok) return { type: 'error_reply', errors: plan.errors }
+    if (plan.changes.length || replay) {
+      try {
+        this.store.applyChanges(handle, plan.changes, this.d.now(), replay)
+      } catch (e) {
+        throw storageFault(e) ?? e
+      }
+      if (plan.changes.length) this.rrdpPacer.kick()
+    }
+    return { type: 'success' }
+  }
+
+  notificationUri(): string {
+    return this.d.rrdp.notificationUri()
+  }
+
+  //------------ Output cycles and their problems ------------------------------------------------------------------
+
+  private async rrdpCycle(): Promise<void> {
+    const r = await this.d.rrdp.cycle()
+    if (r) {
+      this.d.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
+      this.rsyncPacer.kick()
+    }
+  }
+
+  /**
+   * One rsync tree cycle. Publishers whose files could not be written kept their previous files and are problems of
+   * their own; the cycle then counts as failed, so that the pacer retries it, but the tree did switch for the rest.
+   */
+  private async rsyncCycle(): Promise<void> {
+    const r = await this.d.rsync.cycle()
+    const failed = new Set(r.failed.map((f) => f.publisher))
+    for (const key of this.problems.keys()) {
+      const publisher = key.startsWith('rsync:') ? key.slice('rsync:'.length) : undefined
+      if (publisher !== undefined && !failed.has(publisher)) this.recovered(key)
+    }
+    for (const f of r.failed) this.report(`rsync:${f.publisher}`, { label: 'sys-rsync-publisher', args: { publisher: f.publisher }, reason: f.reason })
+    if (r.failed.length) throw new PublishersFailed(r.failed.length)
+  }
+
+  /** A pacer's run failed: record the problem (a partial rsync failure is recorded per publisher instead). */
+  private failed(key: 'rrdp' | 'rsync', label: 'sys-rrdp-behind' | 'sys-rsync-behind', e: unknown): void {
+    if (e instanceof PublishersFailed) return this.recovered(key)
+    this.report(key, { label, args: {}, reason: reasonOf(e) }, (e as Error)?.stack)
+  }
+
+  /** Record a problem; logged when it is new or changed, not on every retry. */
+  private report(key: string, p: Problem, stack?: string): void {
+    if (this.problems.set(key, p, this.d.now())) this.d.log.error('publication output problem', { problem: key, label: p.label, ...p.args, err: p.reason, ...(stack ? { stack } : {}) })
+  }
+
+  /** A problem is over; logged once. */
+  private recovered(key: string): void {
+    const old = this.problems.clear(key)
+    if (old) this.d.log.info('publication output problem resolved', { problem: key, label: old.label, ...old.args })
+  }
+
+  private response(p: Publisher): RepositoryResponse {
+    return {
+      publisherHandle: p.handle,
+      serviceUri: `${this.d.config.serviceUri}rfc8181/${p.handle}/`,
+      siaBase: p.baseUri,
+      rrdpNotificationUri: this.d.rrdp.notificationUri(),
+      idCert: this.d.codec.idCert,
+    }
+  }
+}
+
+/** An rsync cycle switched the tree but some publishers kept old files: retry, without a problem of the whole tree. */
+class PublishersFailed extends Error {
+  constructor(n: number) {
+    super(`the files of ${n} publisher(s) could not be written to the rsync tree`)
+  }
+}
+
+function checkedHandle(text: string): string {
+  try {
+    return publisherHandle(text)
+  } catch (e) {
+    throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
+  }
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex')
+}

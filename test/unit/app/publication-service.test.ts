@@ -1,0 +1,140 @@
+/**
+ * The PublicationService alone (app/pubd/publication-service.ts), with fakes for exactly its collaborators: a store
+ * in memory, RRDP and rsync outputs and an rsyncd that record their calls, a codec with only an identity
+ * certificate, a fixed clock. Checks the JSON API methods the /api/v1/pubd routes call, and how the service drives
+ * its outputs: start, a publish kicking RRDP then rsync, stop.
+ */
+import t from 'tap'
+import type { MessageCodec } from '../../../src/app/pubd/message-codec.js'
+import type { RrdpOutput, RsyncOutput, RsyncServer } from '../../../src/app/pubd/outputs.js'
+import { PublicationService } from '../../../src/app/pubd/publication-service.js'
+import { AppError } from '../../../src/errors.js'
+import { silentLogger } from '../../../src/log.js'
+import { createIdCert } from '../../../src/protocol/id-cert.js'
+import { encodePublisherRequest } from '../../../src/protocol/idexchange.js'
+import type { ContentChange } from '../../../src/pubd/content.js'
+import type { Publisher } from '../../../src/pubd/publishers.js'
+import type { PubdStore } from '../../../src/store/interfaces.js'
+import { toBase64 } from '../../../src/util/base64.js'
+import { testKey } from '../../helpers/keys.js'
+
+const T = new Date('2026-05-01T12:00:00Z')
+const idCert = createIdCert(testKey(), T)
+const ourCert = createIdCert(testKey(), T)
+
+/** The store methods the service uses, over two maps. */
+function memoryStore(): PubdStore {
+  const publishers = new Map<string, Publisher>()
+  const objects = new Map<string, Map<string, { hash: string; content: Uint8Array }>>()
+  const held = (p: string) => objects.get(p) ?? new Map()
+  const store: Partial<PubdStore> = {
+    publishers: () => [...publishers.values()],
+    publisher: (h) => publishers.get(h),
+    addPublisher: (p) => void publishers.set(p.handle, p),
+    removePublisher: (h) => (publishers.delete(h), held(h).size),
+    objectHash: (p, uri) => held(p).get(uri)?.hash,
+    objectsUnder: (p, dir) => [...held(p).keys()].filter((u) => u.startsWith(dir)),
+    listObjects: (p) => [...held(p)].map(([uri, o]) => ({ uri, hash: o.hash, size: o.content.length })),
+    objectsWithContent: (p) => [...held(p)].map(([uri, o]) => ({ uri, hash: o.hash, size: o.content.length, content: o.content })),
+    applyChanges: (p: string, changes: readonly ContentChange[], now: Date) => {
+      const m = held(p)
+      for (const c of changes) c.type === 'publish' ? m.set(c.uri, { hash: c.hash, content: c.content }) : m.delete(c.uri)
+      objects.set(p, m)
+      publishers.get(p)!.lastPublish = now.toISOString()
+    },
+    rrdpState: () => ({ session: '2f0e7a2c-0000-4000-8000-000000000001', serial: 1, snapshotPath: '', snapshotHash: '', snapshotSize: 0, updated: T.toISOString() }),
+  }
+  return store as PubdStore
+}
+
+/** Outputs and rsyncd that record what the service asked of them. */
+function outputs() {
+  const calls: string[] = []
+  let serial = 0
+  const rrdp: RrdpOutput = {
+    init: async () => void calls.push('rrdp.init'),
+    cycle: async () => (calls.push('rrdp.cycle'), { serial: ++serial, elements: 1, snapshotBytes: 10, incremental: true }),
+    resetSession: async () => void calls.push('rrdp.resetSession'),
+    notificationUri: () => 'https://localhost/rrdp/notification.xml',
+  }
+  const rsync: RsyncOutput = {
+    init: () => void calls.push('rsync.init'),
+    cycle: async () => (calls.push('rsync.cycle'), { files: 1, written: 1, linked: 0, failed: [] }),
+    save: () => void calls.push('rsync.save'),
+    currentTree: () => '/data/repo/rsync/trees/t1',
+  }
+  const daemon: RsyncServer = { start: (path) => (calls.push(`daemon.start ${path}`), true), stop: async () => void calls.push('daemon.stop') }
+  return { calls, rrdp, rsync, daemon }
+}
+
+/** The label of the AppError `f` throws, or undefined when it returns. */
+function labelOf(f: () => unknown): string | undefined {
+  try {
+    f()
+  } catch (e) {
+    return e instanceof AppError ? e.label : String(e)
+  }
+  return undefined
+}
+
+function service(now = () => T) {
+  const o = outputs()
+  const codec = { idCert: ourCert } as MessageCodec
+  const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: '/nonexistent', rrdpIntervalSeconds: 0 }
+  const pub = new PublicationService({ store: memoryStore(), rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec, now, log: silentLogger(), config })
+  return { pub, calls: o.calls }
+}
+
+t.test('the JSON API: add, list, show, response, stale, remove', async (t) => {
+  let now = T
+  const { pub } = service(() => now)
+  const response = pub.pubdPublisherAdd({ xml: encodePublisherRequest({ publisherHandle: 'alice', idCert }) })
+  t.same(response, {
+    publisher_handle: 'alice',
+    id_cert: toBase64(ourCert),
+    service_uri: 'https://localhost/rfc8181/alice/',
+    repo_info: { sia_base: 'rsync://localhost/repo/alice/', rrdp_notification_uri: 'https://localhost/rrdp/notification.xml' },
+    tag: null,
+  }, 'an RFC 8183 repository response for the new publisher')
+  t.same(pub.pubdPublisherResponse('alice'), response, 'and the same again later')
+  t.match(pub.pubdPublisherResponseXml('alice'), /<repository_response [^>]*publisher_handle="alice"/, 'also as XML')
+  t.equal(labelOf(() => pub.pubdPublisherAdd({ xml: encodePublisherRequest({ publisherHandle: 'alice', idCert }) })), 'pub-duplicate')
+  t.equal(labelOf(() => pub.pubdPublisherAdd({ xml: '<not-a-request/>' })), 'pub-request-invalid-xml')
+  t.same(pub.pubdPublishers(), { publishers: [{ handle: 'alice' }] })
+
+  t.equal(pub.publish('alice', { type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/alice/a.roa', content: new Uint8Array([1]) }] }).type, 'success')
+  const shown = pub.pubdPublisherShow('alice')
+  t.same(shown.current_files, [{ uri: 'rsync://localhost/repo/alice/a.roa', base64: 'AQ==' }], 'show lists the current files')
+  t.equal(shown.base_uri, 'rsync://localhost/repo/alice/')
+
+  now = new Date(T.getTime() + 3600_000)
+  t.same(pub.pubdStale(3599), { publishers: [{ handle: 'alice' }] }, 'stale: nothing published for an hour')
+  t.same(pub.pubdStale(3600), { publishers: [] }, 'not stale within the hour')
+
+  t.equal(labelOf(() => pub.pubdPublisherShow('bob')), 'pub-unknown')
+  t.equal(labelOf(() => pub.pubdPublisherShow('a/b')), 'api-invalid-path-handle')
+  pub.pubdPublisherRemove('alice')
+  t.same(pub.pubdPublishers(), { publishers: [] }, 'removed')
+  t.equal(labelOf(() => pub.pubdPublisherRemove('alice')), 'pub-unknown')
+})
+
+t.test('start, a publish that reaches RRDP then rsync, session reset, stop', async (t) => {
+  const { pub, calls } = service()
+  await pub.start()
+  await pub.flushed()
+  t.same(calls.slice(0, 3), ['rrdp.init', 'rsync.init', 'daemon.start /data/repo/rsync/trees/t1'], 'outputs brought in line, rsyncd serves the current tree')
+  pub.publisherAdd({ publisherHandle: 'alice', idCert })
+  calls.length = 0
+  const reply = pub.publish('alice', { type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/alice/a.roa', content: new Uint8Array([1]) }] })
+  t.same(reply, { type: 'success' })
+  await pub.flushed()
+  t.same(calls, ['rrdp.cycle', 'rsync.cycle'], 'an RRDP serial, then the rsync tree')
+  const refused = pub.publish('alice', { type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/bob/a.roa', content: new Uint8Array([1]) }] })
+  t.match(refused, { type: 'error_reply', errors: [{ code: 'permission_failure' }] }, 'outside the jail: permission_failure, by the table')
+  await pub.pubdSessionReset()
+  t.equal(calls.at(-1), 'rrdp.resetSession')
+  t.same(pub.outputProblems(), [], 'no output problem')
+  calls.length = 0
+  await pub.stop()
+  t.same(calls, ['rsync.save', 'daemon.stop'], 'stop saves the tree listing and stops rsyncd')
+})
