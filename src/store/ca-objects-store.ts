@@ -1,7 +1,7 @@
 /**
  * The current objects of each CA key (not evented, style.md §9 hybrid rule): per key the manifest/CRL revision and
  * the revocations still to list, and per published file its DER, hash and metadata. Replaced as a whole per CA in
- * one transaction, so a crash never leaves a manifest that disagrees with the files it lists.
+ * one transaction (writing only the rows that changed), so a crash never leaves a manifest that disagrees with the files it lists.
  */
 import type { Db } from './db.js'
 import type { CaKeyObjects, KeyObjectsState, StoredCaObject } from '../ca/object-model.js'
@@ -44,17 +44,49 @@ export class SqliteCaObjectsStore implements CaObjectsStore {
     return row && new Uint8Array(row.der)
   }
 
-  /** Replace everything stored for a CA's keys with `keys`, atomically. */
+  /**
+   * Replace everything stored for a CA's keys with `keys`, atomically, writing only what changed: key rows whose
+   * state JSON differs, objects new or differing (hash, kind, validity or metadata), and deletes for the rest.
+   */
   save(handle: string, keys: readonly CaKeyObjects[]): void {
     this.db.transaction(() => {
-      this.db.prepare('DELETE FROM ca_keys WHERE handle = ?').run(handle)
-      this.db.prepare('DELETE FROM ca_objects WHERE handle = ?').run(handle)
-      const key = this.db.prepare('INSERT INTO ca_keys (handle, key_id, state) VALUES (?, ?, ?)')
-      const obj = this.db.prepare('INSERT INTO ca_objects (handle, key_id, name, kind, der, hash, not_after, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+      const storedKeys = new Map((this.db.prepare('SELECT key_id, state FROM ca_keys WHERE handle = ?').all(handle) as { key_id: string; state: string }[]).map((k) => [k.key_id, k.state]))
+      const storedObjects = new Map(
+        (this.db.prepare('SELECT key_id, name, kind, hash, not_after, meta FROM ca_objects WHERE handle = ?').all(handle) as { key_id: string; name: string; kind: string; hash: string; not_after: string; meta: string }[]).map((o) => [
+          objectKey(o.key_id, o.name),
+          `${o.kind}\n${o.hash}\n${o.not_after}\n${o.meta}`,
+        ]),
+      )
+      const putKey = this.db.prepare('INSERT INTO ca_keys (handle, key_id, state) VALUES (?, ?, ?) ON CONFLICT (handle, key_id) DO UPDATE SET state = excluded.state')
+      const putObject = this.db.prepare(
+        'INSERT INTO ca_objects (handle, key_id, name, kind, der, hash, not_after, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ' +
+          'ON CONFLICT (handle, key_id, name) DO UPDATE SET kind = excluded.kind, der = excluded.der, hash = excluded.hash, not_after = excluded.not_after, meta = excluded.meta',
+      )
+      const keep = new Set<string>()
       for (const k of keys) {
-        key.run(handle, k.keyId, JSON.stringify(k.state))
-        for (const o of k.objects) obj.run(handle, k.keyId, o.name, o.kind, o.der, o.hash, o.notAfter, JSON.stringify(o.meta))
+        const state = JSON.stringify(k.state)
+        if (storedKeys.get(k.keyId) !== state) putKey.run(handle, k.keyId, state)
+        storedKeys.delete(k.keyId)
+        for (const o of k.objects) {
+          const id = objectKey(k.keyId, o.name)
+          const meta = JSON.stringify(o.meta)
+          if (storedObjects.get(id) !== `${o.kind}\n${o.hash}\n${o.notAfter}\n${meta}`) putObject.run(handle, k.keyId, o.name, o.kind, o.der, o.hash, o.notAfter, meta)
+          keep.add(id)
+        }
+      }
+      const delKey = this.db.prepare('DELETE FROM ca_keys WHERE handle = ? AND key_id = ?')
+      for (const keyId of storedKeys.keys()) delKey.run(handle, keyId)
+      const delObject = this.db.prepare('DELETE FROM ca_objects WHERE handle = ? AND key_id = ? AND name = ?')
+      for (const id of storedObjects.keys()) {
+        if (keep.has(id)) continue
+        const [keyId, name] = id.split('\0')
+        delObject.run(handle, keyId, name)
       }
     })
   }
+}
+
+/** The identity of an object in a CA: its key and file name (neither holds a NUL). */
+function objectKey(keyId: string, name: string): string {
+  return `${keyId}\0${name}`
 }

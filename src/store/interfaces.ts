@@ -26,6 +26,11 @@ export interface HistoryQuery {
 
 /** CAs: the current state (snapshot with a version) and the history of commands (eventsourcing.ts). */
 export interface CaStore extends AggregateStore<CaState> {
+  /**
+   * The CA's state at its version. The state is READ-ONLY: implementations may cache it and hand the same object to
+   * every caller (SQLite deep-freezes it, so a write throws in strict mode); copy it (structuredClone) to change it.
+   */
+  load(handle: string): { version: number; state: CaState } | undefined
   handles(): string[]
   exists(handle: string): boolean
   /** The state's version (it changes with every command that changed the CA), without reading the state. */

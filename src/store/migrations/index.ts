@@ -7,6 +7,7 @@ import { m002 } from './002-pubd.js'
 import { m003 } from './003-ca.js'
 import { m004 } from './004-tasks.js'
 import { m005 } from './005-pubd-replay.js'
+import { m006 } from './006-ca-rows.js'
 
 export interface Migration {
   readonly version: number
@@ -14,4 +15,4 @@ export interface Migration {
   readonly sql: string
 }
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006]

@@ -1,0 +1,38 @@
+/** Every store contract against SQLite (store/sqlite.ts over a database in a temporary directory). */
+import { join } from 'node:path'
+import t from 'tap'
+import { Db } from '../../src/store/db.js'
+import { createSqliteStores } from '../../src/store/sqlite.js'
+import { tempDir } from '../helpers/daemon.js'
+import { caObjectsStoreContract } from './ca-objects-store.contract.js'
+import { caStatusStoreContract } from './ca-status-store.contract.js'
+import { caStoreContract } from './ca-store.contract.js'
+import { propertyStoreContract } from './properties.contract.js'
+import { pubdStoreContract } from './pubd-store.contract.js'
+import type { StoresFactory } from './stores.contract.js'
+import { taskStoreContract } from './task-store.contract.js'
+
+const dir = tempDir(t, 'svc-contract-')
+let n = 0
+
+const sqlite: StoresFactory = () => {
+  const path = join(dir, `stores-${++n}.db`)
+  const db = Db.open(path)
+  const others: Db[] = []
+  return {
+    stores: createSqliteStores(db),
+    reopen: () => {
+      const other = Db.open(path)
+      others.push(other)
+      return createSqliteStores(other)
+    },
+    close: () => [db, ...others].forEach((d) => d.close()),
+  }
+}
+
+t.test('CaStore', async (t) => caStoreContract(t, sqlite))
+t.test('CaObjectsStore', async (t) => caObjectsStoreContract(t, sqlite))
+t.test('CaStatusStore', async (t) => caStatusStoreContract(t, sqlite))
+t.test('TaskStore', async (t) => taskStoreContract(t, sqlite))
+t.test('PubdStore', async (t) => pubdStoreContract(t, sqlite))
+t.test('PropertyStore', async (t) => propertyStoreContract(t, sqlite))
