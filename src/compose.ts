@@ -34,15 +34,11 @@ import type { Logger } from './log.js'
 import { MessageSigner } from './protocol/signed-message.js'
 import { RrdpWriter } from './pubd/rrdp-writer.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
-import { SqliteCaObjectsStore } from './store/ca-objects-store.js'
-import { SqliteCaStatusStore } from './store/ca-status-store.js'
-import { SqliteCaStore } from './store/ca-store.js'
 import { Db } from './store/db.js'
 import type { Stores } from './store/interfaces.js'
 import { FileKeyStore } from './store/key-store.js'
-import { propertyStore } from './store/properties.js'
-import { PubdReader, SqlitePubdStore } from './store/pubd-store.js'
-import { SqliteTaskStore } from './store/task-store.js'
+import { PubdReader } from './store/pubd-store.js'
+import { createSqliteStores } from './store/sqlite.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
 import { VERSION } from './version.js'
@@ -74,19 +70,6 @@ export interface Composed {
   shutdown(): Promise<void>
 }
 
-/** The SQLite stores over one database. */
-function sqliteStores(db: Db): Stores {
-  return {
-    cas: new SqliteCaStore(db),
-    objects: new SqliteCaObjectsStore(db),
-    status: new SqliteCaStatusStore(db),
-    tasks: new SqliteTaskStore(db),
-    pubd: new SqlitePubdStore(db),
-    properties: propertyStore(db),
-    transaction: (fn) => db.transaction(fn),
-  }
-}
-
 export async function compose(o: ComposeOptions): Promise<Composed> {
   const { config, dataDir, log } = o
   const now = o.now ?? (() => new Date())
@@ -97,7 +80,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // Storage and keys. The pool starts filling once svcd listens: until then keys are made on demand only.
   const dbPath = join(dataDir, 'svcd.db')
   const db = Db.open(dbPath)
-  const stores = sqliteStores(db)
+  const stores = createSqliteStores(db)
   const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
   const soft = new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
   const signer = o.signer ?? soft

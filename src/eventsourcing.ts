@@ -70,7 +70,8 @@ export async function runCommand<S, C, E>(
   const base = { handle, time: ctx.now.toISOString(), actor: ctx.actor, kind: type.kind(cmd), summary: type.summary(cmd), details: cmd }
   let events: E[]
   try {
-    events = await type.process(structuredClone(current.state), cmd)
+    // The loaded state is read-only (the store may hand out its cached copy): `process` only reads it.
+    events = await type.process(current.state, cmd)
   } catch (e) {
     const label = e instanceof AppError ? e.label : 'sys-internal'
     store.save({ ...base, effect: { result: 'error', label, msg: reasonOf(e) } }, undefined, current.version)
