@@ -8,7 +8,8 @@
  * wins, text outside the root is dropped), so each element's tags are re-read where it found them; its validator
  * is deprecated and lets malformed tags through, so it is not used. Refused before the library sees the text:
  * more than `maxBytes`, anything but UTF-8, control characters, any DOCTYPE or other markup declaration (no XXE,
- * no billion laughs), processing instructions but the XML declaration; after: a second root, more than 64 levels.
+ * no billion laughs), processing instructions but the XML declaration (those checks are in xml-prescan.ts); after: a
+ * second root, more than 64 levels.
  * Its entity processing is off (it keeps unknown references as text, decodes numeric ones only with HTML entities
  * on, and decodes attribute values before XML 1.0 §3.3.3 normalisation): references are decoded here, only the
  * five predefined entities and character references.
@@ -24,6 +25,7 @@
 import { XMLParser } from 'fast-xml-parser'
 import { create } from 'xmlbuilder2'
 import { DecodeError } from '../util/errors.js'
+import { checkEncoding, declaration, misc, processingInstruction, scanMarkup, toText, WELL_FORMED } from './xml-prescan.js'
 
 /** A parsed element: local name, resolved namespace URI, unprefixed attributes (plus `xml:*`), children, text. */
 export interface XmlElement {
@@ -44,14 +46,8 @@ export interface ParseXmlOptions {
 export const DEFAULT_MAX_XML_BYTES = 64 * 1024 * 1024
 export const XML_NS = 'http://www.w3.org/XML/1998/namespace'
 const MAX_DEPTH = 64
-const XML_DECL = 'XML 1.0 §2.8'
-const WELL_FORMED = 'XML 1.0 §2.1'
 const NAMESPACES = 'Namespaces in XML 1.0 §5'
 
-// XML 1.0 §2.2: characters outside Char (C0 controls other than TAB, LF, CR; U+FFFE, U+FFFF).
-const BAD_CHAR = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/
-const DECLARATION =
-  /^<\?xml[ \t\n]+version[ \t\n]*=[ \t\n]*(["'])1\.[0-9]+\1(?:[ \t\n]+encoding[ \t\n]*=[ \t\n]*(["'])([A-Za-z][-A-Za-z0-9._]*)\2)?(?:[ \t\n]+standalone[ \t\n]*=[ \t\n]*(["'])(?:yes|no)\4)?[ \t\n]*\?>/
 const PREDEFINED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" }
 // Start and end tags as XML 1.0 §3.1 has them, with QNames (Namespaces in XML 1.0 §3), re-read where the library
 // found them. Non-ASCII name characters leave out those JavaScript's \s matches: the library splits names there.
@@ -94,81 +90,6 @@ export function parseXml(input: string | Uint8Array, opts: ParseXmlOptions = {})
   return documentElement({ s: text, tags: 0 }, decl.end, tags, tokenise(text))
 }
 
-function toText(input: string | Uint8Array, maxBytes: number): string {
-  let text: string
-  if (typeof input === 'string') {
-    if (input.length > maxBytes / 3 && Buffer.byteLength(input, 'utf8') > maxBytes) tooLarge(maxBytes)
-    text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input
-  } else {
-    if (input.length > maxBytes) tooLarge(maxBytes)
-    if ((input[0] === 0xfe && input[1] === 0xff) || (input[0] === 0xff && input[1] === 0xfe)) {
-      throw new DecodeError('XML 1.0 §4.3.3', 'the document is UTF-16; only UTF-8 is accepted')
-    }
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(input)
-    } catch {
-      throw new DecodeError('XML 1.0 §4.3.3', 'the document is not valid UTF-8')
-    }
-  }
-  if (BAD_CHAR.test(text)) throw new DecodeError('XML 1.0 §2.2', 'the document contains a control character not allowed in XML')
-  // XML 1.0 §2.11: CRLF and lone CR become LF before parsing.
-  return text.indexOf('\r') === -1 ? text : text.replace(/\r\n?/g, '\n')
-}
-
-function tooLarge(maxBytes: number): never {
-  throw new DecodeError('', `the XML document is larger than the limit of ${maxBytes} bytes`)
-}
-
-/** The XML declaration, only at the very start: where it ends and the encoding it names. */
-function declaration(s: string): { end: number; encoding: string | undefined } {
-  if (!s.startsWith('<?xml') || !/[ \t\n?]/.test(s.charAt(5))) return { end: 0, encoding: undefined }
-  const m = DECLARATION.exec(s)
-  if (!m) throw new DecodeError(XML_DECL, 'the XML declaration is malformed')
-  return { end: m[0].length, encoding: m[3] }
-}
-
-function checkEncoding(encoding: string | undefined): void {
-  if (encoding !== undefined && encoding.toLowerCase() !== 'utf-8') {
-    throw new DecodeError('XML 1.0 §4.3.3', `the document declares encoding "${encoding}"; only UTF-8 is accepted`)
-  }
-}
-
-/**
- * Before the library sees the text: every `<!` must open a comment or a CDATA section (a DOCTYPE or any other
- * declaration is refused, which rules out DTDs, entity declarations and external entities), every `<?` after the
- * declaration is a processing instruction and refused; comments and CDATA sections must be closed. Returns how
- * many `<` open tags, for {@link documentElement} to compare with the tags it re-reads.
- */
-function scanMarkup(s: string, from: number): number {
-  let tags = 0
-  for (let at = s.indexOf('<', from); at !== -1; at = s.indexOf('<', at)) {
-    const next = s.charCodeAt(at + 1)
-    if (next === 0x3f /* ? */) processingInstruction()
-    if (next !== 0x21 /* ! */) {
-      tags++
-      at++
-    } else if (s.startsWith('<!--', at)) at = closing(s, at + 4, '-->', 'XML 1.0 §2.5', 'a comment is not closed')
-    else if (s.startsWith('<![CDATA[', at)) at = closing(s, at + 9, ']]>', 'XML 1.0 §2.7', 'a CDATA section is not closed')
-    else if (s.startsWith('<!DOCTYPE', at)) doctype()
-    else throw new DecodeError(XML_DECL, 'markup declarations are not allowed')
-  }
-  return tags
-}
-
-function closing(s: string, from: number, end: string, rule: string, message: string): number {
-  const at = s.indexOf(end, from)
-  if (at === -1) throw new DecodeError(rule, message)
-  return at + end.length
-}
-
-function processingInstruction(): never {
-  throw new DecodeError('XML 1.0 §2.6', 'processing instructions are not allowed (only the XML declaration, at the very start)')
-}
-
-function doctype(): never {
-  throw new DecodeError(XML_DECL, 'a DOCTYPE declaration is not allowed (no DTDs, entity declarations or external entities)')
-}
-
 function tooDeep(): never {
   throw new DecodeError('', `elements are nested deeper than ${MAX_DEPTH} levels`)
 }
@@ -206,18 +127,6 @@ function documentElement(r: Reading, from: number, tags: number, nodes: OrderedN
   misc(r.s, (node[META] as Where)?.endIndex ?? r.s.length, r.s.length, 'after')
   if (r.tags !== tags) throw new DecodeError(WELL_FORMED, 'a "<" is not part of a well-formed tag')
   return root
-}
-
-/** Whitespace and comments only: the library drops text outside the root and reads a second root as another node. */
-function misc(s: string, from: number, to: number, where: 'before' | 'after'): void {
-  for (let i = from; i < to; ) {
-    const c = s.charCodeAt(i)
-    if (c === 0x20 || c === 0x0a || c === 0x09) i++
-    else if (s.startsWith('<!--', i)) i = closing(s, i + 4, '-->', 'XML 1.0 §2.5', 'a comment is not closed')
-    else if (where === 'after' && c === 0x3c && /[A-Za-z_:\u00C0-\uFFFF]/.test(s.charAt(i + 1))) {
-      throw new DecodeError(WELL_FORMED, 'the document has more than one root element')
-    } else throw new DecodeError(WELL_FORMED, `text is not allowed ${where} the root element`)
-  }
 }
 
 function nodeName(node: OrderedNode): string {
