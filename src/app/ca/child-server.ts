@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto'
 import { childEntitlements, child as childOf } from '../../ca/children.js'
 import type { CaState, IssuedCert } from '../../ca/state.js'
-import { AppError, reasonOf, type ErrorLabel } from '../../errors.js'
-import { LibraryError } from '../../util/errors.js'
+import { AppError, reasonOf } from '../../errors.js'
+import { DECODE_LABELS, errorReply } from '../../ca/updown-errors.js'
 import {
-  decodeProvisioning, encodeProvisioning, ERROR_CODES, ProvisioningDecodeError, type ProvisioningDecodeKind, type ProvisioningMessage, type ProvisioningPayload,
+  decodeProvisioning, encodeProvisioning, ProvisioningDecodeError, type ProvisioningMessage, type ProvisioningPayload,
   type ResourceClassEntitlement,
 } from '../../protocol/provisioning.js'
 import { replayProblem, replaySeen, type ReplayState } from '../../protocol/replay.js'
@@ -119,19 +119,6 @@ export class ChildServer {
   }
 }
 
-/** RFC 6492 §3.6 codes by our error labels (design.md §6); `rfc6492-protocol` carries its own, anything else is 2001. */
-const CODES: Partial<Record<ErrorLabel, number>> = {
-  'rfc6492-version': 1102,
-  'rfc6492-type': 1103,
-  'rfc6492-invalid-csr': 1203,
-  'rfc6492-invalid-key': 1302,
-}
-
-/** The label of each kind of decoding failure; `xml` and `payload` have no code of their own (2001). */
-const DECODE_LABELS: Record<ProvisioningDecodeKind, ErrorLabel> = {
-  xml: 'rfc6492-xml', version: 'rfc6492-version', type: 'rfc6492-type', issue: 'rfc6492-invalid-csr', revoke: 'rfc6492-invalid-key', payload: 'rfc6492-xml',
-}
-
 type Decoded = { sender: string; msg: ProvisioningMessage } | { sender: string; error: AppError }
 
 /** The message and its sender, or the labelled decoding failure to answer it with; a 400 when there is no sender. */
@@ -165,14 +152,4 @@ function requestLimit(limits: { asn?: string; ipv4?: string; ipv6?: string }) {
 
 function certificateEntry(c: IssuedCert) {
   return { certUrl: c.uri, cert: fromBase64(c.der) }
-}
-
-/** The error_response for a failure (RFC 6492 §3.6): the code from the label table, 2001 for anything else. */
-export function errorReply(e: unknown): ProvisioningPayload {
-  let code: number | undefined
-  if (e instanceof AppError) code = e.label === 'rfc6492-protocol' ? Number(e.args.code) : CODES[e.label]
-  // Only our own labelled and library errors are described; anything else is internal and says no more.
-  const described = e instanceof AppError || e instanceof LibraryError
-  const description = described ? reasonOf(e) : ERROR_CODES[2001]!
-  return { type: 'error_response', status: code !== undefined && ERROR_CODES[code] ? code : 2001, description: description.slice(0, 1000) }
 }

@@ -17,7 +17,7 @@ function gate(): { wait: Promise<void>; open: () => void } {
 const settle = () => new Promise((r) => setImmediate(r))
 
 /** `p`, or a rejection after `ms` if it has not settled by then (so a lock that is never released fails, not hangs). */
-async function within<T>(p: Promise<T>, ms = 1000): Promise<T> {
+async function within<T>(p: Promise<T>, ms = 10_000): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`not settled within ${ms} ms`)), ms)))
   try {

@@ -37,7 +37,7 @@ function gate(): { wait: Promise<void>; open: () => void } {
 }
 
 /** Wait (in short real-time steps, for the timer-driven tests) until `cond` holds; fail after `ms`. */
-async function until(t: Test, cond: () => boolean, what: string, ms = 3000): Promise<void> {
+async function until(t: Test, cond: () => boolean, what: string, ms = 15_000): Promise<void> {
   const end = Date.now() + ms
   while (!cond()) {
     if (Date.now() > end) {
@@ -249,7 +249,7 @@ t.test('after start, a task scheduled due now runs at once, not at the next tick
   const started = Date.now()
   s.schedule('republish', 'ca1', '', T0)
   await until(t, () => runs.length === 1, 'the task ran')
-  t.ok(Date.now() - started < 1000, 'well before the hour-long tick')
+  t.ok(Date.now() - started < 30_000, `${Date.now() - started} ms, well before the hour-long tick`)
   t.same(runs, ['republish:ca1'])
 })
 

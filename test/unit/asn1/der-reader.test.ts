@@ -14,6 +14,7 @@ import {
 } from '../../../src/asn1/der-reader.js'
 import { DecodeError } from '../../../src/util/errors.js'
 import { fromHex } from '../../../src/util/hex.js'
+import { noHang } from '../../helpers/no-hang.js'
 
 const h = (s: string) => fromHex(s.replace(/ /g, ''))
 const one = (s: string) => parseDer(h(s))
@@ -190,17 +191,17 @@ t.test('budgets: depth, huge lengths, many nodes', async (t) => {
   while (nn && nn.constructed) { nn = firstChild(nn); depth++ }
   t.equal(depth, 10_000, 'a raised depth budget walks it iteratively')
   // A 100 MB length claimed in a 10-byte input fails on the header.
-  const start = process.hrtime.bigint()
+  const start = performance.now()
   rejects(t, () => parseDer(h('04 84 06 40 00 00 00 00 00 00')), 'X.690 §8.1.3', '100 MB claimed length')
   rejects(t, () => parseDer(h('30 86 ff ff ff ff ff ff 00 00')), 'X.690 §8.1.3', '2^48 claimed length')
   rejects(t, () => parseDer(h('30 88 ff ff ff ff ff ff ff ff')), 'X.690 §8.1.3', '2^64 claimed length')
-  t.ok(process.hrtime.bigint() - start < 50_000_000n, 'fast')
+  noHang(t, start, 'huge claimed lengths refused')
   // A million and one tiny nodes against the default budget of a million; fine with a bigger budget.
   const million = seqOf(Array.from({ length: 1_000_000 }, () => nul()))
-  const t0 = Date.now()
+  const t0 = performance.now()
   rejects(t, () => children(parseDer(million)), 'DER reader limit', 'one million nodes + root')
   t.equal(children(parseDer(million, { maxNodes: 1_000_001 })).length, 1_000_000)
-  t.ok(Date.now() - t0 < 5000, `${Date.now() - t0} ms for two million headers`)
+  noHang(t, t0, 'two million headers')
   rejects(t, () => checkDer(parseDer(million, { maxNodes: 1000 })), 'DER reader limit', 'checkDer budget')
 })
 

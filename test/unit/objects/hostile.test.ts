@@ -15,6 +15,7 @@ import { decodeTal } from '../../../src/objects/tal.js'
 import { DecodeError, LibraryError } from '../../../src/util/errors.js'
 import { testKey } from '../../helpers/fixed-keys.js'
 import { fixture } from '../../helpers/paths.js'
+import { noHang } from '../../helpers/no-hang.js'
 
 const golden = (p: string): Uint8Array => new Uint8Array(readFileSync(fixture('objects', p)))
 const ca = testKey('rpki-ca').keyId
@@ -94,7 +95,7 @@ t.test('gigantic input is refused quickly', async (t) => {
   const wide = new Uint8Array(2 * 1024 * 1024)
   for (let i = 0; i < wide.length; i += 2) wide.set([0x05, 0x00], i)
   rejects(t, decodeCert, Uint8Array.from([0x30, 0x83, 0x20, 0x00, 0x00, ...wide]), /X.690|RFC 5280/, 'a million NULLs in one SEQUENCE')
-  t.ok(performance.now() - start < 10_000, `${(performance.now() - start).toFixed(0)} ms`)
+  noHang(t, start, 'hostile objects refused')
   t.equal(detectObjectType(big), 'unknown', 'detection of garbage is quick too')
 })
 

@@ -25,6 +25,7 @@ import {
 } from '../../../src/protocol/signed-message.js'
 import { LibraryError } from '../../../src/util/errors.js'
 import { fixture, NO_SHARED, sharedFixture } from '../../helpers/paths.js'
+import { noHang } from '../../helpers/no-hang.js'
 
 const noOpenssl = spawnSync('openssl', ['version']).error ? 'openssl CLI not installed' : false
 const NOW = new Date('2026-03-01T12:00:00Z')
@@ -383,7 +384,7 @@ t.test('hostile input: truncated, garbage, deeply nested, 32 MiB', async (t) => 
   const many = new Uint8Array(6 + 32 * 1024 * 1024)
   many.set([0x30, 0x84, 0x02, 0x00, 0x00, 0x00])
   typed(t, () => unwrapMessage(many, opts()), '16 million empty elements in one SEQUENCE')
-  t.ok(performance.now() - t0 < 5000, `noise refused in ${(performance.now() - t0).toFixed(0)} ms`)
+  noHang(t, t0, 'noise refused')
   const xml = `<msg xmlns="http://www.hactrn.net/uris/rpki/publication-spec/" type="query" version="4"><publish uri="rsync://x/a.cer">${'QUFB'.repeat(8 * 1024 * 1024 - 40)}</publish></msg>`
   t0 = performance.now()
   const bytes = wrapMessage(xml, ourSigner(), NOW)

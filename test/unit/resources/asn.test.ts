@@ -2,6 +2,7 @@ import t from 'tap'
 import { failsParse } from '../../helpers/throws-rule.js'
 import { AsBlocks, ASN_MAX, parseAsn } from '../../../src/resources/asn.js'
 import { ParseError } from '../../../src/util/errors.js'
+import { noHang } from '../../helpers/no-hang.js'
 
 const fails = failsParse
 
@@ -136,13 +137,12 @@ t.test('20,000 items parse fast and hostile input does not hang', async (t) => {
   for (let i = 0; i < 20000; i++) items.push(`AS${i * 3}`)
   const start = performance.now()
   const b = as(items.join(', '))
-  const ms = performance.now() - start
   t.equal(b.ranges.length, 20000)
-  t.ok(ms < 100, `parsed in ${ms.toFixed(1)} ms`)
+  noHang(t, start, '20,000 items parsed')
   const long = 'AS' + '1'.repeat(1_000_000)
   fails(t, () => as(long), `AS number ${JSON.stringify(long.slice(0, 80) + '…')} is out of range (the largest is 4294967295)`)
   const t0 = performance.now()
   t.throws(() => as('AS1-'.repeat(200_000)), ParseError)
   t.throws(() => as('A'.repeat(1_000_000) + ','), ParseError)
-  t.ok(performance.now() - t0 < 500, 'hostile input fails fast')
+  noHang(t, t0, 'hostile input refused')
 })

@@ -6,6 +6,7 @@ import { AsBlocks } from '../../../src/resources/asn.js'
 import { IpBlocks } from '../../../src/resources/ip.js'
 import { ResourceSet, type ResourceSetText } from '../../../src/resources/resource-set.js'
 import { ParseError } from '../../../src/util/errors.js'
+import { noHang } from '../../helpers/no-hang.js'
 
 const fails = failsParse
 
@@ -133,10 +134,9 @@ t.test('a large real list (LACNIC, thousands of entries) parses quickly', { skip
   rs(text)
   const start = performance.now()
   const set = rs(text)
-  const ms = performance.now() - start
   t.ok(set.ipv6.ranges.length > 5000, `${set.ipv6.ranges.length} IPv6 runs`)
   t.ok(set.ipv4.ranges.length > 1000, `${set.ipv4.ranges.length} IPv4 runs`)
-  t.ok(ms < 100, `parsed in ${ms.toFixed(1)} ms`)
+  noHang(t, start, 'parsed')
   t.same(set.toRfc6492(), text)
   t.ok(set.contains(set.intersection(rs({ asn: 'AS0-4294967295', ipv4: '45.0.0.0/8', ipv6: '2001:1280::/25' }))))
 })

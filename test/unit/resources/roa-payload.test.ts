@@ -6,6 +6,7 @@ import {
   type RoaPayload,
 } from '../../../src/resources/roa-payload.js'
 import { ParseError } from '../../../src/util/errors.js'
+import { noHang } from '../../helpers/no-hang.js'
 
 const fails = failsParse
 
@@ -147,11 +148,10 @@ t.test('large and hostile deltas', async (t) => {
   for (let i = 0; i < 20000; i++) lines.push(`A: 10.${i >> 8}.${i & 255}.0/24 => ${i} # roa ${i}`)
   const start = performance.now()
   t.equal(parseRoaDelta(lines.join('\n')).added.length, 20000)
-  const ms = performance.now() - start
-  t.ok(ms < 500, `20,000 lines in ${ms.toFixed(1)} ms`)
+  noHang(t, start, '20,000 lines')
   const t0 = performance.now()
   t.throws(() => parseRoaDelta('A: ' + '='.repeat(1_000_000)), ParseError)
   t.throws(() => parseRoaDelta('A: 10.0.0.0/24 => ' + '1'.repeat(1_000_000)), ParseError)
   t.same(parseRoaDelta('#'.repeat(1_000_000)), { added: [], removed: [] })
-  t.ok(performance.now() - t0 < 500, 'hostile input is handled fast')
+  noHang(t, t0, 'hostile input handled')
 })

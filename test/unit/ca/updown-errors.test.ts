@@ -1,12 +1,12 @@
 /**
- * The RFC 6492 error replies of a parent (errorReply in app/ca-children.ts): the §3.6 status of the error_response
+ * The RFC 6492 error replies of a parent (errorReply in ca/updown-errors.ts): the §3.6 status of the error_response
  * for each failure. Four labels have a code of their own (version 1102, type 1103, badly formed request 1203, bad key
  * 1302); `rfc6492-protocol` (ca/children.ts `updown`) carries any §3.6 code; every other label, an unknown code
  * and any unlabelled failure are 2001. Our labelled and library errors are described by their message (at most
  * 1000 characters); anything else says only the standard 2001 text, so internals never reach the child.
  */
 import t from 'tap'
-import { errorReply } from '../../../src/app/ca/child-server.js'
+import { errorReply } from '../../../src/ca/updown-errors.js'
 import { updown } from '../../../src/ca/children.js'
 import { AppError, CATALOGUE, type ErrorLabel } from '../../../src/errors.js'
 import { ERROR_CODES } from '../../../src/protocol/provisioning.js'
