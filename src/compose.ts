@@ -18,14 +18,14 @@ import type { EmbeddedRepository, TaskScheduling } from './app/ca/ports.js'
 import { RepoClient } from './app/ca/repo-client.js'
 import { RepoService } from './app/ca/repo-service.js'
 import { RoutesView } from './app/ca/routes-view.js'
-import { PubdCodec } from './app/pubd/message-codec.js'
+import { PubdCodec, type MessageCodec } from './app/pubd/message-codec.js'
 import { PublicationService } from './app/pubd/publication-service.js'
 import { RsyncDaemon } from './app/pubd/rsync-daemon.js'
 import { loadOrCreateIdentity } from './app/shared/identity.js'
 import { postMessage } from './app/shared/protocol-client.js'
 import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
-import type { Config } from './config.js'
+import type { Config, RepositoryConfig } from './config.js'
 import { KeyPool } from './crypto/key-pool.js'
 import type { Signer } from './crypto/signer.js'
 import { SoftSigner } from './crypto/soft-signer.js'
@@ -35,7 +35,7 @@ import { MessageSigner } from './protocol/signed-message.js'
 import { RrdpWriter } from './pubd/rrdp-writer.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
-import type { Stores } from './store/interfaces.js'
+import type { PubdStore, Stores } from './store/interfaces.js'
 import { FileKeyStore } from './store/key-store.js'
 import { PubdReader } from './store/pubd-store.js'
 import { createSqliteStores } from './store/sqlite.js'
@@ -92,7 +92,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // The embedded publication server.
   let pubd: { service: PublicationService; close: () => void } | undefined
   try {
-    pubd = config.repository.enabled ? await createPublication(config, dataDir, dbPath, db, stores, signer, log, now) : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, dbPath, stores, signer, log, now) : undefined
   } catch (e) {
     db.close()
     throw e
@@ -189,21 +189,42 @@ function failure(s: { result: string; msg?: string } | undefined): string | unde
   return s?.result === 'failure' ? (s.msg ?? 'failed') : undefined
 }
 
+/** What the publication side is built from (compose, and tests and benchmarks that need only this side). */
+export interface PublicationParts {
+  repository: RepositoryConfig
+  serviceUri: string
+  /** The address rsyncd listens on (with `rsync_daemon = "auto"`). */
+  ip: string
+  /** RRDP files under <dataDir>/repo/rrdp, the rsync tree under <dataDir>/repo/rsync. */
+  dataDir: string
+  /** The database file, for the writers' own read connections. */
+  dbPath: string
+  store: PubdStore
+  codec: MessageCodec
+  log: Logger
+  now: () => Date
+}
+
 /**
- * The embedded publication server: its identity (created at first start) and CMS codec, its store, the RRDP and
- * rsync writers (each reading through its own connection), rsyncd when configured, and `close` for the readers.
+ * The publication service with its RRDP and rsync writers (each reading through its own connection) and rsyncd when
+ * configured; `close` closes the writers' read connections (after the service stopped).
  */
-async function createPublication(config: Config, dataDir: string, dbPath: string, db: Db, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<{ service: PublicationService; close: () => void }> {
+export function composePublication(o: PublicationParts): { service: PublicationService; close: () => void } {
+  const r = o.repository
+  const readers = [Db.openSecondary(o.dbPath), Db.openSecondary(o.dbPath)]
+  const rrdpDir = join(o.dataDir, 'repo', 'rrdp')
+  const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
+  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention })
+  const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log }) : undefined
+  const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, onSwitch: (tree) => daemon?.setPath(tree) })
+  const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
+  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config })
+  return { service, close: () => readers.forEach((reader) => reader.close()) }
+}
+
+/** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
+async function createPublication(config: Config, dataDir: string, dbPath: string, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<{ service: PublicationService; close: () => void }> {
   const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  const r = config.repository
-  const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
-  const rrdpDir = join(dataDir, 'repo', 'rrdp')
-  const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
-  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: stores.pubd, reader: new PubdReader(readers[0]!), now, retention })
-  const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(dataDir, 'repo'), address: config.ip, log }) : undefined
-  const rsync = new RsyncWriter({ dir: join(dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now, onSwitch: (tree) => daemon?.setPath(tree) })
-  const pubConfig = { serviceUri: config.service_uri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
-  const service = new PublicationService({ store: stores.pubd, rrdp, rsync, daemon, codec, now, log, config: pubConfig })
-  return { service, close: () => readers.forEach((reader) => reader.close()) }
+  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, dbPath, store: stores.pubd, codec, log, now })
 }
