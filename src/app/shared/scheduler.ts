@@ -59,11 +59,15 @@ export class Scheduler {
     this.o.tasks.remove(taskKey(kind, ca, arg))
   }
 
-  /** Run every task due now (used by tests with an injected clock); resolves when they are done. */
+  /** Run every task due now, `concurrency` at a time (used by tests with an injected clock); resolves when done. */
   async runDue(): Promise<number> {
     const now = this.o.now()
     const due = this.o.tasks.due(now, 10_000).filter((t) => !this.running.has(t.key))
-    await Promise.all(due.map((t) => this.execute(t)))
+    let next = 0
+    const worker = async () => {
+      while (next < due.length) await this.execute(due[next++]!)
+    }
+    await Promise.all(Array.from({ length: Math.min(this.o.concurrency ?? 4, due.length) }, worker))
     return due.length
   }
 
@@ -126,7 +130,8 @@ export class Scheduler {
       } catch (e) {
         const until = this.o.retryAt(t, this.o.now())
         this.held.set(t.key, until)
-        this.o.log.error('task bookkeeping failed; the task is held back', { task: t.key, until: new Date(until).toISOString(), reason: (e as Error)?.message ?? String(e) })
+        const ran = failure === undefined ? 'succeeded' : 'failed'
+        this.o.log.error(`the task ${ran} but its next due time could not be stored; it is held back`, { task: t.key, until: new Date(until).toISOString(), reason: (e as Error)?.message ?? String(e) })
       }
     } finally {
       this.running.delete(t.key)

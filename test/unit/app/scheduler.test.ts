@@ -120,6 +120,23 @@ t.test('runDue runs the tasks due at now, earliest first, and leaves later ones 
   t.same(runs, ['sync-parent:early/p', 'republish:now', 'republish:late'])
 })
 
+t.test('runDue runs at most `concurrency` tasks at once', async (t) => {
+  let active = 0
+  let most = 0
+  const { s, put } = setup(t, {
+    concurrency: 2,
+    run: async () => {
+      most = Math.max(most, ++active)
+      await new Promise((r) => setTimeout(r, 5))
+      active--
+      return T0 + MINUTE
+    },
+  })
+  for (let i = 0; i < 7; i++) put('republish', `ca${i}`, '', T0)
+  t.equal(await s.runDue(), 7, 'every due task ran')
+  t.equal(most, 2, 'never more than two at a time')
+})
+
 t.test('a run resolves to the next due time, which resets attempts; undefined drops the task', async (t) => {
   const { s, tasks, put } = setup(t, {
     run: async (task) => (task.ca === 'gone' ? undefined : T0 + 5 * MINUTE),
@@ -351,11 +368,11 @@ t.test('a task store that cannot be written (disk full) holds the task back inst
   const { s, tasks, clock, log, runs, rejections } = failingSetup(t)
   tasks.failWrites = true
   s.start()
-  await until(t, () => log.lines.some((l) => l.msg === 'task bookkeeping failed; the task is held back'), 'the failure is logged')
+  await until(t, () => log.lines.some((l) => l.msg === 'the task succeeded but its next due time could not be stored; it is held back'), 'the failure is logged')
   await new Promise((r) => setTimeout(r, 200))
   t.same(runs, ['republish:ca1'], 'ran once, and is not run again every tick while held back')
   t.same(rejections, [], 'no unhandled rejection (Node would stop svcd)')
-  t.match(log.lines.find((l) => l.msg.startsWith('task bookkeeping failed'))?.fields, { task: 'republish:ca1', until: new Date(T0 + MINUTE).toISOString(), reason: /disk is full/ })
+  t.match(log.lines.find((l) => l.msg.startsWith('the task succeeded but'))?.fields, { task: 'republish:ca1', until: new Date(T0 + MINUTE).toISOString(), reason: /disk is full/ })
   tasks.failWrites = false
   clock.ms = T0 + MINUTE
   await until(t, () => runs.length === 2, 'the task runs again once held back long enough')
