@@ -10,10 +10,10 @@ import type { ParentService } from './parent-service.js'
 import type { TaskScheduling } from './ports.js'
 
 export interface CaTasksDeps {
-  commands: CaCommands
-  publisher: CaPublisher
-  parents: ParentService
-  tasks: TaskScheduling
+  commands: Pick<CaCommands, 'exists' | 'handles' | 'state'>
+  publisher: Pick<CaPublisher, 'publishNow' | 'nextRepublish'>
+  parents: Pick<ParentService, 'sync'>
+  tasks: Pick<TaskScheduling, 'schedule'>
   /** Whether the CA's last repository sync failed (the task is then retried with back-off). */
   repoFailure: (ca: string) => string | undefined
   now: () => Date

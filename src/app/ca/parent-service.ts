@@ -17,11 +17,11 @@ import type { ParentClient } from './parent-client.js'
 import type { TaskScheduling } from './ports.js'
 
 export interface ParentServiceDeps {
-  commands: CaCommands
-  client: ParentClient
-  publisher: CaPublisher
-  status: CaStatusStore
-  tasks: TaskScheduling
+  commands: Pick<CaCommands, 'exists' | 'handles' | 'state'>
+  client: Pick<ParentClient, 'updown' | 'sync' | 'revokeAll'>
+  publisher: Pick<CaPublisher, 'change' | 'publish'>
+  status: Pick<CaStatusStore, 'get' | 'remove'>
+  tasks: Pick<TaskScheduling, 'schedule' | 'unschedule'>
   now: () => Date
   /** svcd's own service URI (its RFC 6492 endpoints are `<uri>rfc6492/<ca>`). */
   serviceUri: string

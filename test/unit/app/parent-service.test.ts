@@ -1,0 +1,122 @@
+/**
+ * Parents of CAs (app/ca/parent-service.ts) with fakes for exactly its collaborators: a parent is added only after a
+ * real RFC 6492 list answered (nothing changes otherwise), removal asks for revocation first, background syncs
+ * coalesce, and a change reaches only the children in this svcd that are children of the changed CA.
+ */
+import t from 'tap'
+import type { ParentServiceDeps } from '../../../src/app/ca/parent-service.js'
+import { ParentService } from '../../../src/app/ca/parent-service.js'
+import { parentResponseJson } from '../../../src/api/cas.js'
+import { initialState } from '../../../src/ca/cert-auth.js'
+import type { CaCommand } from '../../../src/ca/commands.js'
+import type { CaState, ParentInfo } from '../../../src/ca/state.js'
+import { KeyPool } from '../../../src/crypto/key-pool.js'
+import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
+import { AppError } from '../../../src/errors.js'
+import { createIdCert } from '../../../src/protocol/id-cert.js'
+
+const NOW = new Date('2026-06-01T00:00:00Z')
+const SVC = 'https://svc.example/'
+
+async function idCert(): Promise<Uint8Array> {
+  const signer = new SoftSigner(new MemoryKeyStore(), new KeyPool({ size: 0 }))
+  return createIdCert(signer.signingKey(await signer.createKey()), NOW)
+}
+
+const local = (ca: string, parentCa: string, childHandle = ca): ParentInfo => ({ name: parentCa, parentHandle: parentCa, childHandle, serviceUri: `${SVC}rfc6492/${parentCa}`, idCert: '' })
+
+function fakes(cas: Record<string, CaState>, o: { listFails?: boolean } = {}) {
+  const log: string[] = []
+  const deps: ParentServiceDeps = {
+    commands: {
+      exists: (h) => h in cas,
+      handles: () => Object.keys(cas),
+      state: (h) => {
+        if (!cas[h]) throw new AppError('ca-unknown', { ca: h })
+        return cas[h]
+      },
+    },
+    client: {
+      updown: async (_s, p, payload) => {
+        log.push(`updown ${p.name} ${payload.type}`)
+        if (o.listFails) throw new Error('connection refused')
+        return { type: 'list_response', classes: [] }
+      },
+      sync: async (h, p) => (log.push(`sync ${h}/${p}`), false),
+      revokeAll: async (h, p) => void log.push(`revoke ${h}/${p}`),
+    },
+    publisher: {
+      change: async (h: string, cmd: CaCommand) => (log.push(`run ${h} ${cmd.type}`), { state: cas[h]!, events: [], version: 1 }),
+      publish: (h) => void log.push(`publish ${h}`),
+    },
+    status: { get: () => undefined, remove: (h, kind, name) => void log.push(`status-remove ${h} ${kind} ${name}`) },
+    tasks: {
+      schedule: (kind, ca, arg) => void log.push(`schedule ${kind} ${ca}/${arg}`),
+      unschedule: (kind, ca, arg) => void log.push(`unschedule ${kind} ${ca}/${arg}`),
+    },
+    now: () => NOW,
+    serviceUri: SVC,
+    refreshDelay: () => 1000,
+  }
+  return { parents: new ParentService(deps), log }
+}
+
+t.test('a parent is added only after its RFC 6492 list answered; a failed list changes nothing', async (t) => {
+  const response = parentResponseJson({ parentHandle: 'rir', childHandle: 'ca1', serviceUri: 'https://rir.example/rfc6492/rir', idCert: await idCert() })
+  const down = fakes({ ca1: initialState('ca1', 'K', '') }, { listFails: true })
+  await t.rejects(down.parents.caParentAdd('ca1', { json: { handle: 'rir', response } }), { label: 'ca-parent-issue', args: { ca: 'ca1', parent: 'rir' } })
+  t.same(down.log, ['updown rir list'], 'no command, no task')
+
+  const up = fakes({ ca1: initialState('ca1', 'K', '') })
+  await up.parents.caParentAdd('ca1', { json: { handle: 'rir', response } })
+  await up.parents.idle()
+  t.same(up.log.slice(0, 3), ['updown rir list', 'run ca1 parent-add', 'schedule sync-parent ca1/rir'])
+  t.ok(up.log.includes('sync ca1/rir'), 'and a sync with it starts at once')
+  await up.parents.stop()
+})
+
+t.test('updating a parent that does not exist is refused before any exchange', async (t) => {
+  const response = parentResponseJson({ parentHandle: 'rir', childHandle: 'ca1', serviceUri: 'https://rir.example/rfc6492/rir', idCert: await idCert() })
+  const { parents, log } = fakes({ ca1: initialState('ca1', 'K', '') })
+  await t.rejects(parents.caParentAdd('ca1', { json: { handle: 'rir', response } }, { update: true }), { label: 'ca-parent-unknown' })
+  t.same(log, [])
+})
+
+t.test('removing a parent asks it to revoke first, then removes it, its status and its task', async (t) => {
+  const { parents, log } = fakes({ ca1: { ...initialState('ca1', 'K', ''), parents: { rir: local('ca1', 'rir') } } })
+  await parents.caParentRemove('ca1', 'rir')
+  t.same(log, ['revoke ca1/rir', 'run ca1 parent-remove', 'status-remove ca1 parent rir', 'unschedule sync-parent ca1/rir'])
+  await t.rejects(parents.caParentRemove('ca1', 'rir-typo'), { label: 'ca-parent-unknown' })
+})
+
+t.test('a change of a CA reaches its children in this svcd only (all of them, or the one named)', async (t) => {
+  const cas = {
+    testbed: { ...initialState('testbed', 'K', ''), children: { ca1: {} as never, ca2: {} as never } },
+    ca1: { ...initialState('ca1', 'K', ''), parents: { testbed: local('ca1', 'testbed') } },
+    ca2: { ...initialState('ca2', 'K', ''), parents: { up: { ...local('ca2', 'testbed'), name: 'up' } } }, // its own name for the parent
+    other: { ...initialState('other', 'K', ''), parents: { elsewhere: local('other', 'nottestbed') } },
+    stale: { ...initialState('stale', 'K', ''), parents: { testbed: local('stale', 'testbed') } }, // no longer testbed's child
+  }
+  const all = fakes(cas)
+  all.parents.syncLocalChildren('testbed')
+  await all.parents.idle()
+  t.same(all.log.sort(), ['sync ca1/testbed', 'sync ca2/up'])
+  await all.parents.stop()
+
+  const one = fakes(cas)
+  one.parents.syncLocalChildren('testbed', 'ca2')
+  await one.parents.idle()
+  t.same(one.log, ['sync ca2/up'])
+  await one.parents.stop()
+})
+
+t.test('background syncs with one parent coalesce; after stop none start', async (t) => {
+  const { parents, log } = fakes({ ca1: { ...initialState('ca1', 'K', ''), parents: { rir: local('ca1', 'rir') } } })
+  for (let i = 0; i < 5; i++) parents.syncLater('ca1', 'rir')
+  await parents.idle()
+  t.ok(log.length >= 1 && log.length <= 2, `5 requests, ${log.length} syncs`)
+  await parents.stop()
+  parents.syncLater('ca1', 'rir')
+  await parents.idle()
+  t.ok(log.length <= 2, 'none after stop')
+})
