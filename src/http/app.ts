@@ -6,15 +6,8 @@ import http from 'node:http'
 import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
-import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
-import type { CaService } from '../app/ca/ca-service.js'
-import type { ChildService } from '../app/ca/child-service.js'
-import type { ParentService } from '../app/ca/parent-service.js'
-import type { RepoService } from '../app/ca/repo-service.js'
-import type { PublicationService } from '../app/pubd/publication-service.js'
-import type { StatusService } from '../app/status-service.js'
-import type { TestbedService } from '../ta/testbed-service.js'
+import type { HttpDeps } from './deps.js'
 import { defaultDeny } from './auth.js'
 import { errorMiddleware } from './errors.js'
 import { requireCanonicalPath } from './path.js'
@@ -24,25 +17,7 @@ import { rfc6492Router } from './routes/rfc6492.js'
 import { statusRouter } from './routes/status.js'
 import { taRouter } from './routes/ta.js'
 
-/** The services the routes call (design.md §6): one call per request, no logic in the route. */
-export interface HttpServices {
-  cas: CaService
-  parents: ParentService
-  children: ChildService
-  repo: RepoService
-  /** The publication service, or undefined when [repository] is not enabled. */
-  pubd: PublicationService | undefined
-  status: StatusService
-  testbed: TestbedService
-}
-
-export interface HttpDeps {
-  services: HttpServices
-  config: Config
-  log: Logger
-  /** The admin token every request must present unless its route is public (http/auth.ts). */
-  token: string
-}
+export type { HttpDeps, HttpServices } from './deps.js'
 
 /** Build the Koa app with all routers mounted. */
 export function createApp(deps: HttpDeps): Koa {

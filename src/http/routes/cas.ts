@@ -6,7 +6,7 @@ import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
 import { AppError } from '../../errors.js'
-import type { HttpDeps } from '../app.js'
+import type { HttpDeps } from '../deps.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
 import { ROUTER_OPTIONS } from '../path.js'
 

@@ -10,7 +10,7 @@ import type { Context } from 'koa'
 import { isPublisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import type { PublicationService } from '../../app/pubd/publication-service.js'
 import { AppError } from '../../errors.js'
-import type { HttpDeps } from '../app.js'
+import type { HttpDeps } from '../deps.js'
 import { readBytes, readJsonOrXml, readNoBody } from '../body.js'
 import { ROUTER_OPTIONS } from '../path.js'
 

@@ -4,7 +4,7 @@
  */
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
-import type { HttpDeps } from '../app.js'
+import type { HttpDeps } from '../deps.js'
 import { readBytes } from '../body.js'
 import { ROUTER_OPTIONS } from '../path.js'
 

@@ -8,7 +8,7 @@
 import { Router } from '@koa/router'
 import { OPENAPI } from '../../api/openapi.js'
 import { AppError } from '../../errors.js'
-import type { HttpDeps } from '../app.js'
+import type { HttpDeps } from '../deps.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
 export function statusRouter(deps: HttpDeps): Router {

@@ -1,7 +1,7 @@
 /** GET /ta/ta.tal and /ta/ta.cer: the embedded trust anchor's TAL (RFC 8630) and certificate, when testbed is on. */
 import { Router } from '@koa/router'
 import { AppError } from '../../errors.js'
-import type { HttpDeps } from '../app.js'
+import type { HttpDeps } from '../deps.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
 export function taRouter(deps: HttpDeps): Router {

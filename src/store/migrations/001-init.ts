@@ -1,5 +1,5 @@
 /** Migration 1: server properties (key/value). */
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const m001: Migration = {
   version: 1,

@@ -1,5 +1,5 @@
 /** Migration 2: the publication server: publishers, current objects, changes not yet in RRDP, RRDP state. */
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const m002: Migration = {
   version: 2,

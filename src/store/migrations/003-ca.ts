@@ -3,7 +3,7 @@
  * command history (the audit log behind `svcc history`), its current objects per key (not evented: manifests and
  * CRLs are re-signed as state updates), and exchange status with parents, children and repositories (CA issues).
  */
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const m003: Migration = {
   version: 3,

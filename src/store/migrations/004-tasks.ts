@@ -1,5 +1,5 @@
 /** Migration 4: scheduled tasks (design.md "Scheduler"): one row per task with its due time, so a restart resumes. */
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const m004: Migration = {
   version: 4,

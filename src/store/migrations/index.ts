@@ -9,10 +9,8 @@ import { m004 } from './004-tasks.js'
 import { m005 } from './005-pubd-replay.js'
 import { m006 } from './006-ca-rows.js'
 
-export interface Migration {
-  readonly version: number
-  readonly name: string
-  readonly sql: string
-}
+import type { Migration } from './migration.js'
+
+export type { Migration } from './migration.js'
 
 export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006]

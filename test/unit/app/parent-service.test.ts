@@ -64,7 +64,7 @@ function fakes(cas: Record<string, CaState>, o: { listFails?: boolean } = {}) {
 t.test('a parent is added only after its RFC 6492 list answered; a failed list changes nothing', async (t) => {
   const response = parentResponseJson({ parentHandle: 'rir', childHandle: 'ca1', serviceUri: 'https://rir.example/rfc6492/rir', idCert: await idCert() })
   const down = fakes({ ca1: initialState('ca1', 'K', '') }, { listFails: true })
-  await t.rejects(down.parents.caParentAdd('ca1', { json: { handle: 'rir', response } }), { label: 'ca-parent-issue', args: { ca: 'ca1', parent: 'rir' } })
+  t.match(await down.parents.caParentAdd('ca1', { json: { handle: 'rir', response } }).catch((e: unknown) => e), { label: 'ca-parent-issue', args: { ca: 'ca1', parent: 'rir' } })
   t.same(down.log, ['updown rir list'], 'no command, no task')
 
   const up = fakes({ ca1: initialState('ca1', 'K', '') })
@@ -78,7 +78,7 @@ t.test('a parent is added only after its RFC 6492 list answered; a failed list c
 t.test('updating a parent that does not exist is refused before any exchange', async (t) => {
   const response = parentResponseJson({ parentHandle: 'rir', childHandle: 'ca1', serviceUri: 'https://rir.example/rfc6492/rir', idCert: await idCert() })
   const { parents, log } = fakes({ ca1: initialState('ca1', 'K', '') })
-  await t.rejects(parents.caParentAdd('ca1', { json: { handle: 'rir', response } }, { update: true }), { label: 'ca-parent-unknown' })
+  t.match(await parents.caParentAdd('ca1', { json: { handle: 'rir', response } }, { update: true }).catch((e: unknown) => e), { label: 'ca-parent-unknown' })
   t.same(log, [])
 })
 
@@ -86,7 +86,7 @@ t.test('removing a parent asks it to revoke first, then removes it, its status a
   const { parents, log } = fakes({ ca1: { ...initialState('ca1', 'K', ''), parents: { rir: local('ca1', 'rir') } } })
   await parents.caParentRemove('ca1', 'rir')
   t.same(log, ['revoke ca1/rir', 'run ca1 parent-remove', 'status-remove ca1 parent rir', 'unschedule sync-parent ca1/rir'])
-  await t.rejects(parents.caParentRemove('ca1', 'rir-typo'), { label: 'ca-parent-unknown' })
+  t.match(await parents.caParentRemove('ca1', 'rir-typo').catch((e: unknown) => e), { label: 'ca-parent-unknown' })
 })
 
 t.test('a change of a CA reaches its children in this svcd only (all of them, or the one named)', async (t) => {

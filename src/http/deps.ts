@@ -1,0 +1,30 @@
+/** What the HTTP edge is given (design.md §6): the services the routes call, the config and the logger. */
+import type { Config } from '../config.js'
+import type { Logger } from '../log.js'
+import type { CaService } from '../app/ca/ca-service.js'
+import type { ChildService } from '../app/ca/child-service.js'
+import type { ParentService } from '../app/ca/parent-service.js'
+import type { RepoService } from '../app/ca/repo-service.js'
+import type { PublicationService } from '../app/pubd/publication-service.js'
+import type { StatusService } from '../app/status-service.js'
+import type { TestbedService } from '../ta/testbed-service.js'
+
+/** The services the routes call (design.md §6): one call per request, no logic in the route. */
+export interface HttpServices {
+  cas: CaService
+  parents: ParentService
+  children: ChildService
+  repo: RepoService
+  /** The publication service, or undefined when [repository] is not enabled. */
+  pubd: PublicationService | undefined
+  status: StatusService
+  testbed: TestbedService
+}
+
+export interface HttpDeps {
+  services: HttpServices
+  config: Config
+  log: Logger
+  /** The admin token every request must present unless its route is public (http/auth.ts). */
+  token: string
+}
