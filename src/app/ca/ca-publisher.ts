@@ -10,8 +10,9 @@ import type { CaEvent } from '../../ca/events.js'
 import { classDir } from '../../ca/locations.js'
 import type { PublishedFile } from '../../ca/object-model.js'
 import { certRepository } from '../../ca/parents.js'
+import { nextRenewal } from '../../ca/renewal.js'
 import { repoDelta } from '../../ca/repo-delta.js'
-import { certifiedKeys, type CaState, type RepoInfo } from '../../ca/state.js'
+import type { CaState, RepoInfo } from '../../ca/state.js'
 import type { Signer } from '../../crypto/signer.js'
 import { AppError, reasonOf } from '../../errors.js'
 import type { RunResult } from '../../eventsourcing.js'
@@ -20,7 +21,7 @@ import type { CaObjectsStore, CaStatusStore, CaStore } from '../../store/interfa
 import { KeyedMutex } from '../shared/keyed-mutex.js'
 import { Pacer } from '../shared/pacer.js'
 import type { CaCommands } from './ca-commands.js'
-import { certificateExpired, publishedFiles, updateObjects, type ObjectsTiming } from './objects.js'
+import { publishedFiles, updateObjects, type ObjectsTiming } from './objects.js'
 import type { RepoClient } from './repo-client.js'
 
 export interface CaPublisherDeps {
@@ -152,22 +153,9 @@ export class CaPublisher {
     d.log.info('moved to the new repository; the previous one was cleaned up', { ca: state.handle, old: old.serviceUri, new: state.repo!.serviceUri })
   }
 
-  /**
-   * When the CA's objects next need work (ms since the epoch): a manifest/CRL due for renewal, or a ROA close to
-   * expiry; a CA without objects (or whose certificates all expired) is looked at again after one renewal interval.
-   */
+  /** When the CA's objects next need work (ms since the epoch; ca/renewal.ts). */
   nextRepublish(handle: string): number {
-    const t = this.d.timing
-    const now = this.d.now().getTime()
-    let due = now + t.mftReissueSeconds * 1000
-    // Keys whose certificate expired have nothing to renew: their new certificate, when it comes, publishes at once.
-    const expired = new Set(Object.values(this.d.commands.state(handle).classes).flatMap((rc) => certifiedKeys(rc)).filter((k) => certificateExpired(k.key.cert, new Date(now))).map((k) => k.key.keyId))
-    for (const k of this.d.objects.load(handle)) {
-      if (expired.has(k.keyId)) continue
-      due = Math.min(due, Date.parse(k.state.thisUpdate) + t.mftReissueSeconds * 1000)
-      for (const o of k.objects) if (o.kind === 'roa') due = Math.min(due, Date.parse(o.notAfter) - t.roaReissueBeforeSeconds * 1000)
-    }
-    return Math.max(due, now + 1000)
+    return nextRenewal(this.d.commands.state(handle), this.d.objects.load(handle), this.d.now(), this.d.timing)
   }
 
   async stop(): Promise<void> {

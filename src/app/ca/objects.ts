@@ -24,6 +24,7 @@ import { ResourceSet } from '../../resources/resource-set.js'
 import { fromBase64 } from '../../util/base64.js'
 import { aggregateRoaFileName, certFileName, crlFileName, manifestFileName, roaFileName } from '../../objects/naming.js'
 import type { CaKeyObjects, KeyObjectsState, PublishedFile, StoredCaObject } from '../../ca/object-model.js'
+import { certificateExpired } from '../../ca/renewal.js'
 
 export interface ObjectsTiming {
   mftNextUpdateSeconds: number
@@ -58,11 +59,6 @@ export interface ExpiredKey {
   keyId: string
   parent: string
   notAfter: string
-}
-
-/** Whether a key's certificate from its parent has expired at `now` (nothing signed under it would be valid). */
-export function certificateExpired(cert: IncomingCert, now: Date): boolean {
-  return Date.parse(cert.notAfter) <= now.getTime()
 }
 
 /** Bring a CA's objects up to date with its state. */

@@ -33,100 +33,100 @@ export function casRouter(deps: HttpDeps): Router {
 
 /** CAs themselves and their RFC 8183 requests. */
 function lifecycleRoutes(r: Router, deps: HttpDeps): void {
-  const m = deps.services
+  const svc = deps.services
   const limit = deps.config.post_limit_api
-  r.get('/cas', (ctx) => void (ctx.body = m.cas.caList()))
+  r.get('/cas', (ctx) => void (ctx.body = svc.cas.caList()))
   r.post('/cas', async (ctx) => {
     const body = await readJson<{ handle: string }>(ctx, limit, checkAddCa)
-    await m.cas.caAdd(body.handle)
+    await svc.cas.caAdd(body.handle)
     empty(ctx)
   })
-  r.get('/cas/:ca', (ctx) => void (ctx.body = m.cas.caShow(ctx.params.ca)))
+  r.get('/cas/:ca', (ctx) => void (ctx.body = svc.cas.caShow(ctx.params.ca)))
   r.delete('/cas/:ca', async (ctx) => {
-    await m.cas.caDelete(ctx.params.ca)
+    await svc.cas.caDelete(ctx.params.ca)
     empty(ctx)
   })
-  r.get('/cas/:ca/child_request.json', (ctx) => void (ctx.body = m.cas.caChildRequest(ctx.params.ca)))
-  r.get('/cas/:ca/id/child_request.json', (ctx) => void (ctx.body = m.cas.caChildRequest(ctx.params.ca)))
-  r.get('/cas/:ca/id/child_request.xml', (ctx) => xml(ctx, m.cas.caChildRequestXml(ctx.params.ca)))
-  r.get('/cas/:ca/id/publisher_request.json', (ctx) => void (ctx.body = m.cas.caPublisherRequest(ctx.params.ca)))
-  r.get('/cas/:ca/id/publisher_request.xml', (ctx) => xml(ctx, m.cas.caPublisherRequestXml(ctx.params.ca)))
+  r.get('/cas/:ca/child_request.json', (ctx) => void (ctx.body = svc.cas.caChildRequest(ctx.params.ca)))
+  r.get('/cas/:ca/id/child_request.json', (ctx) => void (ctx.body = svc.cas.caChildRequest(ctx.params.ca)))
+  r.get('/cas/:ca/id/child_request.xml', (ctx) => xml(ctx, svc.cas.caChildRequestXml(ctx.params.ca)))
+  r.get('/cas/:ca/id/publisher_request.json', (ctx) => void (ctx.body = svc.cas.caPublisherRequest(ctx.params.ca)))
+  r.get('/cas/:ca/id/publisher_request.xml', (ctx) => xml(ctx, svc.cas.caPublisherRequestXml(ctx.params.ca)))
 }
 
 /** Parents (RFC 6492 client side). */
 function parentRoutes(r: Router, deps: HttpDeps): void {
-  const m = deps.services
+  const svc = deps.services
   const limit = deps.config.post_limit_api
-  r.get('/cas/:ca/parents', (ctx) => void (ctx.body = m.parents.caParentStatuses(ctx.params.ca)))
+  r.get('/cas/:ca/parents', (ctx) => void (ctx.body = svc.parents.caParentStatuses(ctx.params.ca)))
   r.post('/cas/:ca/parents', async (ctx) => {
-    await m.parents.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit))
+    await svc.parents.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit))
     empty(ctx)
   })
   r.post('/cas/:ca/parents/:parent', async (ctx) => {
-    await m.parents.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit), { name: ctx.params.parent, update: true })
+    await svc.parents.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit), { name: ctx.params.parent, update: true })
     empty(ctx)
   })
-  r.get('/cas/:ca/parents/:parent', (ctx) => void (ctx.body = m.parents.caParentContact(ctx.params.ca, ctx.params.parent)))
+  r.get('/cas/:ca/parents/:parent', (ctx) => void (ctx.body = svc.parents.caParentContact(ctx.params.ca, ctx.params.parent)))
   r.delete('/cas/:ca/parents/:parent', async (ctx) => {
-    await m.parents.caParentRemove(ctx.params.ca, ctx.params.parent)
+    await svc.parents.caParentRemove(ctx.params.ca, ctx.params.parent)
     empty(ctx)
   })
 
-  r.post('/cas/:ca/sync/parents', action((ctx) => m.parents.caSyncParents(ctx.params.ca)))
+  r.post('/cas/:ca/sync/parents', action((ctx) => svc.parents.caSyncParents(ctx.params.ca)))
 }
 
 /** Children (RFC 6492 server side). */
 function childRoutes(r: Router, deps: HttpDeps): void {
-  const m = deps.services
+  const svc = deps.services
   const limit = deps.config.post_limit_api
   r.post('/cas/:ca/children', async (ctx) => {
-    ctx.body = await m.children.caChildAdd(ctx.params.ca, await readJson<AddChildJson>(ctx, limit, checkAddChild))
+    ctx.body = await svc.children.caChildAdd(ctx.params.ca, await readJson<AddChildJson>(ctx, limit, checkAddChild))
   })
-  r.get('/cas/:ca/children/:child', (ctx) => void (ctx.body = m.children.caChildInfo(ctx.params.ca, ctx.params.child)))
+  r.get('/cas/:ca/children/:child', (ctx) => void (ctx.body = svc.children.caChildInfo(ctx.params.ca, ctx.params.child)))
   r.post('/cas/:ca/children/:child', async (ctx) => {
-    await m.children.caChildUpdate(ctx.params.ca, ctx.params.child, await readJson<UpdateChildJson>(ctx, limit, checkUpdateChild))
+    await svc.children.caChildUpdate(ctx.params.ca, ctx.params.child, await readJson<UpdateChildJson>(ctx, limit, checkUpdateChild))
     empty(ctx)
   })
   r.delete('/cas/:ca/children/:child', async (ctx) => {
-    await m.children.caChildRemove(ctx.params.ca, ctx.params.child)
+    await svc.children.caChildRemove(ctx.params.ca, ctx.params.child)
     empty(ctx)
   })
-  r.get('/cas/:ca/children/:child/contact', (ctx) => void (ctx.body = m.children.caChildContact(ctx.params.ca, ctx.params.child)))
-  r.get('/cas/:ca/children/:child/parent_response.json', (ctx) => void (ctx.body = m.children.caChildContact(ctx.params.ca, ctx.params.child)))
-  r.get('/cas/:ca/children/:child/parent_response.xml', (ctx) => xml(ctx, m.children.caChildContactXml(ctx.params.ca, ctx.params.child)))
+  r.get('/cas/:ca/children/:child/contact', (ctx) => void (ctx.body = svc.children.caChildContact(ctx.params.ca, ctx.params.child)))
+  r.get('/cas/:ca/children/:child/parent_response.json', (ctx) => void (ctx.body = svc.children.caChildContact(ctx.params.ca, ctx.params.child)))
+  r.get('/cas/:ca/children/:child/parent_response.xml', (ctx) => xml(ctx, svc.children.caChildContactXml(ctx.params.ca, ctx.params.child)))
 
 }
 
 /** ROAs, the repository, issues. */
 function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
-  const m = deps.services
+  const svc = deps.services
   const limit = deps.config.post_limit_api
   r.get('/cas/:ca/routes', async (ctx) => {
     const offset = queryCount(ctx, 'offset', 0, Number.MAX_SAFE_INTEGER)
     const limit = queryCount(ctx, 'limit', ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, 1)
-    const page = await m.cas.caRoas(ctx.params.ca, { offset, limit })
+    const page = await svc.cas.caRoas(ctx.params.ca, { offset, limit })
     ctx.set(TOTAL_COUNT_HEADER, String(page.total))
     if (offset + page.items.length < page.total) ctx.set('Link', `<${ctx.path}?offset=${offset + page.items.length}&limit=${limit}>; rel="next"`)
     ctx.body = page.items
   })
   r.post('/cas/:ca/routes', async (ctx) => {
-    await m.cas.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, limit, checkRoaDelta))
+    await svc.cas.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, limit, checkRoaDelta))
     empty(ctx)
   })
 
-  r.get('/cas/:ca/repo', (ctx) => void (ctx.body = m.repo.caRepo(ctx.params.ca)))
+  r.get('/cas/:ca/repo', (ctx) => void (ctx.body = svc.repo.caRepo(ctx.params.ca)))
   r.post('/cas/:ca/repo', async (ctx) => {
-    await m.repo.caRepoUpdate(ctx.params.ca, await readJsonOrXml(ctx, limit))
+    await svc.repo.caRepoUpdate(ctx.params.ca, await readJsonOrXml(ctx, limit))
     empty(ctx)
   })
-  r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await m.repo.caRepoStatus(ctx.params.ca)))
-  r.get('/cas/:ca/issues', (ctx) => void (ctx.body = m.cas.caIssues(ctx.params.ca)))
-  r.get('/bulk/cas/issues', (ctx) => void (ctx.body = m.cas.bulkIssues()))
+  r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await svc.repo.caRepoStatus(ctx.params.ca)))
+  r.get('/cas/:ca/issues', (ctx) => void (ctx.body = svc.cas.caIssues(ctx.params.ca)))
+  r.get('/bulk/cas/issues', (ctx) => void (ctx.body = svc.cas.bulkIssues()))
 }
 
 /** History (krill-reference.md §1.1): /history/commands[/rows[/offset[/after[/before]]]] and /history/details/{key}. */
 function historyRoutes(r: Router, deps: HttpDeps): void {
-  const m = deps.services
+  const svc = deps.services
   const history = (ctx: Context) => {
     const p = ctx.params
     const num = (name: string, v: string | undefined, dflt?: number) => {
@@ -134,25 +134,25 @@ function historyRoutes(r: Router, deps: HttpDeps): void {
       if (!/^[0-9]{1,12}$/.test(v)) throw new AppError('api-invalid-query', { name, reason: 'must be a non-negative number' })
       return Number(v)
     }
-    ctx.body = m.cas.caHistory(p.ca, { rows: num('rows', p.rows, 100)!, offset: num('offset', p.offset, 0)!, after: num('after', p.after), before: num('before', p.before), full: ctx.query.full === 'true' })
+    ctx.body = svc.cas.caHistory(p.ca, { rows: num('rows', p.rows, 100)!, offset: num('offset', p.offset, 0)!, after: num('after', p.after), before: num('before', p.before), full: ctx.query.full === 'true' })
   }
   r.get('/cas/:ca/history/commands', history)
   r.get('/cas/:ca/history/commands/:rows', history)
   r.get('/cas/:ca/history/commands/:rows/:offset', history)
   r.get('/cas/:ca/history/commands/:rows/:offset/:after', history)
   r.get('/cas/:ca/history/commands/:rows/:offset/:after/:before', history)
-  r.get('/cas/:ca/history/details/:key', (ctx) => void (ctx.body = m.cas.caHistoryDetails(ctx.params.ca, ctx.params.key)))
+  r.get('/cas/:ca/history/details/:key', (ctx) => void (ctx.body = svc.cas.caHistoryDetails(ctx.params.ca, ctx.params.key)))
 }
 
 /** Body-less POSTs that trigger work: key rolls, syncs, bulk operations. */
 function actionRoutes(r: Router, deps: HttpDeps): void {
-  const m = deps.services
-  r.post('/cas/:ca/keys/roll_init', action((ctx) => m.cas.caKeyRollInit(ctx.params.ca)))
-  r.post('/cas/:ca/keys/roll_activate', action((ctx) => m.cas.caKeyRollActivate(ctx.params.ca)))
-  r.post('/cas/:ca/sync/repo', action((ctx) => m.repo.caSyncRepo(ctx.params.ca)))
-  r.post('/bulk/cas/publish', action(() => m.cas.bulkPublish()))
-  r.post('/bulk/cas/sync/parent', action(() => m.cas.bulkRefresh()))
-  r.post('/bulk/cas/sync/repo', action(() => m.cas.bulkSyncRepo()))
+  const svc = deps.services
+  r.post('/cas/:ca/keys/roll_init', action((ctx) => svc.cas.caKeyRollInit(ctx.params.ca)))
+  r.post('/cas/:ca/keys/roll_activate', action((ctx) => svc.cas.caKeyRollActivate(ctx.params.ca)))
+  r.post('/cas/:ca/sync/repo', action((ctx) => svc.repo.caSyncRepo(ctx.params.ca)))
+  r.post('/bulk/cas/publish', action(() => svc.cas.bulkPublish()))
+  r.post('/bulk/cas/sync/parent', action(() => svc.cas.bulkRefresh()))
+  r.post('/bulk/cas/sync/repo', action(() => svc.cas.bulkSyncRepo()))
 }
 
 /** A whole-number query parameter between `min` and `max`, `dflt` when absent; else 400 api-invalid-query. */

@@ -1,0 +1,34 @@
+/**
+ * When a CA's objects need work (design.md §3 "Timing defaults", krill-reference.md §3, §5), a pure rule: a
+ * manifest and CRL are re-signed `mftReissueSeconds` after their thisUpdate, a ROA `roaReissueBeforeSeconds` before
+ * its EE certificate expires; keys whose certificate from the parent expired have nothing to renew (their new
+ * certificate, when it comes, publishes at once).
+ */
+import type { CaKeyObjects } from './object-model.js'
+import { certifiedKeys, type CaState, type IncomingCert } from './state.js'
+
+export interface RenewalTiming {
+  mftReissueSeconds: number
+  roaReissueBeforeSeconds: number
+}
+
+/** Whether a key's certificate from its parent has expired at `now` (nothing signed under it would be valid). */
+export function certificateExpired(cert: IncomingCert, now: Date): boolean {
+  return Date.parse(cert.notAfter) <= now.getTime()
+}
+
+/**
+ * When the CA's objects next need work (ms since the epoch), never sooner than a second from `now`; a CA without
+ * objects (or whose certificates all expired) is looked at again after one manifest interval.
+ */
+export function nextRenewal(state: CaState, keys: readonly CaKeyObjects[], now: Date, t: RenewalTiming): number {
+  const at = now.getTime()
+  let due = at + t.mftReissueSeconds * 1000
+  const expired = new Set(Object.values(state.classes).flatMap((rc) => certifiedKeys(rc)).filter((k) => certificateExpired(k.key.cert, now)).map((k) => k.key.keyId))
+  for (const k of keys) {
+    if (expired.has(k.keyId)) continue
+    due = Math.min(due, Date.parse(k.state.thisUpdate) + t.mftReissueSeconds * 1000)
+    for (const o of k.objects) if (o.kind === 'roa') due = Math.min(due, Date.parse(o.notAfter) - t.roaReissueBeforeSeconds * 1000)
+  }
+  return Math.max(due, at + 1000)
+}
