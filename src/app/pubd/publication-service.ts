@@ -69,7 +69,8 @@ export class PublicationService {
     // accepted, and is a problem (GET /ready, stats, one log line per change of state) until then.
     const retry = { firstMs: 1000, maxMs: 30_000 }
     this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp') })
-    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.recovered('rsync') })
+    // A cycle links every file into a new tree, so its cost grows with the repository: at most a fifth of the time.
+    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.recovered('rsync'), busyShare: 0.2 })
   }
 
   /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if there is one. */

@@ -10,6 +10,11 @@ export interface PacerOptions {
   onSuccess?: () => void
   /** Retry a failed run after this back-off (e.g. 1 s doubling to 30 s); without it a failed run waits for a kick. */
   retry?: { firstMs: number; maxMs: number }
+  /**
+   * Runs take at most this share of the time (0 < share ≤ 1): after a run of d ms the next starts no sooner than
+   * d / share ms after it started, so a job whose cost grows with the data (a whole rsync tree) backs off by itself.
+   */
+  busyShare?: number
 }
 
 export class Pacer {
@@ -19,6 +24,7 @@ export class Pacer {
   private retryTimer: NodeJS.Timeout | undefined
   private failures = 0
   private lastStart = 0
+  private lastDurationMs = 0
   private stopped = false
   private waiters: (() => void)[] = []
 
@@ -36,7 +42,8 @@ export class Pacer {
       this.dirty = true
       return
     }
-    const wait = Math.max(0, this.lastStart + this.minIntervalMs - Date.now())
+    const spacing = Math.max(this.minIntervalMs, this.o.busyShare ? this.lastDurationMs / this.o.busyShare : 0)
+    const wait = Math.max(0, this.lastStart + spacing - Date.now())
     this.timer = setTimeout(() => {
       this.timer = undefined
       this.start()
@@ -78,6 +85,7 @@ export class Pacer {
         (e) => this.failed(e),
       )
       .finally(() => {
+        this.lastDurationMs = Date.now() - this.lastStart
         this.running = undefined
         if (this.dirty && !this.stopped) this.kick()
         else this.release()

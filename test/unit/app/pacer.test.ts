@@ -62,3 +62,25 @@ t.test('idle() does not wait for a retry, and stop() cancels it', async (t) => {
   await sleep(150)
   t.equal(runs, 1, 'no retry after stop')
 })
+
+t.test('with busyShare a run of d ms is followed by the next no sooner than d / share after its start', async (t) => {
+  const starts: number[] = []
+  const p = new Pacer(
+    async () => {
+      starts.push(Date.now())
+      await sleep(60)
+    },
+    0,
+    () => undefined,
+    { busyShare: 0.25 },
+  )
+  t.teardown(() => p.stop())
+  p.kick()
+  await sleep(10)
+  p.kick() // during the first run: one more run, spaced by the first one's cost
+  const end = Date.now() + 5000
+  while (starts.length < 2 && Date.now() < end) await sleep(10)
+  await p.idle()
+  t.equal(starts.length, 2, 'the kicks during the run lead to one more run')
+  t.ok(starts[1]! - starts[0]! >= 235, `a 60 ms run at a share of 0.25 spaces runs by 240 ms (gap ${starts[1]! - starts[0]!} ms)`)
+})
