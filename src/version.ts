@@ -1,4 +1,10 @@
-/** The svc version, read once from package.json (one level above both src/ and dist/). */
-import { readFileSync } from 'node:fs'
+/**
+ * The svc version, read once from package.json: one level above src/ and dist/, two above dist-bench/src/ (the
+ * benchmarks' build).
+ */
+import { existsSync, readFileSync } from 'node:fs'
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version
+const file = ['../package.json', '../../package.json'].map((p) => new URL(p, import.meta.url)).find((u) => existsSync(u))
+if (!file) throw new Error('package.json not found above the svc sources')
+
+export const VERSION: string = (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version

@@ -172,6 +172,11 @@ export class BenchDaemon {
     return procCpuSeconds(this.pid)
   }
 
+  /** CPU seconds of svcd's main thread: its work besides key generation (mainThreadCpuSeconds). */
+  mainCpuSeconds(): number {
+    return mainThreadCpuSeconds(this.pid)
+  }
+
   /** Wait until the daemon uses less than `maxShare` of one core over `windowMs` (key pool full, writers idle). */
   async idle(opts: { windowMs?: number; maxShare?: number; timeoutMs?: number } = {}): Promise<number> {
     const windowMs = opts.windowMs ?? 1000
@@ -196,6 +201,16 @@ export function procMemory(pid: number): { rss: number; peak: number } {
 }
 
 const TICKS = 100 // USER_HZ on Linux
+
+/**
+ * CPU seconds of a process's main thread (thread id = pid): in svcd all JavaScript, SQLite and signing run there, while
+ * RSA key generation runs on libuv's worker threads (with async file I/O) and V8 collects garbage partly on its own.
+ */
+export function mainThreadCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / TICKS
+}
 
 export function procCpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
