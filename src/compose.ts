@@ -82,8 +82,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const db = Db.open(dbPath)
   const stores = createSqliteStores(db)
   const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
-  const soft = new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
-  const signer = o.signer ?? soft
+  const signer = o.signer ?? new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
   stores.transaction(() => {
     if (!stores.properties.get('created')) stores.properties.set('created', now().toISOString())
     stores.properties.set('version', VERSION)

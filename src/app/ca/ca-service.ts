@@ -206,7 +206,7 @@ export class CaService {
 
   /** Every CA syncs with its repository (bulk sync, spec §4 `/v1/bulk/cas/sync/repo`). */
   async bulkSyncRepo(): Promise<void> {
-    for (const ca of this.d.commands.handles()) await this.d.publisher.publishNow(ca)
+    await this.bulkPublish() // the same work: publishing always ends with a repository sync
   }
 
   //------------ Issues -------------------------------------------------------------------------------------------

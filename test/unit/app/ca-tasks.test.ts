@@ -3,10 +3,10 @@
  * 'sync-parent' task do and when they are next due, and the tasks every CA gets at start (resume).
  */
 import t from 'tap'
+import { fakeCommands } from '../../helpers/fake-commands.js'
 import { CaTasks, type CaTasksDeps } from '../../../src/app/ca/ca-tasks.js'
 import { initialState } from '../../../src/ca/cert-auth.js'
 import type { CaState, ParentInfo } from '../../../src/ca/state.js'
-import { AppError } from '../../../src/errors.js'
 import type { Task } from '../../../src/store/interfaces.js'
 
 const T0 = Date.parse('2026-06-01T00:00:00Z')
@@ -18,14 +18,7 @@ function fakes(o: { cas?: Record<string, CaState>; repoFailure?: string } = {}) 
   const scheduled: { kind: string; ca: string; arg: string; due: number; earlier?: boolean; inTx: boolean }[] = []
   let inTx = false
   const deps: CaTasksDeps = {
-    commands: {
-      exists: (h) => h in cas,
-      handles: () => Object.keys(cas),
-      state: (h) => {
-        if (!cas[h]) throw new AppError('ca-unknown', { ca: h })
-        return cas[h]
-      },
-    },
+    commands: fakeCommands(cas),
     publisher: {
       publishNow: async (h) => void calls.push(`publish ${h}`),
       nextRepublish: (h) => (calls.push(`next ${h}`), T0 + 3_600_000),

@@ -4,6 +4,7 @@
  * coalesce, and a change reaches only the children in this svcd that are children of the changed CA.
  */
 import t from 'tap'
+import { fakeCommands } from '../../helpers/fake-commands.js'
 import type { ParentServiceDeps } from '../../../src/app/ca/parent-service.js'
 import { ParentService } from '../../../src/app/ca/parent-service.js'
 import { parentResponseJson } from '../../../src/api/cas.js'
@@ -12,7 +13,6 @@ import type { CaCommand } from '../../../src/ca/commands.js'
 import type { CaState, ParentInfo } from '../../../src/ca/state.js'
 import { KeyPool } from '../../../src/crypto/key-pool.js'
 import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
-import { AppError } from '../../../src/errors.js'
 import { createIdCert } from '../../../src/protocol/id-cert.js'
 
 const NOW = new Date('2026-06-01T00:00:00Z')
@@ -28,14 +28,7 @@ const local = (ca: string, parentCa: string, childHandle = ca): ParentInfo => ({
 function fakes(cas: Record<string, CaState>, o: { listFails?: boolean } = {}) {
   const log: string[] = []
   const deps: ParentServiceDeps = {
-    commands: {
-      exists: (h) => h in cas,
-      handles: () => Object.keys(cas),
-      state: (h) => {
-        if (!cas[h]) throw new AppError('ca-unknown', { ca: h })
-        return cas[h]
-      },
-    },
+    commands: fakeCommands(cas),
     client: {
       updown: async (_s, p, payload) => {
         log.push(`updown ${p.name} ${payload.type}`)
