@@ -8,11 +8,12 @@
  * object. The layout that makes this possible lives in memory; after a start, the first snapshot is built whole.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL, type DeltaElement } from '../protocol/rrdp.js'
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import { retainDeltas, type RrdpRetention } from './delta-retention.js'
+import { RrdpFiles } from './rrdp-cleanup.js'
 import { fsyncDir, readFully, writeAll, writeDurably } from './durable-writer.js'
 import type { PubdStore, RrdpDeltaInfo, RrdpState } from '../store/interfaces.js'
 
@@ -72,9 +73,12 @@ export class RrdpWriter {
   private partial: string | undefined
   /** The session and serial notification.xml was last written for. */
   private notified: string | undefined
+  /** The files on disk, for cleanup without walking the directory at every cycle. */
+  private readonly files: RrdpFiles
 
   constructor(options: RrdpWriterOptions) {
     this.o = options
+    this.files = new RrdpFiles(options.dir)
   }
 
   /** At start-up: a first session if there is none, then the notification rewritten from the database. */
@@ -97,7 +101,10 @@ export class RrdpWriter {
     } catch (e) {
       const partial = this.partial
       this.partial = undefined
-      if (partial) await rm(join(this.o.dir, partial), { recursive: true, force: true }).catch(() => undefined)
+      if (partial) {
+        await rm(join(this.o.dir, partial), { recursive: true, force: true }).catch(() => undefined)
+        this.files.removedDir(partial)
+      }
       throw e
     }
   }
@@ -216,6 +223,7 @@ export class RrdpWriter {
       fresh.push(Buffer.from(SNAPSHOT_TAIL, 'utf8'))
       await writeAll(out, hashed(fresh))
       await out.sync()
+      this.files.written(rel, size)
       return { hash: hash.digest('hex'), size }
     } finally {
       await Promise.allSettled([reading, writing])
@@ -287,6 +295,7 @@ export class RrdpWriter {
       }
     })()
     await writeDurably(path, tee)
+    this.files.written(rel, size)
     return { hash: hash.digest('hex'), size }
   }
 
@@ -296,44 +305,11 @@ export class RrdpWriter {
     return true
   }
 
-  /**
-   * Remove what the notification no longer references once it is older than the grace period, so that readers of
-   * an earlier notification can still fetch it; superseded snapshots go sooner when together they exceed the budget
-   * (the newest are kept), or a large repository writing a serial every second would keep a full snapshot for each
-   * second of the grace period. A download in progress is not cut short: an open file outlives its name.
-   * Directories left empty go too, and so do old sessions.
-   */
+  /** Remove what the notification no longer references, once older than the grace period (rrdp-cleanup.ts). */
   private async cleanup(graceSeconds = this.o.graceSeconds ?? 120): Promise<void> {
     const state = this.o.store.rrdpState()!
     const referenced = new Set([state.snapshotPath, ...this.o.store.rrdpDeltas().map((d) => d.path)].map((p) => p.split('\\').join('/')))
-    // File ages are measured on the real clock, like the mtimes they are compared with.
-    const cutoff = Date.now() - graceSeconds * 1000
-    const superseded: { path: string; mtimeMs: number; size: number }[] = []
-    const dirs: string[][] = []
-    for (const session of await readdir(this.o.dir).catch(() => [] as string[])) {
-      if (session === 'notification.xml' || session.endsWith('.tmp')) continue
-      for (const serial of await readdir(join(this.o.dir, session)).catch(() => [] as string[])) {
-        for (const random of await readdir(join(this.o.dir, session, serial)).catch(() => [] as string[])) {
-          dirs.push([session, serial, random])
-          for (const file of await readdir(join(this.o.dir, session, serial, random)).catch(() => [] as string[])) {
-            if (referenced.has(`${session}/${serial}/${random}/${file}`)) continue
-            const path = join(this.o.dir, session, serial, random, file)
-            const st = await stat(path).catch(() => undefined)
-            if (!st) continue
-            if (st.mtimeMs < cutoff) await rm(path, { recursive: true, force: true })
-            else if (file === 'snapshot.xml') superseded.push({ path, mtimeMs: st.mtimeMs, size: st.size })
-          }
-        }
-      }
-    }
-    superseded.sort((a, b) => b.mtimeMs - a.mtimeMs)
-    let kept = 0
-    for (const f of superseded) if ((kept += f.size) > (this.o.supersededSnapshotBytes ?? SUPERSEDED_SNAPSHOT_BYTES)) await rm(f.path, { force: true })
-    for (const [session, serial, random] of dirs) {
-      await rmdirIfEmpty(join(this.o.dir, session, serial, random))
-      await rmdirIfEmpty(join(this.o.dir, session, serial))
-      await rmdirIfEmpty(join(this.o.dir, session))
-    }
+    await this.files.cleanup({ referenced, graceSeconds, supersededSnapshotBytes: this.o.supersededSnapshotBytes ?? SUPERSEDED_SNAPSHOT_BYTES })
   }
 }
 
@@ -379,9 +355,4 @@ function planCopy(previous: SnapshotLayout, changed: ReadonlyMap<string, unknown
     w.to = offset + length
   }
   return windows
-}
-
-async function rmdirIfEmpty(dir: string): Promise<void> {
-  const entries = await readdir(dir).catch(() => undefined)
-  if (entries && entries.length === 0) await rm(dir, { recursive: true, force: true })
 }
