@@ -28,7 +28,10 @@ export interface BenchDaemonOptions {
   top?: string
   /** Extra TOML: sections (appended last). */
   sections?: string
-  /** Node options for svcd; BENCH_CPU_PROF=<dir> adds --cpu-prof into that directory (profile written at exit). */
+  /**
+   * Node options for svcd; BENCH_CPU_PROF=<dir> adds --cpu-prof into that directory (profile written at exit), and
+   * BENCH_PERF_MAP=1 adds --perf-basic-prof and --interpreted-frames-native-stack so `perf record -e cpu-clock` (on-CPU samples only) names JS functions.
+   */
   nodeArgs?: string[]
 }
 
@@ -69,7 +72,7 @@ export class BenchDaemon {
     toml.push(opts.sections ?? '')
     const configFile = join(dir, 'svcd.toml')
     writeFileSync(configFile, toml.join('\n') + '\n')
-    const nodeArgs = [...(opts.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [])]
+    const nodeArgs = [...(opts.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []), ...(process.env.BENCH_PERF_MAP ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : [])]
     const d = new BenchDaemon(dir, dataDir, configFile, port, token, nodeArgs)
     await d.spawn()
     return d
