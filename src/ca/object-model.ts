@@ -35,6 +35,16 @@ export interface CaKeyObjects {
   objects: StoredCaObject[]
 }
 
+/** An object without its bytes: what views and the renewal rule need (the store reads no DER for it). */
+export type StoredObjectSummary = Omit<StoredCaObject, 'der'>
+
+/** A key's objects without their bytes. */
+export interface CaKeySummary {
+  keyId: string
+  state: KeyObjectsState
+  objects: StoredObjectSummary[]
+}
+
 /** A file to publish: its rsync URI and bytes. */
 export interface PublishedFile {
   uri: string

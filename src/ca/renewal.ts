@@ -4,7 +4,7 @@
  * its EE certificate expires; keys whose certificate from the parent expired have nothing to renew (their new
  * certificate, when it comes, publishes at once).
  */
-import type { CaKeyObjects } from './object-model.js'
+import type { CaKeySummary } from './object-model.js'
 import { certifiedKeys, type CaState, type IncomingCert } from './state.js'
 
 export interface RenewalTiming {
@@ -21,7 +21,7 @@ export function certificateExpired(cert: IncomingCert, now: Date): boolean {
  * When the CA's objects next need work (ms since the epoch), never sooner than a second from `now`; a CA without
  * objects (or whose certificates all expired) is looked at again after one manifest interval.
  */
-export function nextRenewal(state: CaState, keys: readonly CaKeyObjects[], now: Date, t: RenewalTiming): number {
+export function nextRenewal(state: CaState, keys: readonly CaKeySummary[], now: Date, t: RenewalTiming): number {
   const at = now.getTime()
   let due = at + t.mftReissueSeconds * 1000
   const expired = new Set(Object.values(state.classes).flatMap((rc) => certifiedKeys(rc)).filter((k) => certificateExpired(k.key.cert, now)).map((k) => k.key.keyId))

@@ -4,7 +4,7 @@
  * one transaction (writing only the rows that changed), so a crash never leaves a manifest that disagrees with the files it lists.
  */
 import type { Db } from './db.js'
-import type { CaKeyObjects, KeyObjectsState, StoredCaObject } from '../ca/object-model.js'
+import type { CaKeyObjects, CaKeySummary, KeyObjectsState, StoredCaObject, StoredObjectSummary } from '../ca/object-model.js'
 import type { CaObjectsStore } from './interfaces.js'
 
 export class SqliteCaObjectsStore implements CaObjectsStore {
@@ -15,11 +15,19 @@ export class SqliteCaObjectsStore implements CaObjectsStore {
     const rows = this.db.prepare('SELECT key_id, name, kind, der, hash, not_after, meta FROM ca_objects WHERE handle = ? ORDER BY key_id, name').all(handle) as {
       key_id: string; name: string; kind: StoredCaObject['kind']; der: Uint8Array; hash: string; not_after: string; meta: string
     }[]
-    return keys.map((k) => ({
-      keyId: k.key_id,
-      state: JSON.parse(k.state) as KeyObjectsState,
-      objects: rows.filter((r) => r.key_id === k.key_id).map((r) => ({ name: r.name, kind: r.kind, der: new Uint8Array(r.der), hash: r.hash, notAfter: r.not_after, meta: JSON.parse(r.meta) })),
-    }))
+    const byKey = new Map<string, StoredCaObject[]>(keys.map((k) => [k.key_id, []]))
+    for (const r of rows) byKey.get(r.key_id)?.push({ name: r.name, kind: r.kind, der: new Uint8Array(r.der), hash: r.hash, notAfter: r.not_after, meta: JSON.parse(r.meta) })
+    return keys.map((k) => ({ keyId: k.key_id, state: JSON.parse(k.state) as KeyObjectsState, objects: byKey.get(k.key_id)! }))
+  }
+
+  summaries(handle: string): CaKeySummary[] {
+    const keys = this.db.prepare('SELECT key_id, state FROM ca_keys WHERE handle = ? ORDER BY key_id').all(handle) as { key_id: string; state: string }[]
+    const rows = this.db.prepare('SELECT key_id, name, kind, hash, not_after, meta FROM ca_objects WHERE handle = ? ORDER BY key_id, name').all(handle) as {
+      key_id: string; name: string; kind: StoredCaObject['kind']; hash: string; not_after: string; meta: string
+    }[]
+    const byKey = new Map<string, StoredObjectSummary[]>(keys.map((k) => [k.key_id, []]))
+    for (const r of rows) byKey.get(r.key_id)?.push({ name: r.name, kind: r.kind, hash: r.hash, notAfter: r.not_after, meta: JSON.parse(r.meta) })
+    return keys.map((k) => ({ keyId: k.key_id, state: JSON.parse(k.state) as KeyObjectsState, objects: byKey.get(k.key_id)! }))
   }
 
   /**

@@ -5,7 +5,7 @@
  * PostgreSQL. Every implementation passes the contract suite in test/contract/.
  */
 import type { CaState } from '../ca/state.js'
-import type { CaKeyObjects, StoredCaObject } from '../ca/object-model.js'
+import type { CaKeyObjects, CaKeySummary, StoredCaObject } from '../ca/object-model.js'
 import type { AggregateStore, StoredCommand } from '../eventsourcing.js'
 import type { ContentChange } from '../pubd/content.js'
 import type { Publisher } from '../pubd/publishers.js'
@@ -50,6 +50,8 @@ export interface CaStore extends AggregateStore<CaState> {
 /** The current objects of each CA key; saving replaces a CA's objects atomically. */
 export interface CaObjectsStore {
   load(handle: string): CaKeyObjects[]
+  /** What load() returns without the objects' bytes (for views and renewal times: cheap for a CA with many). */
+  summaries(handle: string): CaKeySummary[]
   /** Changes whenever any of the CA's objects changes (keys and manifest numbers; no object bytes read). */
   revisions(handle: string): string
   /** The CA's ROAs without their bytes, with the class of the key that signed them. */

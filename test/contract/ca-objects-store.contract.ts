@@ -33,6 +33,9 @@ export function caObjectsStoreContract(t: Test, make: StoresFactory): void {
     stores.objects.save('ca1', keys())
     stores.objects.save('ca2', [keys()[0]])
     t.same(sorted(stores.objects.load('ca1')), sorted(keys()), 'what was saved')
+    const withoutBytes = (ks: readonly CaKeyObjects[]) => ks.map((k) => ({ ...k, objects: k.objects.map(({ der: _der, ...o }) => o) }))
+    t.same(stores.objects.summaries('ca1'), withoutBytes(sorted(keys())), 'summaries: the same without bytes, keys and objects in order')
+    t.same(stores.objects.summaries('ca3'), [], 'summaries of a CA without objects')
     t.same(stores.objects.der('ca1', 'AAAA', 'r1.roa'), new Uint8Array([3, 4, 5]), 'one object by key and name')
     t.equal(stores.objects.der('ca1', 'AAAA', 'r2.roa'), undefined, 'not under another key')
     t.same(stores.objects.roas('ca1').sort((a, b) => (a.name < b.name ? -1 : 1)), [
@@ -58,6 +61,7 @@ export function caObjectsStoreContract(t: Test, make: StoresFactory): void {
     ]
     stores.objects.save('ca1', next)
     t.same(sorted(stores.objects.load('ca1')), sorted(next), 'exactly the new content (same bytes with new metadata too)')
+    t.same(stores.objects.summaries('ca1').map((k) => [k.keyId, k.state.revision, k.objects.map((o) => o.name)]), [['AAAA', '2', ['AAAA.crl', 'AAAA.mft', 'child.cer', 'r3.roa']], ['CCCC', '1', ['CCCC.mft']]], 'summaries follow the save')
     t.equal(stores.objects.der('ca1', 'AAAA', 'r1.roa'), undefined, 'a removed object is gone')
     t.equal(stores.objects.der('ca1', 'BBBB', 'BBBB.mft'), undefined, "a removed key's objects are gone")
     t.same(stores.objects.der('ca1', 'AAAA', 'AAAA.mft'), new Uint8Array([12, 13, 14]), 'a changed object has its new bytes')

@@ -155,7 +155,7 @@ export class CaPublisher {
 
   /** When the CA's objects next need work (ms since the epoch; ca/renewal.ts). */
   nextRepublish(handle: string): number {
-    return nextRenewal(this.d.commands.state(handle), this.d.objects.load(handle), this.d.now(), this.d.timing)
+    return nextRenewal(this.d.commands.state(handle), this.d.objects.summaries(handle), this.d.now(), this.d.timing)
   }
 
   async stop(): Promise<void> {

@@ -91,7 +91,7 @@ export class CaService {
   }
 
   caShow(ca: string): CertAuthInfo {
-    return certAuthInfo(this.d.commands.state(caPath(ca)), this.d.objects.load(ca))
+    return certAuthInfo(this.d.commands.state(caPath(ca)), this.d.objects.summaries(ca))
   }
 
   /** Delete a CA: revoke its children's certificates, withdraw its objects, tell its parents (best effort). */

@@ -7,13 +7,30 @@ import { heldResources } from '../../ca/children.js'
 import { eventSummary, type CaEvent } from '../../ca/events.js'
 import type { StoredCommand } from '../../eventsourcing.js'
 import { keyState, type CaKey, type CaState } from '../../ca/state.js'
-import { idCertInfo } from '../../protocol/id-cert.js'
+import { idCertInfo, type IdCertInfo } from '../../protocol/id-cert.js'
 import { ResourceSet } from '../../resources/resource-set.js'
 import { fromBase64 } from '../../util/base64.js'
-import type { CaKeyObjects } from '../../ca/object-model.js'
+import type { CaKeySummary } from '../../ca/object-model.js'
 import type { ExchangeStatus } from '../../store/interfaces.js'
 
-export function certAuthInfo(s: CaState, objects: readonly CaKeyObjects[]): CertAuthInfo {
+/**
+ * The JSON of an identity certificate (base64 DER), remembered: a CA's page shows its own and its parents' on every
+ * request (a client polling a CA decoded the same certificates again and again). At most this many are kept.
+ */
+const ID_CERT_CACHE = 4096
+const idCertCache = new Map<string, IdCertInfo>()
+
+function idCertJson(base64: string): IdCertInfo {
+  let info = idCertCache.get(base64)
+  if (!info) {
+    info = idCertInfo(fromBase64(base64))
+    if (idCertCache.size >= ID_CERT_CACHE) idCertCache.delete(idCertCache.keys().next().value!)
+    idCertCache.set(base64, info)
+  }
+  return { ...info }
+}
+
+export function certAuthInfo(s: CaState, objects: readonly CaKeySummary[]): CertAuthInfo {
   const classes: CertAuthInfo['resource_classes'] = {}
   for (const rc of Object.values(s.classes)) {
     const state = keyState(rc)
@@ -26,7 +43,7 @@ export function certAuthInfo(s: CaState, objects: readonly CaKeyObjects[]): Cert
   }
   return {
     handle: s.handle,
-    id_cert: idCertInfo(fromBase64(s.idCert)),
+    id_cert: idCertJson(s.idCert),
     repo_info: s.repo ? { sia_base: s.repo.siaBase, rrdp_notification_uri: s.repo.rrdpNotificationUri } : null,
     parents: Object.keys(s.parents).sort().map((handle) => ({ handle, kind: 'rfc6492' as const })),
     resources: heldResources(s).toJSON(),
@@ -46,7 +63,7 @@ function keyInfo(k: CaKey): KeyInfoJson {
 
 export function parentContact(s: CaState, name: string): ParentContactJson {
   const p = s.parents[name]
-  return { type: 'rfc6492', service_uri: p.serviceUri, parent_handle: p.parentHandle, child_handle: p.childHandle, id_cert: idCertInfo(fromBase64(p.idCert)) }
+  return { type: 'rfc6492', service_uri: p.serviceUri, parent_handle: p.parentHandle, child_handle: p.childHandle, id_cert: idCertJson(p.idCert) }
 }
 
 export function exchangeJson(e: ExchangeStatus | undefined): ExchangeJson | null {
@@ -67,7 +84,7 @@ export function parentStatus(s: CaState, name: string, status: ExchangeStatus | 
 
 export function childInfo(s: CaState, child: string): ChildInfoJson {
   const c = s.children[child]
-  return { state: 'active', id_cert: idCertInfo(fromBase64(c.idCert)), entitled_resources: c.resources }
+  return { state: 'active', id_cert: idCertJson(c.idCert), entitled_resources: c.resources }
 }
 
 export function repoInfo(s: CaState): RepoInfoJson {
@@ -77,7 +94,7 @@ export function repoInfo(s: CaState): RepoInfoJson {
     contact: {
       type: r.embedded ? 'embedded' : 'remote',
       repo_info: { sia_base: r.siaBase, rrdp_notification_uri: r.rrdpNotificationUri },
-      server_info: { public_key: idCertInfo(fromBase64(r.serverIdCert)).public_key, service_uri: r.serviceUri },
+      server_info: { public_key: idCertJson(r.serverIdCert).public_key, service_uri: r.serviceUri },
     },
   }
 }
