@@ -182,7 +182,7 @@ async function latency(d: BenchDaemon, path: () => string, n: number): Promise<R
 }
 
 export async function runCasBench(ctx: BenchContext): Promise<void> {
-  const n = ctx.quick ? 100 : 1000
+  const n = Number(process.env.BENCH_CAS_N) || (ctx.quick ? 100 : 1000)
   const concurrency = 8
   const requests = ctx.quick ? 500 : 1000
   ctx.log(`${num(n)} CAs under testbed, each with a /24 and 5 ROAs; API concurrency ${concurrency}; then restart and ${num(requests)} sequential GETs of each kind`)
@@ -228,17 +228,18 @@ export async function runCasBench(ctx: BenchContext): Promise<void> {
     const k2 = await keygen(48, CORES)
     const keyRate = (k1.rate + k2.rate) / 2
     const cpuPerKey = (k1.cpuPerKey + k2.cpuPerKey) / 2
-    // Keys the creation needed: per CA its identity key, its resource-class key and the EE key of its RFC 6492
-    // messages (3), plus one one-off EE key per ROA and per manifest that RRDP published (counted from the deltas).
+    // Keys the creation needed: per CA its identity key and its resource-class key (2; RFC 6492 with testbed and
+    // RFC 8181 with the embedded repository go in-process without CMS, so no EE key for messages), plus one one-off
+    // EE key per ROA and per manifest that RRDP published (counted from the deltas).
     const mfts = counter.count('new', '.mft') + counter.count('replace', '.mft')
     const roaObjs = counter.count('new', '.roa') + counter.count('replace', '.roa')
-    const counted = 3 * n + mfts + roaObjs
-    const strict = 9 * n // 3 + 5 ROAs + at least one manifest per CA
+    const counted = 2 * n + mfts + roaObjs
+    const strict = 8 * n // 2 + 5 ROAs + at least one manifest per CA
     const floorMs = (counted / keyRate) * 1000
     ctx.log(`  raw generateKeyPair (RSA-2048, concurrency ${CORES}, 48 keys each, svcd idle): ${k1.rate.toFixed(1)} keys/s before, ${k2.rate.toFixed(1)} after; ${(cpuPerKey * 1000).toFixed(0)} ms CPU per key`)
     ctx.log(`  all certified and ROAs configured after ${ms(configuredMs)}; all ${num(5 * n)} ROAs in the snapshot on disk after ${ms(createdMs)} (${(n / (createdMs / 1000)).toFixed(1)} CAs/s)`)
     ctx.log(`  published during creation: ${num(roaObjs)} ROAs, ${num(mfts)} manifests (${(mfts / n).toFixed(2)} per CA incl. testbed's), ${num(counter.count('new', '.cer') + counter.count('replace', '.cer'))} certificates, ${counter.serials} serials${counter.missed ? `, ${counter.missed} deltas not read` : ''}`)
-    ctx.log(`  keys needed ≈ ${num(counted)} (3/CA + one per ROA and manifest): floor ${ms(floorMs)} at ${keyRate.toFixed(1)} keys/s; strict minimum ${num(strict)} keys (9/CA) = ${ms((strict / keyRate) * 1000)}`)
+    ctx.log(`  keys needed ≈ ${num(counted)} (2/CA + one per ROA and manifest): floor ${ms(floorMs)} at ${keyRate.toFixed(1)} keys/s; strict minimum ${num(strict)} keys (8/CA) = ${ms((strict / keyRate) * 1000)}`)
     ctx.log(`  svcd: CPU ${cpu.toFixed(0)} s (${(cpu / (createdMs / 1000)).toFixed(2)} cores on average), key generation ≈ ${(counted * cpuPerKey).toFixed(0)} s of it (${pct((counted * cpuPerKey) / cpu)}); RSS peak ${mib(Math.max(mem.peak, hwm))}, at the end ${mib(mem.last)}`)
     ctx.row(`${num(n)} CAs × 5 ROAs created, certified and published${ctx.quick ? ' (quick size)' : ''}`, floorMs / createdMs, ms(createdMs), undefined,
       { limit: `keygen floor ${ms(floorMs)} (${num(counted)} keys at ${keyRate.toFixed(1)}/s) = ${pct(floorMs / createdMs)}; keygen ≈ ${pct((counted * cpuPerKey) / cpu)} of svcd CPU` })

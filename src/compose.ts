@@ -135,12 +135,13 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     releasePublisher: (s, p) => cas!.releasePublisher(s, p),
   })
   const childServer = new ChildServer({ commands, signers, now, log })
-  // RFC 6492 messages to a parent CA in this svcd are delivered in-process (same checks, no network).
+  // RFC 6492 messages to a parent CA in this svcd are delivered in-process (the same identities checked; no network, no CMS).
   const rfc6492Prefix = `${config.service_uri}rfc6492/`
-  const local: LocalUpdown = (uri, cms) => {
+  const local: LocalUpdown = (uri, message, senderIdCert) => {
     if (!uri.startsWith(rfc6492Prefix)) return undefined
     const ca = decodeURIComponent(uri.slice(rfc6492Prefix.length).replace(/\/$/, ''))
-    return commands.exists(ca) ? childServer.rfc6492(ca, cms, (h) => publisher.publish(h)) : undefined
+    if (!commands.exists(ca)) return undefined
+    return childServer.local(ca, message, senderIdCert, (h) => publisher.publish(h)).then((reply) => ({ message: reply, idCert: commands.state(ca).idCert }))
   }
   const parentClient = new ParentClient({ commands, signers, signer, status: stores.status, post: postMessage, local, now, log, postLimit: config.post_limit_rfc6492 * 8, reissueBeforeSeconds: t.child_cert_reissue_before_seconds })
   parents = new ParentService({ commands, client: parentClient, publisher, status: stores.status, tasks, now, serviceUri: config.service_uri, refreshDelay })

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { childEntitlements, child as childOf } from '../../ca/children.js'
-import type { CaState, IssuedCert } from '../../ca/state.js'
+import type { CaState, ChildInfo, IssuedCert } from '../../ca/state.js'
 import { AppError, reasonOf } from '../../errors.js'
 import { DECODE_LABELS, errorReply } from '../../ca/updown-errors.js'
 import {
@@ -17,6 +17,7 @@ import { unwrapMessage, unwrapUnverified } from '../../protocol/signed-message.j
 import { ResourceSet } from '../../resources/resource-set.js'
 import { fromBase64, fromBase64Url, toBase64 } from '../../util/base64.js'
 import { toHex } from '../../util/hex.js'
+import { bytesEqual } from '../../util/bytes.js'
 import type { Logger } from '../../log.js'
 import type { CaCommands } from './ca-commands.js'
 import type { MessageSigners } from './message-signers.js'
@@ -51,7 +52,7 @@ export class ChildServer {
     let reply: ProvisioningPayload
     try {
       if ('error' in decoded) throw decoded.error
-      reply = await this.answer(s, decoded.msg, body, published)
+      reply = await this.answer(s, decoded.msg, (ch) => this.verifyCms(s, ch, decoded.msg, body), published)
     } catch (e) {
       reply = errorReply(e)
       this.d.log.warn('RFC 6492 request refused', { ca: handle, child: decoded.sender, code: reply.type === 'error_response' ? reply.status : undefined, reason: reasonOf(e) })
@@ -60,10 +61,29 @@ export class ChildServer {
     return this.d.signers.of(this.d.commands.state(handle)).sign(xml, this.d.now())
   }
 
-  private async answer(s: CaState, msg: ProvisioningMessage, body: Uint8Array, published: (h: string) => void): Promise<ProvisioningPayload> {
-    const ch = s.children[msg.sender ?? '']
-    if (!ch) throw new AppError('ca-child-unknown', { ca: s.handle, child: msg.sender ?? '' })
-    // RFC 6492 §3.1: the message must be signed by the child's registered identity, recently, and not replayed.
+  /**
+   * An RFC 6492 message from a CA of this svcd, without CMS: the sender is identified by its identity certificate,
+   * which must be the one registered for the child (what verifying the signature against it would prove), and there
+   * is no transport to replay from. Answered exactly as rfc6492() would, an error_response on failure.
+   */
+  async local(handle: string, msg: ProvisioningMessage, senderIdCert: string, published: (handle: string) => void): Promise<ProvisioningMessage> {
+    const s = this.d.commands.state(handle)
+    let reply: ProvisioningPayload
+    try {
+      reply = await this.answer(s, msg, (ch) => {
+        if (!bytesEqual(fromBase64(ch.idCert), fromBase64(senderIdCert))) {
+          throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: 'the sender is not the identity registered for this child' })
+        }
+      }, published)
+    } catch (e) {
+      reply = errorReply(e)
+      this.d.log.warn('RFC 6492 request refused', { ca: handle, child: msg.sender, code: reply.type === 'error_response' ? reply.status : undefined, reason: reasonOf(e) })
+    }
+    return { sender: s.handle, recipient: msg.sender, payload: reply }
+  }
+
+  /** RFC 6492 §3.1: the message must be signed by the child's registered identity, recently, and not replayed. */
+  private verifyCms(s: CaState, ch: ChildInfo, msg: ProvisioningMessage, body: Uint8Array): void {
     const peer = `${s.handle}/${ch.handle}`
     let verified
     try {
@@ -76,6 +96,13 @@ export class ChildServer {
     const replay = replayProblem(this.replay.get(peer), verified.signingTime, digest, changes)
     if (replay) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: replay })
     this.replay.set(peer, replaySeen(this.replay.get(peer), verified.signingTime, digest, changes))
+  }
+
+  /** Answer a decoded message once `authenticate` accepted its sender (it throws when not). */
+  private async answer(s: CaState, msg: ProvisioningMessage, authenticate: (ch: ChildInfo) => void, published: (h: string) => void): Promise<ProvisioningPayload> {
+    const ch = s.children[msg.sender ?? '']
+    if (!ch) throw new AppError('ca-child-unknown', { ca: s.handle, child: msg.sender ?? '' })
+    authenticate(ch)
     if (msg.recipient !== s.handle) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: `the message is addressed to '${msg.recipient}'` })
     const p = msg.payload
     switch (p.type) {

@@ -11,7 +11,7 @@ import { keyIdentifier } from '../../crypto/key-id.js'
 import { AppError, reasonOf } from '../../errors.js'
 import { decodeCert } from '../../objects/cert.js'
 import { buildCsr } from '../../objects/csr.js'
-import { decodeProvisioning, encodeProvisioning, ERROR_CODES, type ProvisioningPayload } from '../../protocol/provisioning.js'
+import { decodeProvisioning, encodeProvisioning, ERROR_CODES, type ProvisioningMessage, type ProvisioningPayload } from '../../protocol/provisioning.js'
 import { unwrapMessage } from '../../protocol/signed-message.js'
 import { ResourceSet } from '../../resources/resource-set.js'
 import { fromBase64, toBase64, toBase64Url } from '../../util/base64.js'
@@ -25,8 +25,11 @@ import type { PostMessage } from './ports.js'
 
 export const UPDOWN_TYPE = 'application/rpki-updown'
 
-/** Delivers a CMS message to a parent in this same svcd without the network (same semantics), or undefined. */
-export type LocalUpdown = (serviceUri: string, cms: Uint8Array) => Promise<Uint8Array> | undefined
+/**
+ * Delivers an RFC 6492 message to a parent CA in this same svcd without the network and without CMS, or undefined
+ * when the URI is not one of ours: the reply, and the identity certificate of the CA that answered it (base64).
+ */
+export type LocalUpdown = (serviceUri: string, message: ProvisioningMessage, senderIdCert: string) => Promise<{ message: ProvisioningMessage; idCert: string }> | undefined
 
 export interface ParentClientDeps {
   commands: CaCommands
@@ -48,13 +51,24 @@ export interface ParentClientDeps {
 export class ParentClient {
   constructor(private readonly d: ParentClientDeps) {}
 
-  /** One RFC 6492 exchange with a parent: wrap, send, verify the reply against the parent's identity, decode. */
+  /**
+   * One RFC 6492 exchange with a parent: wrap, send, verify the reply against the parent's identity, decode. A parent
+   * in this svcd is asked in-process: both sides' identities are checked by their identity certificates, which is
+   * what the signatures would prove, and the CMS and XML in between are left out.
+   */
   async updown(s: CaState, p: ParentInfo, payload: ProvisioningPayload): Promise<ProvisioningPayload> {
-    const xml = encodeProvisioning({ sender: p.childHandle, recipient: p.parentHandle, payload })
-    const cms = await this.d.signers.of(s).sign(xml, this.d.now())
-    const answer = (await this.d.local(p.serviceUri, cms)) ?? (await this.d.post(p.serviceUri, cms, { contentType: UPDOWN_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit }))
-    const m = unwrapMessage(answer, { idCert: fromBase64(p.idCert), now: this.d.now() })
-    const reply = decodeProvisioning(m.xml)
+    const message: ProvisioningMessage = { sender: p.childHandle, recipient: p.parentHandle, payload }
+    const local = this.d.local(p.serviceUri, message, s.idCert)
+    let reply: ProvisioningMessage
+    if (local) {
+      const r = await local
+      if (!bytesEqual(fromBase64(r.idCert), fromBase64(p.idCert))) throw new Error(`parent '${p.name}' answered with another identity than the one in its parent response`)
+      reply = r.message
+    } else {
+      const cms = await this.d.signers.of(s).sign(encodeProvisioning(message), this.d.now())
+      const answer = await this.d.post(p.serviceUri, cms, { contentType: UPDOWN_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit })
+      reply = decodeProvisioning(unwrapMessage(answer, { idCert: fromBase64(p.idCert), now: this.d.now() }).xml)
+    }
     if (reply.payload.type === 'error_response') {
       const e = reply.payload
       throw new Error(`parent '${p.name}' answered error ${e.status} (${ERROR_CODES[e.status] ?? 'unknown code'})${e.description ? `: ${e.description}` : ''}`)
