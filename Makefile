@@ -4,7 +4,7 @@ NODE_DEPS := node_modules/.installed
 APT_PACKAGES := rsync openssl libxml2-utils rpki-client fort-validator octorpki libfaketime
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
-.PHONY: all run test check build deps system-deps bench fixtures clean
+.PHONY: all run test check build deps system-deps system-deps-backports bench fixtures clean
 
 all: build
 
@@ -26,6 +26,29 @@ system-deps:
 	    { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends $$missing; }; \
 	fi
 
+# rpki-client 9.7 and FORT 1.6.6 from Debian's bookworm-backports (design.md §5: the newest validators, RFC 9589,
+# 9674, 9697, 9829, 9981). Idempotent: nothing happens when the installed versions are already at least those; the
+# suite is added once (deb822, same URI and keyring as the main suite) and apt-get update runs only when the suite's
+# package list is missing or the install fails. Debian's archive only.
+BPO_SOURCES := /etc/apt/sources.list.d/bookworm-backports.sources
+BPO_WANT := rpki-client=9.7 fort-validator=1.6.6
+system-deps-backports: system-deps
+	@need=""; for pv in $(BPO_WANT); do p=$${pv%%=*}; v=$${pv#*=}; \
+	  have=$$(dpkg-query -W -f='$${Version}' $$p 2>/dev/null); \
+	  dpkg --compare-versions "$${have:-0}" ge "$$v" || need="$$need $$p"; done; \
+	if [ -n "$$need" ]; then \
+	  echo "installing from bookworm-backports:$$need"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; elif sudo -n true 2>/dev/null; then SUDO="sudo -n"; else echo "need root or sudo to install:$$need" >&2; exit 1; fi; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  if [ ! -f $(BPO_SOURCES) ]; then \
+	    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' | $$SUDO tee $(BPO_SOURCES) >/dev/null; fi; \
+	  ls /var/lib/apt/lists/*_dists_bookworm-backports_* >/dev/null 2>&1 || $$SUDO apt-get update -qq; \
+	  $$SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports $$need >/dev/null 2>&1 || \
+	    { $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends -t bookworm-backports $$need; }; \
+	  for pv in $(BPO_WANT); do p=$${pv%%=*}; v=$${pv#*=}; have=$$(dpkg-query -W -f='$${Version}' $$p 2>/dev/null); \
+	    dpkg --compare-versions "$${have:-0}" ge "$$v" || { echo "$$p $$have installed, need $$v or newer (bookworm-backports)" >&2; exit 1; }; done; \
+	fi
+
 dist/.built: $(NODE_DEPS) $(SRC) tsconfig.json package.json
 	@rm -rf dist
 	npx tsc -p tsconfig.json
@@ -41,7 +64,7 @@ run: build
 check: $(NODE_DEPS)
 	npx tsc -p tsconfig.check.json
 
-test: system-deps build check
+test: system-deps-backports build check
 	TAP_TYPECHECK=1 npx tap
 
 # Benchmarks (bench/run.ts): figures, targets and ratios against this machine's limits measured in the same run.

@@ -3,6 +3,7 @@
  * 3 server unreachable, TLS failure or a non-JSON answer. Reports render as text (default), json, xml or none.
  */
 import { ClientError } from '../client/api-client.js'
+import { errorDetailLines, messageBeforeDetails } from './error-details.js'
 
 export type Format = 'none' | 'json' | 'text' | 'xml'
 export const FORMATS: readonly Format[] = ['none', 'json', 'text', 'xml']
@@ -27,6 +28,14 @@ export class UsageError extends Error {
 /** Thrown after `--api` printed the call: nothing was sent; exit 0. */
 export class ApiPrinted extends Error {}
 
+/** A server error with the command's own text for its details (e.g. `roas update` names the delta file's lines). */
+export class DetailedServerError extends Error {
+  constructor(readonly error: ClientError, readonly lines: readonly string[]) {
+    super(error.message)
+    this.name = 'DetailedServerError'
+  }
+}
+
 /** Print a report in the chosen format. */
 export function render(report: Report, format: Format, out: (s: string) => void): void {
   if (format === 'none') return
@@ -45,10 +54,16 @@ export function render(report: Report, format: Format, out: (s: string) => void)
 /** The exit code and the stderr message for a failure. */
 export function failure(err: unknown, format: Format): { code: number; message: string } {
   if (err instanceof UsageError) return { code: 2, message: `svcc: ${err.message}` }
+  const detailed = err instanceof DetailedServerError ? err : undefined
+  if (detailed !== undefined) err = detailed.error
   if (err instanceof ClientError) {
     if (err.kind === 'server') {
       if (format === 'json' && err.body) return { code: 1, message: JSON.stringify(err.body, null, 2) }
-      return { code: 1, message: `svcc: error: ${err.message}${err.body ? ` (${err.body.label})` : ''}` }
+      // Text: the message, then each detail the JSON carries, so nobody has to ask for --format json to act.
+      const details = detailed?.lines ?? (err.body ? errorDetailLines(err.body) : [])
+      if (details.length === 0) return { code: 1, message: `svcc: error: ${err.message}${err.body ? ` (${err.body.label})` : ''}` }
+      const head = `svcc: error: ${messageBeforeDetails(err.message)}${err.body ? ` (${err.body.label})` : ''}:`
+      return { code: 1, message: [head, ...details.map((l) => `  ${l}`)].join('\n') }
     }
     return { code: 3, message: `svcc: ${err.message}` }
   }

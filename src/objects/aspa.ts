@@ -72,6 +72,8 @@ export function inspectAspa(a: Aspa): Problem[] {
   if (a.providers.length === 0) out.push(problem(rule, 'the provider set is empty'))
   if (a.providers.some((p, i) => i > 0 && a.providers[i - 1] >= p)) out.push(problem(rule, 'providers are not in ascending order without duplicates'))
   if (a.providers.includes(a.customer)) out.push(problem(rule, `the customer AS${a.customer} is listed as its own provider`))
+  // AS0 says "no provider at all": it stands alone (draft-ietf-sidrops-aspa-profile-22 §3.3).
+  if (a.providers.includes(0) && a.providers.length > 1) out.push(problem(rule, 'AS0 is listed together with other providers'))
   const { ip, as } = a.ee.extensions
   const eeRule = `${PROFILE} §4`
   if (ip !== undefined) out.push(problem(eeRule, 'the EE certificate has IP resources'))
@@ -102,6 +104,7 @@ export function canonicalProviders(spec: AspaSpec): number[] {
   const providers = [...new Set(spec.providers)].sort((x, y) => x - y)
   if (providers.length === 0) throw new EncodeError(`${PROFILE} §3.3`, 'an ASPA needs at least one provider')
   if (providers.includes(spec.customer)) throw new EncodeError(`${PROFILE} §3.3`, `the customer AS${spec.customer} cannot be its own provider`)
+  if (providers.includes(0) && providers.length > 1) throw new EncodeError(`${PROFILE} §3.3`, 'AS0 (no provider) can only be the sole provider')
   return providers
 }
 

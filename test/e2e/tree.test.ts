@@ -29,6 +29,7 @@ t.test('three levels and a CA with two parents', { skip: rpMissing() }, async (t
   const tooMuch = await d.run(['roas', 'update', '-c', 'ca2', '--delta', d.file('bad.txt', 'A: 10.2.0.0/16 => 65010\n')])
   t.equal(tooMuch.code, 1, 'a ROA for a prefix ca2 does not hold is refused')
   t.match(tooMuch.stderr, /ca-roa-delta-error/)
+  t.match(tooMuch.stderr, /line 1: A: 10\.2\.0\.0\/16 => 65010: the CA does not hold this prefix/, 'the text names the line and why')
   await waitPublished(d, (uris) => uris.filter((u) => /\/(ca2|multi)\//.test(u) && u.endsWith('.roa')).length === 3)
 
   const vrps = ['AS65010,10.1.0.0/16,24', 'AS65020,10.2.0.0/16,16', 'AS65021,192.168.1.0/24,24']

@@ -22,23 +22,59 @@ export interface RpResult {
   summary: string
   /** RESULT/PROBLEM/DIFF/OVERALL lines, for test diagnostics. */
   lines: string
+  /** Each validator's log (rp-validate's `<v>.log`: the command line, then everything the validator printed). */
+  logs: Record<string, string>
+}
+
+/**
+ * The validator versions the e2e tests are written for (design.md §5: Debian bookworm-backports, installed by
+ * `make test`). An older rpki-client or FORT is laxer (no RFC 9589, 9829 or 9981 checks), so a pass would prove less:
+ * validate() then fails instead of passing.
+ */
+export const MIN_VERSIONS: Record<string, string> = { 'rpki-client': '9.7', fort: '1.6.6' }
+
+/** The validators (of MIN_VERSIONS) whose RESULT line in `summary` shows an older version, as "name version" texts. */
+export function tooOld(summary: string): string[] {
+  const out: string[] = []
+  for (const [v, min] of Object.entries(MIN_VERSIONS)) {
+    const m = new RegExp(`^RESULT ${v} version=(\\S+)`, 'm').exec(summary)
+    if (m && compareVersions(m[1]!, min) < 0) out.push(`${v} ${m[1]} (need ${min} or newer: make test installs it from bookworm-backports)`)
+  }
+  return out
+}
+
+/** Compare dotted numeric versions ("9.7" < "9.10"); non-numeric parts compare as 0. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(/[.+~-]/).map((x) => Number.parseInt(x, 10) || 0)
+  const pb = b.split(/[.+~-]/).map((x) => Number.parseInt(x, 10) || 0)
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0)
+  return 0
 }
 
 /**
  * Validate the repository behind `talUrl` with all three validators (or `validators`) over one transport, expecting
  * exactly `vrps` (`AS<n>,<prefix>,<maxlen>` lines) and no warnings (--strict). `env` is added to the validators'
- * environment (a shifted clock, say).
+ * environment (a shifted clock, say). `verbose` runs rpki-client at -vv (and FORT/OctoRPKI at debug level): their
+ * progress lines then count as problems for --strict, so the caller judges `logs` itself. `rpkiClientArgs` are extra
+ * rpki-client arguments (word-split), e.g. `-P <seconds>` to validate at another time.
  */
-export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string> }): Promise<RpResult> {
+export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string>; verbose?: boolean; rpkiClientArgs?: string }): Promise<RpResult> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rp-'))
   try {
     const tal = await (await fetchInsecure(opts.talUrl)).text()
     writeFileSync(join(dir, 'svc-ta.tal'), tal)
     writeFileSync(join(dir, 'expect.csv'), opts.vrps.join('\n') + '\n')
-    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
+    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : []), ...(opts.verbose ? ['--verbose'] : []), ...(opts.rpkiClientArgs ? ['--rpki-client-args', opts.rpkiClientArgs] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
     const summary = existsSync(join(dir, 'out', 'summary.txt')) ? readFileSync(join(dir, 'out', 'summary.txt'), 'utf8') : r.stdout + r.stderr
     const lines = summary.split('\n').filter((l) => /^(RESULT|PROBLEM|DIFF|OVERALL)/.test(l)).join('\n')
-    return { code: r.status, summary, lines }
+    const logs: Record<string, string> = {}
+    for (const v of ['rpki-client', 'fort', 'octorpki']) {
+      const f = join(dir, 'out', `${v}.log`)
+      if (existsSync(f)) logs[v] = readFileSync(f, 'utf8')
+    }
+    const old = tooOld(summary)
+    if (old.length > 0) return { code: -1, summary, lines: `validators too old: ${old.join('; ')}\n${lines}`, logs }
+    return { code: r.status, summary, lines, logs }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -46,6 +46,16 @@ t.test('unknown things, malformed documents, a response for another child, bad d
   const json = await d.run(['roas', 'update', '-c', 'ca1', '--delta', d.file('d2.txt', 'A: 10.0.0.0/24 => 1\n'), '-f', 'json'])
   t.equal(json.code, 1)
   t.match(JSON.parse(json.stderr), { label: 'ca-roa-delta-error', delta_error: { notheld: ['10.0.0.0/24 => 1'] } })
+  // In text, each refused line of the file and why (issue 12 item 7).
+  const text = await d.run(['roas', 'update', '-c', 'ca1', '--delta', d.file('d3.txt', '# two problems\nA: 10.0.0.0/24 => 1\nA: 10.0.0.0/24-40 => 2\nR: 10.0.0.0/24 => 3\n')])
+  t.equal(text.code, 1)
+  t.equal(text.stderr, [
+    'svcc: error: Delta rejected (ca-roa-delta-error):',
+    '  line 4: R: 10.0.0.0/24 => 3: not configured, so it cannot be removed',
+    '  line 3: A: 10.0.0.0/24-40 => 2: invalid max length: max length 40 of 10.0.0.0/24 is longer than 32, the size of an IPv4 address',
+    '  line 2: A: 10.0.0.0/24 => 1: the CA does not hold this prefix',
+    '',
+  ].join('\n'))
   const badBody = await api('cas/ca1/routes', 'POST', JSON.stringify({ added: [{ asn: 'AS1', prefix: '10.0.0.0/8' }] }))
   t.equal(JSON.parse(badBody.body).label, 'api-invalid-body')
 

@@ -3,7 +3,7 @@
  * codes 0 (decodes and conforms), 1 (decodes, breaks the profile) and 2 (cannot be decoded, or no such file).
  * Run `make build` first (SVC_TEST_NO_BUILD_CHECK=1 skips the dist/-age check while others edit src/).
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { svcc, tempDir } from '../helpers/daemon.js'
@@ -103,4 +103,74 @@ t.test('real-world files of every kind', { skip: NO_SHARED }, async (t) => {
     t.equal(r.code, code, `${file}: exit ${code}`)
     t.match(r.stdout, pattern, file)
   }
+})
+
+t.test('issue 12: inspect verifies what a file proves alone; each failure is an RFC-cited problem, exit 1', async (t) => {
+  const dir = tempDir(t)
+  const good = readFileSync(obj('sample/repo/ca/AS65001.roa'))
+  const ok = await svcc(['inspect', obj('sample/repo/ca/AS65001.roa')])
+  t.match(ok.stdout, /Verified:\s+CMS signature and digest ok\n/)
+
+  // One byte of the RSA signature flipped (the signature is the last OCTET STRING of the file).
+  const flipped = Buffer.from(good)
+  flipped[flipped.length - 10] ^= 0x01
+  writeFileSync(join(dir, 'flipped.roa'), flipped)
+  const f = await svcc(['inspect', join(dir, 'flipped.roa')])
+  t.equal(f.code, 1, 'a flipped signature byte: exit 1')
+  t.match(f.stdout, /Verified:\s+CMS signature and digest FAILED/)
+  t.match(f.stdout, /error RFC 6488 §3: CMS signature does not verify with the key of the embedded EE certificate/)
+  const fj = JSON.parse((await svcc(['inspect', '-f', 'json', join(dir, 'flipped.roa')])).stdout)
+  t.match(fj, { conforms: false, checks: [{ check: 'cms-signature', ok: false }], problems: [{ rule: 'RFC 6488 §3', severity: 'error' }] })
+
+  // The eContent changed after signing (asID 65001 → 65002): the signed message-digest no longer matches.
+  const asid = good.indexOf(Buffer.from([0x02, 0x03, 0x00, 0xfd, 0xe9]))
+  t.ok(asid > 0, 'the asID is in the eContent')
+  const digest = Buffer.from(good)
+  digest[asid + 4] = 0xea
+  writeFileSync(join(dir, 'digest.roa'), digest)
+  const d = await svcc(['inspect', join(dir, 'digest.roa')])
+  t.equal(d.code, 1, 'a wrong message digest: exit 1')
+  t.match(d.stdout, /error RFC 6488 §2\.1\.6\.4\.2: message-digest attribute does not match the SHA-256 of the eContent/)
+  t.notMatch(d.stdout, /CMS signature does not verify/, 'the signature over the signed attributes still verifies')
+
+  // A manifest beside its files: one file differs from the hash the manifest lists.
+  const mftDir = join(dir, 'pp')
+  mkdirSync(mftDir)
+  for (const f of readdirSync(obj('sample/repo/ca'))) copyFileSync(obj(`sample/repo/ca/${f}`), join(mftDir, f))
+  const m0 = await svcc(['inspect', join(mftDir, `${ca}.mft`)])
+  t.equal(m0.code, 0, m0.stdout)
+  t.match(m0.stdout, /Verified:\s+CMS signature and digest ok, manifest file hashes ok/)
+  copyFileSync(obj('sample/repo/ca/AS65003.roa'), join(mftDir, 'AS65002.roa'))
+  const m = await svcc(['inspect', join(mftDir, `${ca}.mft`)])
+  t.equal(m.code, 1, 'a listed hash that does not match the file beside the manifest: exit 1')
+  t.match(m.stdout, /error RFC 9286 §6\.5: bad message digest for AS65002\.roa/)
+  rmSync(join(mftDir, 'AS65001.roa'))
+  t.match((await svcc(['inspect', join(mftDir, `${ca}.mft`)])).stdout, /error RFC 9286 §6\.4: AS65001\.roa is listed but missing/)
+  // Alone (no listed file beside it), a manifest is not checked against files.
+  copyFileSync(obj(`sample/repo/ca/${ca}.mft`), join(dir, 'alone.mft'))
+  const alone = await svcc(['inspect', join(dir, 'alone.mft')])
+  t.equal(alone.code, 0)
+  t.match(alone.stdout, /Verified:\s+CMS signature and digest ok\n/)
+})
+
+t.test('issue 12: --issuer verifies a certificate, a CRL or an EE certificate one step up the chain', async (t) => {
+  const caCert = obj(`sample/repo/ta/${ca}.cer`)
+  const roa = await svcc(['inspect', obj('sample/repo/ca/AS65001.roa'), '--issuer', caCert])
+  t.equal(roa.code, 0, roa.stdout)
+  t.match(roa.stdout, /Verified:\s+CMS signature and digest ok, issuer ok/)
+  const crl = await svcc(['inspect', obj(`sample/repo/ca/${ca}.crl`), '--issuer', caCert])
+  t.equal(crl.code, 0, crl.stdout)
+  t.match(crl.stdout, /Verified:\s+issuer ok/)
+  const taDir = obj('sample/repo/ta')
+  const taCrl = readdirSync(taDir).find((f) => f.endsWith('.crl'))!
+  // The wrong issuer: the CA certificate did not issue the TA's CRL, nor its own certificate.
+  const wrongCrl = await svcc(['inspect', join(taDir, taCrl), '--issuer', caCert])
+  t.equal(wrongCrl.code, 1)
+  t.match(wrongCrl.stdout, /error RFC 5280 §6\.3\.3: CRL issuer differs from the CA's subject/)
+  const wrongEe = await svcc(['inspect', obj('sample/repo/ca/AS65001.roa'), '--issuer', obj('bpki/id-ta.cer')])
+  t.equal(wrongEe.code, 1)
+  t.match(wrongEe.stdout, /Verified:\s+CMS signature and digest ok, issuer FAILED/)
+  t.match(wrongEe.stdout, /error RFC 5280 §6\.1\.4: the issuer is not a CA certificate|error RFC 5280 §6\.1\.3: /)
+  const notCert = await svcc(['inspect', caCert, '--issuer', obj('sample/repo/ca/AS65001.roa')])
+  t.equal(notCert.code, 2, '--issuer must be a certificate')
 })

@@ -14,7 +14,8 @@ import { buildRoa, decodeRoa, inspectRoa, verifyRoa } from '../../objects/roa.js
 import { errorsOf, formatProblem, type Problem } from '../../objects/problem.js'
 import type { ObjectIssuer } from '../../objects/signed-object.js'
 import { certResources } from '../../ca/parents.js'
-import { crlUri, classDir } from '../../ca/locations.js'
+import { crlUri, classDir, mftUri } from '../../ca/locations.js'
+import { nextObjectNumber, NUMBERS_EXHAUSTED } from '../../ca/numbering.js'
 import { nextRoaMode, planRoas, type PlannedRoa } from '../../ca/routes.js'
 import { certifiedKeys, type CaKey, type CaState, type IncomingCert, type ResourceClass } from '../../ca/state.js'
 import { keyIdentifier } from '../../crypto/key-id.js'
@@ -227,7 +228,8 @@ async function signManifestAndCrl(
   // Krill: thisUpdate five minutes back for peers' clocks; nextUpdate a configured time ahead (RFC 9286 §4.2.1).
   const thisUpdate = new Date(Math.floor(now.getTime() / 1000) * 1000 - 5 * 60_000)
   const nextUpdate = new Date(Math.min(now.getTime() + ctx.timing.mftNextUpdateSeconds * 1000, issuerCert.notAfter.getTime()))
-  const revision = BigInt(prev?.state.revision ?? '0') + 1n
+  const revision = nextObjectNumber(prev?.state.revision)
+  if (revision === undefined) return { objects: prev!, refused: [`${mftUri(state, rc.name, key.keyId)}: ${NUMBERS_EXHAUSTED}`] }
   const prevMft = prev?.objects.find((o) => o.kind === 'mft')
   if (prevMft) revocations.push({ serial: prevMft.meta.serial, date: now.toISOString(), expires: prevMft.notAfter })
   const crlName = crlFileName(key.keyId)

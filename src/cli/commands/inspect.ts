@@ -1,21 +1,28 @@
 /**
  * `svcc inspect <file>`: decode an RPKI object (certificate, CRL, manifest, ROA, ASPA, Ghostbusters record, CSR), a
  * TAL or an RFC 8183 document offline (no server), print it, and list its profile problems with their RFC sections.
- * Exit 0 when it decodes and conforms, 1 when it decodes but breaks its profile, 2 when it cannot be decoded.
+ * It also verifies what the file alone proves (objects/offline-checks.ts): a signed object's message digest and CMS
+ * signature against its embedded EE certificate; with `--issuer <cert>`, the certificate, CRL or EE one step up the
+ * chain; a manifest's file hashes when the listed files lie beside it.
+ * Exit 0 when it decodes, conforms and verifies, 1 when it decodes but breaks its profile or a check, 2 when it cannot
+ * be decoded.
  */
 import { readFileSync } from 'node:fs'
-import { basename } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { idCtRpkiGhostbusters } from '../../asn1/oids.js'
 import { decodeAspa, inspectAspa } from '../../objects/aspa.js'
-import { decodeCert, inspectCert } from '../../objects/cert.js'
-import { decodeCrl, inspectCrl } from '../../objects/crl.js'
+import { type Cert, decodeCert, inspectCert } from '../../objects/cert.js'
+import { type Crl, decodeCrl, inspectCrl } from '../../objects/crl.js'
 import { decodeCsr, inspectCsr } from '../../objects/csr.js'
-import { decodeManifest, inspectManifest } from '../../objects/manifest.js'
+import { decodeManifest, inspectManifest, type Manifest } from '../../objects/manifest.js'
 import { detectObjectType, type ObjectType } from '../../objects/object-type.js'
 import { formatProblem, hasErrors, type Problem } from '../../objects/problem.js'
 import { decodeRoa, inspectRoa } from '../../objects/roa.js'
-import { decodeSignedObject, inspectSignedObject } from '../../objects/signed-object.js'
+import { decodeSignedObject, inspectSignedObject, type SignedObject } from '../../objects/signed-object.js'
 import { decodeTal, inspectTal } from '../../objects/tal.js'
+import {
+  checkCmsSignature, checkCrlIssuedBy, checkIssuedBy, checkManifestFiles, type OfflineCheck,
+} from '../../objects/offline-checks.js'
 import { detectIdExchange, type IdExchangeDocument } from '../../protocol/idexchange.js'
 import { DecodeError, LibraryError } from '../../util/errors.js'
 import type { CommandDef } from '../command.js'
@@ -27,29 +34,59 @@ import {
 export const inspectCommands: CommandDef[] = [
   {
     path: ['inspect'],
-    summary: 'Decode an RPKI object, TAL or RFC 8183 document offline and list its profile problems (exit 0 ok, 1 problems, 2 undecodable)',
+    summary: 'Decode an RPKI object, TAL or RFC 8183 document offline, verify what it proves alone, and list its problems (exit 0 ok, 1 problems, 2 undecodable)',
     args: '<file>',
-    async run(_ctx, _opts, args) {
-      return inspectFile(args[0])
+    options: [{ flags: '--issuer <cert>', description: "the issuer's certificate: verify the certificate, CRL or EE certificate one step up the chain" }],
+    async run(_ctx, opts, args) {
+      return inspectFile(args[0], typeof opts.issuer === 'string' ? opts.issuer : undefined)
     },
   },
 ]
 
-/** Read and inspect one file. A file that cannot be read is a usage error (exit 2). */
-export function inspectFile(path: string): Report {
-  let bytes: Uint8Array
+/** Read and inspect one file (files beside it for a manifest). A file that cannot be read is a usage error (exit 2). */
+export function inspectFile(path: string, issuerPath?: string): Report {
+  const bytes = readOrUsage(path)
+  let issuer: Cert | undefined
+  if (issuerPath !== undefined) {
+    try {
+      issuer = decodeCert(readOrUsage(issuerPath))
+    } catch (e) {
+      if (e instanceof LibraryError) throw new UsageError(`--issuer ${issuerPath}: not a certificate: ${e.message}`)
+      throw e
+    }
+  }
+  const dir = dirname(path)
+  // RFC 9286 §4.2.2: listed names are plain file names, so join() cannot leave the manifest's directory.
+  const beside = (name: string): Uint8Array | undefined => (/^[a-zA-Z0-9_-]+\.[a-z]{3}$/.test(name) ? tryRead(join(dir, name)) : undefined)
+  return inspectBytes(bytes, path, { issuer, beside })
+}
+
+function readOrUsage(path: string): Uint8Array {
   try {
-    bytes = new Uint8Array(readFileSync(path))
+    return new Uint8Array(readFileSync(path))
   } catch (e) {
     throw new UsageError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
   }
-  return inspectBytes(bytes, path)
 }
 
-/** Inspect bytes named `file`: the report and its exit code (0 conforms, 1 profile problems, 2 cannot decode). */
-export function inspectBytes(bytes: Uint8Array, file: string): Report {
+function tryRead(path: string): Uint8Array | undefined {
+  try {
+    return new Uint8Array(readFileSync(path))
+  } catch {
+    return undefined
+  }
+}
+
+/** What the checks may use besides the bytes: the issuer's certificate, and the files beside the inspected one. */
+export interface InspectContext {
+  issuer?: Cert
+  beside?: (file: string) => Uint8Array | undefined
+}
+
+/** Inspect bytes named `file`: the report and its exit code (0 conforms, 1 profile or check problems, 2 cannot decode). */
+export function inspectBytes(bytes: Uint8Array, file: string, ctx: InspectContext = {}): Report {
   const type = detectObjectType(bytes, file)
-  let result: { view: View; problems: Problem[] }
+  let result: Analysis
   try {
     result = analyse(type, bytes)
   } catch (e) {
@@ -57,12 +94,43 @@ export function inspectBytes(bytes: Uint8Array, file: string): Report {
     if (e instanceof LibraryError) return undecodable(file, type, e)
     throw e
   }
-  const { view, problems } = result
+  const { view } = result
+  const checks = offlineChecks(result, ctx)
+  const problems = [...result.problems, ...checks.flatMap((c) => c.problems)]
   const conforms = !hasErrors(problems)
   const problemLines = problems.length === 0 ? ['Problems:        none'] : ['Problems:', ...problems.map((p) => `  ${p.severity.padEnd(6)}${formatProblem(p)}`)]
-  const text = [`${'File:'.padEnd(17)}${file}`, ...view.lines, ...problemLines].join('\n')
-  const json = { file, ...view.json, conforms, problems }
+  const checkLines = checks.length === 0 ? [] : [`${'Verified:'.padEnd(17)}${checks.map((c) => `${CHECK_NAMES[c.check]} ${hasErrors(c.problems) ? 'FAILED' : 'ok'}`).join(', ')}`]
+  const text = [`${'File:'.padEnd(17)}${file}`, ...view.lines, ...checkLines, ...problemLines].join('\n')
+  const json = { file, ...view.json, conforms, checks: checks.map((c) => ({ check: c.check, ok: !hasErrors(c.problems) })), problems }
   return { text, json, exitCode: conforms ? 0 : 1 }
+}
+
+const CHECK_NAMES: Record<OfflineCheck['check'], string> = { 'cms-signature': 'CMS signature and digest', issuer: 'issuer', 'manifest-files': 'manifest file hashes' }
+
+/** The decoded object (for the checks), its view and its profile problems. */
+interface Analysis {
+  view: View
+  problems: Problem[]
+  cert?: Cert
+  crl?: Crl
+  signed?: SignedObject
+  manifest?: Manifest
+}
+
+/** The checks that apply to what was decoded and to what the context offers. */
+function offlineChecks(a: Analysis, ctx: InspectContext): OfflineCheck[] {
+  const out: OfflineCheck[] = []
+  if (a.signed !== undefined) out.push({ check: 'cms-signature', problems: checkCmsSignature(a.signed) })
+  if (ctx.issuer !== undefined) {
+    const subject = a.signed?.ee ?? a.cert
+    if (subject !== undefined) out.push({ check: 'issuer', problems: checkIssuedBy(subject, ctx.issuer) })
+    else if (a.crl !== undefined) out.push({ check: 'issuer', problems: checkCrlIssuedBy(a.crl, ctx.issuer) })
+  }
+  if (a.manifest !== undefined && ctx.beside !== undefined) {
+    const problems = checkManifestFiles(a.manifest, ctx.beside)
+    if (problems !== undefined) out.push({ check: 'manifest-files', problems })
+  }
+  return out
 }
 
 function undecodable(file: string, type: ObjectType, e: LibraryError): Report {
@@ -75,44 +143,46 @@ function undecodable(file: string, type: ObjectType, e: LibraryError): Report {
   }
 }
 
-function analyse(type: ObjectType, bytes: Uint8Array): { view: View; problems: Problem[] } {
+function analyse(type: ObjectType, bytes: Uint8Array): Analysis {
   switch (type) {
     case 'cert': {
       const c = decodeCert(bytes)
-      return { view: certView(c), problems: inspectCert(c) }
+      return { view: certView(c), problems: inspectCert(c), cert: c }
     }
     case 'crl': {
       const c = decodeCrl(bytes)
-      return { view: crlView(c), problems: inspectCrl(c) }
+      return { view: crlView(c), problems: inspectCrl(c), crl: c }
     }
     case 'manifest': {
       const m = decodeManifest(bytes)
-      return { view: manifestView(m), problems: inspectManifest(m) }
+      return { view: manifestView(m), problems: inspectManifest(m), signed: m.signedObject, manifest: m }
     }
     case 'roa': {
       const r = decodeRoa(bytes)
-      return { view: roaView(r), problems: inspectRoa(r) }
+      return { view: roaView(r), problems: inspectRoa(r), signed: r.signedObject }
     }
     case 'aspa': {
       const a = decodeAspa(bytes)
-      return { view: aspaView(a), problems: inspectAspa(a) }
+      return { view: aspaView(a), problems: inspectAspa(a), signed: a.signedObject }
     }
     default:
       return analyseOther(type, bytes)
   }
 }
 
-function analyseOther(type: ObjectType, bytes: Uint8Array): { view: View; problems: Problem[] } {
+function analyseOther(type: ObjectType, bytes: Uint8Array): Analysis {
   switch (type) {
     case 'gbr':
     case 'signed-object': {
       const so = decodeSignedObject(bytes)
       const expected = type === 'gbr' ? idCtRpkiGhostbusters : undefined
-      return { view: signedObjectView(so, type === 'gbr' ? 'Ghostbusters record (RFC 6493)' : 'signed object (RFC 6488)'), problems: inspectSignedObject(so, expected) }
+      return { view: signedObjectView(so, type === 'gbr' ? 'Ghostbusters record (RFC 6493)' : 'signed object (RFC 6488)'), problems: inspectSignedObject(so, expected), signed: so }
     }
-    case 'cms-xml':
-      // The RFC 6492/8181 CMS profile is checked by svcd (protocol/signed-message.ts); here only the contents are shown.
-      return { view: signedObjectView(decodeSignedObject(bytes), 'RFC 6492/8181 CMS message'), problems: [] }
+    case 'cms-xml': {
+      // The RFC 6492/8181 CMS profile is checked by svcd (protocol/signed-message.ts); here the contents and signature.
+      const so = decodeSignedObject(bytes)
+      return { view: signedObjectView(so, 'RFC 6492/8181 CMS message'), problems: [], signed: so }
+    }
     case 'csr': {
       const c = decodeCsr(bytes)
       return { view: csrView(c), problems: inspectCsr(c) }
@@ -129,7 +199,7 @@ function analyseOther(type: ObjectType, bytes: Uint8Array): { view: View; proble
 }
 
 /** An RFC 8183 document: its fields, and its identity certificate decoded (RFC 8183 §4: a BPKI CA certificate). */
-function idExchange(d: IdExchangeDocument): { view: View; problems: Problem[] } {
+function idExchange(d: IdExchangeDocument): Analysis {
   const fields: Record<string, string> = {}
   for (const [k, v] of Object.entries(d.doc)) if (typeof v === 'string') fields[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v
   const cert = decodeCert(d.doc.idCert)

@@ -1,10 +1,12 @@
 /** `svcc roas …`: route origin authorisations (spec §2.7, §2.8, §4.2). */
 import { ROAS_PAGE_MAX, type ConfiguredRoa, type RoaJson } from '../../api/cas.js'
+import { ClientError } from '../../client/api-client.js'
 import { calls } from '../../client/calls.js'
 import { formatPrefix } from '../../resources/ip.js'
 import { formatRoaPayload, parseRoaDelta, parseRoaPayload, type RoaPayload } from '../../resources/roa-payload.js'
 import type { CommandDef } from '../command.js'
-import { UsageError } from '../report.js'
+import { deltaErrorLines } from '../error-details.js'
+import { DetailedServerError, UsageError } from '../report.js'
 
 export const roasCommands: CommandDef[] = [
   {
@@ -38,15 +40,22 @@ export const roasCommands: CommandDef[] = [
     options: [{ flags: '--delta <file>', description: 'ROA delta file', required: true }],
     async run(ctx, opts) {
       const file = String(opts.delta)
+      const text = ctx.readFile(file, '--delta')
       let delta
       try {
-        delta = parseRoaDelta(ctx.readFile(file, '--delta'))
+        delta = parseRoaDelta(text)
       } catch (e) {
         if (e instanceof UsageError) throw e
         throw new UsageError(`--delta '${file}': ${(e as Error).message}`)
       }
       const json = (p: RoaPayload): RoaJson => ({ asn: p.asn, prefix: formatPrefix(p.prefix), max_length: p.maxLength })
-      await ctx.send(calls.caRoasUpdate(ctx.ca(), { added: delta.added.map((a) => ({ ...json(a.payload), ...(a.comment ? { comment: a.comment } : {}) })), removed: delta.removed.map(json) }))
+      try {
+        await ctx.send(calls.caRoasUpdate(ctx.ca(), { added: delta.added.map((a) => ({ ...json(a.payload), ...(a.comment ? { comment: a.comment } : {}) })), removed: delta.removed.map(json) }))
+      } catch (e) {
+        // A refused delta names the lines of the file that are wrong, and why (issue 12 item 7).
+        if (e instanceof ClientError && e.body?.delta_error !== undefined) throw new DetailedServerError(e, deltaErrorLines(e.body, text))
+        throw e
+      }
       return { text: '' }
     },
   },

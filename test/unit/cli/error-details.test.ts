@@ -1,0 +1,63 @@
+/** Issue 12 item 7: the text output of an error names every detail its JSON carries; a refused ROA delta its lines. */
+import t from 'tap'
+import { ClientError } from '../../../src/client/api-client.js'
+import { deltaErrorLines, errorDetailLines } from '../../../src/cli/error-details.js'
+import { DetailedServerError, failure } from '../../../src/cli/report.js'
+import type { ErrorBody } from '../../../src/errors.js'
+
+const body: ErrorBody = {
+  label: 'ca-roa-delta-error',
+  msg: 'Delta rejected, see included json',
+  args: {},
+  delta_error: {
+    unknowns: ['10.9.0.0/24 => 65009'],
+    duplicates: ['10.0.0.0/24 => 65000', '10.1.0.0/16-20 => 65001'],
+    invalid_length: ['10.3.0.0/24-33 => 65003: max length 33 of 10.3.0.0/24 is longer than 32, the size of an IPv4 address'],
+    notheld: ['192.0.2.0/24 => 65002'],
+  },
+}
+
+const file = [
+  '# ROAs',
+  'A: 10.0.0.0/24 => 65000',
+  'A: 192.0.2.0/24 => AS65002   # not ours',
+  'A: 10.3.0.0/24-33 => 65003',
+  'A: 10.0.0.0/24 => 65000',
+  'A: 10.1.0.0/16-20 => 65001',
+  'R: 10.9.0.0/24 => 65009',
+  '',
+].join('\n')
+
+t.test('each refused line of the delta file, with its number and why', async (t) => {
+  t.same(deltaErrorLines(body, file), [
+    'line 7: R: 10.9.0.0/24 => 65009: not configured, so it cannot be removed',
+    'line 5: A: 10.0.0.0/24 => 65000: listed twice in the delta (first on line 2)',
+    'line 6: A: 10.1.0.0/16-20 => 65001: already configured',
+    'line 4: A: 10.3.0.0/24-33 => 65003: invalid max length: max length 33 of 10.3.0.0/24 is longer than 32, the size of an IPv4 address',
+    'line 3: A: 192.0.2.0/24 => AS65002   # not ours: the CA does not hold this prefix',
+  ])
+})
+
+t.test('text output: the message, then the details; JSON output: the body as it came', async (t) => {
+  const err = new ClientError('server', body.msg, 400, body)
+  const text = failure(err, 'text')
+  t.equal(text.code, 1)
+  t.equal(text.message, [
+    'svcc: error: Delta rejected (ca-roa-delta-error):',
+    '  10.9.0.0/24 => 65009: not configured, so it cannot be removed',
+    '  10.0.0.0/24 => 65000: already configured, or listed twice in the delta',
+    '  10.1.0.0/16-20 => 65001: already configured, or listed twice in the delta',
+    '  10.3.0.0/24-33 => 65003: invalid max length: max length 33 of 10.3.0.0/24 is longer than 32, the size of an IPv4 address',
+    '  192.0.2.0/24 => 65002: the CA does not hold this prefix',
+  ].join('\n'))
+  const withLines = failure(new DetailedServerError(err, deltaErrorLines(body, file)), 'text')
+  t.match(withLines.message, /^svcc: error: Delta rejected \(ca-roa-delta-error\):\n  line 7: R: 10\.9\.0\.0\/24 => 65009: not configured/)
+  t.same(JSON.parse(failure(new DetailedServerError(err, []), 'json').message), body, 'JSON is unchanged')
+})
+
+t.test('any other detail a body carries is printed as key: value; a plain error stays one line', async (t) => {
+  const other = { label: 'ca-parent-issue', msg: 'Parent problem', args: {}, problems: ['one', { two: 2 }] } as unknown as ErrorBody
+  t.same(errorDetailLines(other), ['problems: one', 'problems: {"two":2}'])
+  const plain = failure(new ClientError('server', "CA 'x' is unknown", 404, { label: 'ca-unknown', msg: "CA 'x' is unknown", args: { ca: 'x' } }), 'text')
+  t.equal(plain.message, "svcc: error: CA 'x' is unknown (ca-unknown)")
+})
