@@ -154,7 +154,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   })
   const repo = new RepoService({ commands, publisher, parents, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction })
-  const testbed = new TestbedService({ commands, cas, children, parents, publisher, signer, now, random, log, serviceUri: config.service_uri })
+  const testbed = new TestbedService({ commands, cas, children, parents, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
 
   const stopCas = async () => {

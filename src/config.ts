@@ -51,6 +51,8 @@ export interface RepositoryConfig {
 
 export interface TestbedConfig {
   enabled: boolean
+  /** Testbed self-service (/testbed/…, unauthenticated): requests a minute per source address, also the burst. */
+  self_service_per_minute: number
 }
 
 export interface TimingConfig {
@@ -134,6 +136,7 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
   },
   testbed: {
     enabled: { kind: 'boolean' },
+    self_service_per_minute: { kind: 'integer', min: 1, max: 100000 },
   },
   timing: {
     mft_next_update_seconds: { kind: 'integer', min: 60 },
@@ -185,7 +188,7 @@ export function defaults(): Config {
       rrdp_delta_files_max_seconds: 7200,
       rrdp_delta_interval_min_seconds: 0,
     },
-    testbed: { enabled: false },
+    testbed: { enabled: false, self_service_per_minute: 20 },
     timing: {
       mft_next_update_seconds: 24 * HOUR,
       mft_reissue_seconds: 8 * HOUR,

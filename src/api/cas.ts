@@ -63,15 +63,17 @@ export interface ParentContactJson {
   id_cert: IdCertInfo
 }
 
+/** The last exchange with a parent or repository; `timestamp` in unix seconds (Krill's `Timestamp`). */
 export interface ExchangeJson {
-  timestamp: string
+  timestamp: number
   uri: string
   result: 'Success' | { Failure: { label: string; msg: string; args: Record<string, string> } }
 }
 
 export interface ParentStatusJson {
   last_exchange: ExchangeJson | null
-  last_success: string | null
+  /** Unix seconds (Krill's `Timestamp`). */
+  last_success: number | null
   all_resources: ResourceSetText
   classes: { class_name: string; resource_set: ResourceSetText; not_after: string }[]
 }
@@ -131,6 +133,34 @@ export interface ConfiguredRoa {
   roa_objects: RoaObjectJson[]
 }
 
+/** Krill's BgpAnalysisState (krill:src/api/bgp.rs): of a configured ROA, or of an announcement. */
+export type BgpAnalysisState =
+  | 'roa_seen' | 'roa_redundant' | 'roa_unseen' | 'roa_disallowing' | 'roa_too_permissive' | 'roa_as0' | 'roa_as0_redundant' | 'roa_not_held'
+  | 'announcement_valid' | 'announcement_invalid_length' | 'announcement_invalid_asn' | 'announcement_disallowed' | 'announcement_not_found'
+  | 'roa_no_announcement_info'
+
+/**
+ * One entry of GET /api/v1/cas/{ca}/routes/analysis/full (Krill's BgpAnalysisEntry with a configured ROA): the
+ * ConfiguredRoa's fields and its state. svcd has no BGP data, so the announcement lists Krill adds when it has some
+ * (`authorizes`, `disallows`, …) are never there.
+ */
+export interface BgpAnalysisEntry extends ConfiguredRoa {
+  state: BgpAnalysisState
+}
+
+/** GET …/routes/analysis/suggest (Krill's BgpAnalysisSuggestion; empty lists are left out). */
+export interface BgpAnalysisSuggestion {
+  stale?: ConfiguredRoa[]
+  not_held?: ConfiguredRoa[]
+  keep?: ConfiguredRoa[]
+}
+
+/** An ASPA configuration (krill-reference.md §1.1 "ASPA"); GET /api/v1/cas/{ca}/aspas answers [] until ASPAs are managed. */
+export interface AspaDefinitionJson {
+  customer: number
+  providers: number[]
+}
+
 /**
  * Paging of GET /api/v1/cas/{ca}/routes (`?offset=&limit=`): Krill answers the whole list, so the default page is
  * large enough for an ordinary CA (ROAS_PAGE_DEFAULT); larger CAs page. The body stays Krill's array; the total is
@@ -146,7 +176,8 @@ export interface RepoInfoJson {
 
 export interface RepoStatusJson {
   last_exchange: ExchangeJson | null
-  last_success: string | null
+  /** Unix seconds (Krill's `Timestamp`). */
+  last_success: number | null
   published: { uri: string; hash: string }[]
 }
 
@@ -168,8 +199,14 @@ const obj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' 
 
 export function checkResourcesJson(v: unknown): string | undefined {
   if (!obj(v)) return 'resources must be an object {"asn","ipv4","ipv6"}'
-  for (const k of ['asn', 'ipv4', 'ipv6']) if (v[k] !== undefined && v[k] !== null && typeof v[k] !== 'string') return `resources.${k} must be a string`
+  for (const k of ['asn', 'ipv4', 'ipv6', 'v4', 'v6']) if (v[k] !== undefined && v[k] !== null && typeof v[k] !== 'string') return `resources.${k} must be a string`
+  for (const [k, alias] of [['ipv4', 'v4'], ['ipv6', 'v6']]) if (typeof v[k] === 'string' && typeof v[alias] === 'string') return `resources.${k} and its alias ${alias} are both given`
   return undefined
+}
+
+/** Resources as given: `v4` and `v6` are accepted for `ipv4` and `ipv6`, as rpki-rs's ResourceSet reads them (Krill's web client sends them). */
+export function resourcesFromJson(v: Partial<ResourceSetText> & { v4?: string; v6?: string }): Partial<ResourceSetText> {
+  return { asn: v.asn, ipv4: v.ipv4 ?? v.v4, ipv6: v.ipv6 ?? v.v6 }
 }
 
 export function checkAddCa(v: unknown): string | undefined {

@@ -8,14 +8,16 @@ import type { Header, Operation, Parameter, RequestBody, Response, Schema } from
 
 //------------ Errors ----------------------------------------------------------------------------------------------
 
-export type ErrorStatus = '400' | '401' | '404' | '413' | '415' | '500' | '503' | '507'
+export type ErrorStatus = '400' | '401' | '403' | '404' | '413' | '415' | '429' | '500' | '503' | '507'
 
 export const ERROR_RESPONSES: Record<ErrorStatus, [name: string, response: Response]> = {
   '400': ['BadRequest', errorResponse('Bad request: invalid input or a refused operation (label says which)')],
   '401': ['Unauthorized', { ...errorResponse('No or wrong bearer token (api-invalid-credentials)'), headers: { 'WWW-Authenticate': wwwAuthenticate() } }],
+  '403': ['Forbidden', errorResponse('Not allowed for this caller (api-insufficient-rights), e.g. a testbed removal of a CA of this svcd')],
   '404': ['NotFound', errorResponse('Unknown CA, child, parent, publisher, history key or path')],
   '413': ['PayloadTooLarge', errorResponse('The request body exceeds the configured limit (api-post-body-exceeds-limit)')],
   '415': ['UnsupportedMediaType', errorResponse('Wrong Content-Type for a protocol message (api-unsupported-media-type)')],
+  '429': ['TooManyRequests', { ...errorResponse('Too many requests from this address (api-rate-limited); nothing was done'), headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } } } }],
   '500': ['InternalError', errorResponse('Server error: always the bare sys-internal body, details are only logged')],
   '503': ['StorageUnavailable', errorResponse('The data directory cannot be written (sys-storage-io): nothing was changed, retry later')],
   '507': ['InsufficientStorage', errorResponse('No space left in the data directory (sys-storage-full): nothing was changed, retry when space has been freed')],

@@ -36,7 +36,10 @@ function parentRoutes(): DescribedRoute[] {
       id: 'caParentAdd', tag, summary: 'Add a parent', body, ok: empty('Added'),
       description: 'svcd first asks the parent (an RFC 6492 list); a parent that cannot be reached, or answers for another child, is refused (ca-parent-issue) and nothing changes. With XML, the parent is named after the parent_handle.',
     }),
-    post('/cas/{ca}/parents/{parent}', { id: 'caParentUpdate', tag, summary: 'Replace the parent response of a parent', body, ok: empty('Updated') }),
+    post('/cas/{ca}/parents/{parent}', {
+      id: 'caParentUpdate', tag, summary: 'Add or update a parent', body, ok: empty('Added or updated'),
+      description: "Krill's add-or-update: a parent of that name that does not exist yet is added, one that does gets the new response (the same response again changes nothing). The name in a JSON body must equal the one in the path; RFC 8183 XML (also sent as text/plain) takes the name from the path. As with POST …/parents, the parent is asked first (ca-parent-issue).",
+    }),
     get('/cas/{ca}/parents/{parent}', { id: 'caParentContact', tag, summary: 'Contact details of a parent', ok: json('ParentContactJson', 'Parent contact') }),
     del('/cas/{ca}/parents/{parent}', { id: 'caParentRemove', tag, summary: 'Remove a parent', description: 'Its certificates are revoked at the parent first.', ok: empty('Removed') }),
     post('/cas/{ca}/sync/parents', { id: 'caSyncParents', tag, summary: 'Sync with all parents now', ok: empty('Synced') }),
@@ -67,6 +70,12 @@ function roaAndRepoRoutes(): DescribedRoute[] {
       id: 'caRoasUpdate', tag: 'roas', summary: 'Apply a ROA delta', body: jsonBody('RoaDeltaJson', 'ROAs to add and remove'), ok: empty('Applied'),
       description: 'All or nothing: any problem refuses the whole delta with ca-roa-delta-error, whose body lists the problems in `delta_error`.',
     }),
+    get('/cas/{ca}/routes/analysis/full', {
+      id: 'caRoutesAnalysis', tag: 'roas', summary: 'BGP analysis of the configured ROAs', ok: json({ type: 'array', items: ref('BgpAnalysisEntry') }, "Krill's BgpAnalysisReport"),
+      description: 'svcd has no BGP data: every configured ROA is answered with its objects and state roa_no_announcement_info, or roa_not_held when the CA does not hold its prefix (those first, as Krill orders states).',
+    }),
+    get('/cas/{ca}/routes/analysis/suggest', { id: 'caRoutesSuggest', tag: 'roas', summary: 'ROA suggestions from BGP data', ok: json('BgpAnalysisSuggestion', 'Without BGP data: {}') }),
+    get('/cas/{ca}/aspas', { id: 'caAspas', tag: 'aspas', summary: 'ASPA configurations', ok: json({ type: 'array', items: ref('AspaDefinitionJson') }, 'None until ASPA management exists: []') }),
     get('/cas/{ca}/repo', { id: 'caRepo', tag: 'repo', summary: 'Repository configuration', ok: json('RepoInfoJson', 'The repository in use') }),
     post('/cas/{ca}/repo', {
       id: 'caRepoUpdate', tag: 'repo', summary: 'Change the repository', body: jsonOrXmlBody('RepoUpdateJson', 'The new repository', 'repository_response'), ok: empty('Moved'),
@@ -177,7 +186,29 @@ function publicRoutes(): DescribedRoute[] {
   ]
 }
 
+/** Krill's login endpoints for web clients (http/routes/auth.ts) and the testbed self-service (routes/testbed.ts). */
+function krillClientRoutes(): DescribedRoute[] {
+  const text = (description: string): Response => ({ description, content: { 'text/plain': { schema: { type: 'string' } } } })
+  const testbed = (method: 'get' | 'post' | 'delete', path: string, spec: Omit<OperationSpec, 'tag'>) => route(method, `/testbed${path}`, { tag: 'testbed', ...spec }, 'public')
+  const write = ['400', '404', '413', '429', '500', '503', '507'] as const
+  return [
+    route('get', '/auth/login', { id: 'authLoginUrl', tag: 'auth', summary: 'Where the login page is (no token)', ok: text('The relative URL of the login page: /login'), errors: ['500'] }, 'public'),
+    route('post', '/auth/login', { id: 'authLogin', tag: 'auth', summary: 'Log in with the bearer token', ok: json('LoggedInUser', 'The session: {"token", "id": "admin-token", "attributes": {"role": "admin"}}'), errors: ['401', '413', '500'] }, 'host'),
+    route('post', '/auth/logout', { id: 'authLogout', tag: 'auth', summary: 'Log out', ok: text('Where to go next: /'), errors: ['401', '413', '500'] }, 'host'),
+    testbed('get', '/enabled', { id: 'testbedEnabled', summary: 'Whether the testbed self-service is on (no token)', ok: empty('On'), errors: ['404', '429', '500'] }),
+    testbed('post', '/children', {
+      id: 'testbedChildAdd', summary: 'Register a child of CA testbed (no token)', body: jsonBody('AddChildJson', 'The child, as for POST /api/v1/cas/testbed/children'), ok: json('ParentResponseJson', 'The RFC 8183 parent response for the child'), errors: [...write],
+      description: 'The same checks and errors as the authenticated API. Rate-limited per source address ([testbed] self_service_per_minute); 404 when [testbed] is off.',
+    }),
+    testbed('delete', '/children/{child}', { id: 'testbedChildRemove', summary: 'Remove a child of CA testbed (no token)', description: 'Never one that is a CA of this svcd (403).', ok: empty('Removed'), errors: ['400', '403', '404', '429', '500', '503', '507'] }),
+    testbed('post', '/publishers', {
+      id: 'testbedPublisherAdd', summary: 'Register a publisher in the embedded repository (no token)', body: jsonBody('PublisherRequestJson', 'The RFC 8183 publisher request as JSON'), ok: json('RepositoryResponseJson', 'The RFC 8183 repository response'), errors: [...write],
+    }),
+    testbed('delete', '/publishers/{publisher}', { id: 'testbedPublisherRemove', summary: 'Remove a publisher of the embedded repository (no token)', description: 'Never the repository of a CA of this svcd (403).', ok: empty('Removed'), errors: ['400', '403', '404', '429', '500', '503', '507'] }),
+  ]
+}
+
 /** Every described route. */
 export const ROUTES: DescribedRoute[] = [
-  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(),
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(),
 ]

@@ -15,6 +15,8 @@ const str = (description: string, extra: Partial<SchemaObject> = {}): SchemaObje
 const int = (description: string, extra: Partial<SchemaObject> = {}): SchemaObject => ({ type: 'integer', description, ...extra })
 const base64 = (description: string): SchemaObject => str(`${description} (base64)`, { format: 'byte' })
 const time = (description: string): SchemaObject => str(description, { format: 'date-time' })
+/** Krill's `Timestamp`: whole seconds since the epoch. */
+const seconds = (description: string): SchemaObject => int(`${description}, in unix seconds`, { format: 'int64', example: 1767225600 })
 const arr = (items: Schema, description?: string): SchemaObject => ({ type: 'array', items, ...(description ? { description } : {}) })
 const map = (values: Schema, description: string): SchemaObject => ({ type: 'object', description, additionalProperties: values })
 const oneOf = (description: string, ...options: Schema[]): SchemaObject => ({ description, oneOf: options })
@@ -52,6 +54,11 @@ const status: Record<string, Schema> = {
     problems: arr(ref('ErrorBody'), 'When not ready: what is wrong (labels sys-store, sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher)'),
   }, ['problems']),
   ServerInfo: obj('Server version and start time', { version: str('svc version', { example: '0.1.0' }), started: int('Start time in unix seconds') }),
+  LoggedInUser: obj("A web client's session (Krill's LoggedInUser): the token to send from now on, the user and its attributes", {
+    token: str('Bearer token for the following requests'),
+    id: str('The user', { example: 'admin-token' }),
+    attributes: map({ type: 'string' }, 'Attributes of the user, e.g. {"role": "admin"}'),
+  }),
   OpenApiDocumentJson: {
     ...obj('This OpenAPI description', {
       openapi: str('OpenAPI version of the document', { example: '3.0.3' }),
@@ -66,7 +73,7 @@ const status: Record<string, Schema> = {
 
 const shared: Record<string, Schema> = {
   ResourceSet: {
-    ...obj(`IP and AS resources, ${RESOURCES}; an empty string means none`, { asn: str('AS numbers and ranges'), ipv4: str('IPv4 prefixes and ranges'), ipv6: str('IPv6 prefixes and ranges') }),
+    ...obj(`IP and AS resources, ${RESOURCES}; an empty string means none. On input v4 and v6 are accepted for ipv4 and ipv6 (as rpki-rs reads them)`, { asn: str('AS numbers and ranges, both ends of a range with AS as Krill writes them (AS65000-AS65010); AS65000-65010 is accepted on input'), ipv4: str('IPv4 prefixes and ranges'), ipv6: str('IPv6 prefixes and ranges') }),
     example: { asn: 'AS65000-AS65010', ipv4: '10.0.0.0/8, 192.168.0.0/16', ipv6: '2001:db8::/32' },
   },
   IdCertInfo: obj('An RFC 8183 identity (BPKI) certificate', {
@@ -77,7 +84,7 @@ const shared: Record<string, Schema> = {
   RepoInfo: obj('Where a CA publishes', { sia_base: str('rsync URI of the CA\'s directory (ends with /)'), rrdp_notification_uri: str('RRDP notification URI (may be empty)') }),
   IssueJson: obj('A failure of a parent exchange or repository sync', { label: str('Error label'), msg: str('Message'), args: map({ type: 'string' }, 'Message values') }),
   ExchangeJson: obj('The last exchange with a parent or repository', {
-    timestamp: time('When'),
+    timestamp: seconds('When'),
     uri: str('Service URI'),
     result: oneOf('Success, or the failure', literal('Success', 'The exchange succeeded'), obj('The exchange failed', { Failure: ref('IssueJson') })),
   }),
@@ -130,7 +137,7 @@ const cas: Record<string, Schema> = {
   }),
   ParentStatusJson: obj('Exchange status and entitlements of a parent', {
     last_exchange: nullable(ref('ExchangeJson')),
-    last_success: nullable(time('Last successful exchange')),
+    last_success: nullable(seconds('Last successful exchange')),
     all_resources: ref('ResourceSet'),
     classes: arr(obj('An entitlement', { class_name: str('Parent class name'), resource_set: ref('ResourceSet'), not_after: time('Validity end of the certificate') })),
   }),
@@ -157,6 +164,16 @@ const cas: Record<string, Schema> = {
     comment: nullable(str('Comment')),
     roa_objects: arr(ref('RoaObjectJson')),
   }),
+  BgpAnalysisState: str("Krill's BgpAnalysisState; without BGP data svcd reports only roa_no_announcement_info and roa_not_held", {
+    enum: ['roa_seen', 'roa_redundant', 'roa_unseen', 'roa_disallowing', 'roa_too_permissive', 'roa_as0', 'roa_as0_redundant', 'roa_not_held', 'announcement_valid', 'announcement_invalid_length', 'announcement_invalid_asn', 'announcement_disallowed', 'announcement_not_found', 'roa_no_announcement_info'],
+  }),
+  BgpAnalysisEntry: { description: "One entry of Krill's BGP analysis report: a configured ROA and its state", allOf: [ref('ConfiguredRoa'), obj('The state', { state: ref('BgpAnalysisState') })] },
+  BgpAnalysisSuggestion: obj("Krill's BGP analysis suggestion; empty lists are left out, so without BGP data it is {}", {
+    stale: arr(ref('ConfiguredRoa'), 'ROAs for no seen announcement'),
+    not_held: arr(ref('ConfiguredRoa'), 'ROAs for prefixes the CA does not hold'),
+    keep: arr(ref('ConfiguredRoa'), 'ROAs to keep'),
+  }, ['stale', 'not_held', 'keep']),
+  AspaDefinitionJson: obj('An ASPA configuration (krill-reference.md §1.1 "ASPA")', { customer: int('Customer AS number'), providers: arr(int('Provider AS number')) }),
   RepoInfoJson: obj('Repository configuration of a CA (spec §2.6)', {
     contact: nullable(obj('The repository in use', {
       type: str('Embedded publication server or a remote one', { enum: ['embedded', 'remote'] }),
@@ -166,7 +183,7 @@ const cas: Record<string, Schema> = {
   }),
   RepoStatusJson: obj('What the repository holds for the CA (a real RFC 8181 list)', {
     last_exchange: nullable(ref('ExchangeJson')),
-    last_success: nullable(time('Last successful sync')),
+    last_success: nullable(seconds('Last successful sync')),
     published: arr(obj('A published object', { uri: str('rsync URI'), hash: str('Hex SHA-256') })),
   }),
   RepoUpdateJson: oneOf('The RFC 8183 repository_response of the new repository, bare or wrapped', obj('Wrapped', { repository_response: ref('RepositoryResponseJson') }), ref('RepositoryResponseJson')),

@@ -10,7 +10,7 @@ import { SCHEMAS } from './openapi-schemas.js'
 import type { OpenApiDocument, PathItem, Server } from './openapi-types.js'
 
 /** The version of this description: its own number, bumped when the description changes (spec §9 rule 3). */
-export const OPENAPI_VERSION = '1.2.0'
+export const OPENAPI_VERSION = '1.3.0'
 
 const HOST = { host: { default: 'localhost:3000', description: 'host:port of svcd' } }
 export const API_SERVER: Server = { url: 'https://{host}/api/v1', description: 'The svcd JSON API', variables: HOST }
@@ -22,7 +22,8 @@ const TAGS: [string, string][] = [
   ['ca', 'CA lifecycle and RFC 8183 requests'],
   ['parents', 'Parents of a CA (RFC 6492 as child)'],
   ['children', 'Children of a CA (RFC 6492 as parent)'],
-  ['roas', 'ROA configuration'],
+  ['roas', 'ROA configuration and BGP analysis'],
+  ['aspas', 'ASPA configuration'],
   ['repo', 'Repository of a CA (RFC 8181 as publisher)'],
   ['history', 'Command history of a CA'],
   ['issues', 'Failures of parent and repository exchanges'],
@@ -32,6 +33,8 @@ const TAGS: [string, string][] = [
   ['status', 'Server status, token check and this description'],
   ['protocols', 'RFC 6492 and RFC 8181 endpoints (CMS-signed messages, no bearer token)'],
   ['repository-files', 'Public files: RRDP (RFC 8182) and the testbed trust anchor'],
+  ['auth', "Login of web clients (Krill's admin-token provider)"],
+  ['testbed', 'Testbed self-service (no token; only with [testbed] on; rate-limited)'],
 ]
 
 const DESCRIPTION = [

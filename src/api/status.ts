@@ -11,6 +11,16 @@ export interface ServerInfo {
 }
 
 /**
+ * POST /auth/login (Krill's LoggedInUser, krill:src/daemon/http/auth/providers/admin_token.rs): the token a web client
+ * sends from now on, the user (`admin-token` for the admin token) and its attributes (`{"role": "admin"}`).
+ */
+export interface LoggedInUser {
+  token: string
+  id: string
+  attributes: Record<string, string>
+}
+
+/**
  * GET /ready: `{"ready": true}` when the store answers and RRDP and the rsync tree hold everything accepted (or are
  * catching up without a failure); otherwise `ready` is false and `problems` names what is wrong (503).
  */

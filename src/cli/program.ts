@@ -33,6 +33,8 @@ const GROUPS: Record<string, string> = {
   children: 'Manage children of a CA (our side as parent)',
   parents: 'Manage parents of a CA (our side as child)',
   roas: 'Manage route origin authorisations',
+  'roas bgp': 'BGP analysis of the ROAs (svcd has no BGP data)',
+  aspas: 'ASPA configurations',
   repo: "Manage the CA's repository",
   publishers: 'Manage publishers of the publication server',
   bulk: 'Operations on all CAs',
@@ -79,9 +81,9 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
   const groups = new Map<string, Command>()
   for (const def of ALL_COMMANDS) {
     let parent = program
-    if (def.path.length === 2) {
-      const g = def.path[0]
-      if (!groups.has(g)) groups.set(g, program.command(g).description(GROUPS[g] ?? g).helpCommand(false))
+    for (let i = 0; i < def.path.length - 1; i++) {
+      const g = def.path.slice(0, i + 1).join(' ')
+      if (!groups.has(g)) groups.set(g, parent.command(def.path[i]!).description(GROUPS[g] ?? g).helpCommand(false))
       parent = groups.get(g)!
     }
     addCommand(parent, def, io, setExit)

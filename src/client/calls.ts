@@ -4,10 +4,10 @@
  */
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../api/pubd.js'
 import type {
-  AddChildJson, AddParentJson, BulkIssuesJson, CaIssuesJson, CommandDetailsJson, CommandHistoryJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
+  AddChildJson, AddParentJson, AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, BulkIssuesJson, CaIssuesJson, CommandDetailsJson, CommandHistoryJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
   ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, UpdateChildJson,
 } from '../api/cas.js'
-import type { ServerInfo } from '../api/status.js'
+import type { LoggedInUser, ServerInfo } from '../api/status.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -22,6 +22,7 @@ export function seg(s: string): string {
 export const calls = {
   info: (): ApiCall<ServerInfo> => call('GET', '/stats/info', 'json'),
   authorized: (): ApiCall<void> => call('GET', '/api/v1/authorized', 'empty'),
+  authLogin: (): ApiCall<LoggedInUser> => call('POST', '/auth/login', 'json'),
 
   caList: (): ApiCall<CaList> => call('GET', '/api/v1/cas', 'json'),
   caAdd: (handle: string): ApiCall<void> => call('POST', '/api/v1/cas', 'empty', { handle }),
@@ -56,6 +57,9 @@ export const calls = {
   caRoas: (ca: string, page?: { offset: number; limit: number }): ApiCall<ConfiguredRoa[]> =>
     call('GET', `/api/v1/cas/${seg(ca)}/routes${page ? `?offset=${page.offset}&limit=${page.limit}` : ''}`, 'json'),
   caRoasUpdate: (ca: string, delta: RoaDeltaJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/routes`, 'empty', delta),
+  caRoutesAnalysis: (ca: string): ApiCall<BgpAnalysisEntry[]> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/full`, 'json'),
+  caRoutesSuggest: (ca: string): ApiCall<BgpAnalysisSuggestion> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/suggest`, 'json'),
+  caAspas: (ca: string): ApiCall<AspaDefinitionJson[]> => call('GET', `/api/v1/cas/${seg(ca)}/aspas`, 'json'),
 
   caRepo: (ca: string): ApiCall<RepoInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo`, 'json'),
   caRepoUpdate: (ca: string, response: RepositoryResponseJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/repo`, 'empty', { repository_response: response }),

@@ -9,13 +9,16 @@ import Koa from 'koa'
 import type { Logger } from '../log.js'
 import type { HttpDeps } from './deps.js'
 import { defaultDeny } from './auth.js'
+import { AdminTokenProvider } from './auth-provider.js'
 import { errorMiddleware } from './errors.js'
 import { requireCanonicalPath } from './path.js'
+import { authRouter } from './routes/auth.js'
 import { casRouter } from './routes/cas.js'
 import { pubdRouter, rrdpMiddleware } from './routes/pubd.js'
 import { rfc6492Router } from './routes/rfc6492.js'
 import { statusRouter } from './routes/status.js'
 import { taRouter } from './routes/ta.js'
+import { testbedRouter } from './routes/testbed.js'
 
 export type { HttpDeps, HttpServices } from './deps.js'
 
@@ -27,9 +30,10 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(errorMiddleware(deps.log))
   // One path for everything after this point (http/path.ts), then default deny (http/auth.ts), then routing.
   app.use(requireCanonicalPath())
-  app.use(defaultDeny(deps.token))
+  const auth = new AdminTokenProvider(deps.token)
+  app.use(defaultDeny(auth))
   app.use(rrdpMiddleware(deps))
-  for (const router of [statusRouter(deps), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps)]) {
+  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

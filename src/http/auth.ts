@@ -1,13 +1,11 @@
 /**
- * Default deny (issue 10): one step in front of all routing that requires the admin bearer token for every request
- * except those on the explicit list of public routes below (krill-reference.md §1.2). The path it looks at is the one
- * the routers match (http/path.ts has refused every other spelling before this runs), compared case-sensitively.
- * The token comparison is constant-time: both sides are hashed to fixed-length digests first, so neither the content
- * nor the length of the token leaks by timing.
+ * Default deny (issue 10): one step in front of all routing that requires valid credentials (the admin bearer token,
+ * checked by the AuthProvider of http/auth-provider.ts) for every request except those on the explicit list of
+ * public routes below (krill-reference.md §1.2). The path it looks at is the one the routers match (http/path.ts has
+ * refused every other spelling before this runs), compared case-sensitively.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Context, Next } from 'koa'
-import { AppError } from '../errors.js'
+import type { AuthProvider } from './auth-provider.js'
 import { withoutTrailingSlash } from './path.js'
 
 /** A route anyone may call: methods and a pattern over the path without its one optional trailing slash. */
@@ -32,6 +30,10 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { methods: READ, path: /^\/ta\/ta\.(tal|cer)$/, why: 'the trust anchor locator and certificate (RFC 8630)' },
   { methods: ['POST'], path: new RegExp(`^/rfc6492/${SEGMENT}$`), why: 'RFC 6492 up-down: each message is CMS-signed by a registered child (RFC 6492 §3.1)' },
   { methods: ['POST'], path: new RegExp(`^/rfc8181/${SEGMENT}$`), why: 'RFC 8181 publication: each message is CMS-signed by a registered publisher (RFC 8181 §2)' },
+  { methods: READ, path: /^\/auth\/login$/, why: "where a web client's login page is (a fixed relative URL, Krill's admin-token provider)" },
+  { methods: READ, path: /^\/testbed\/enabled$/, why: 'whether the testbed self-service is on (Krill testbed; 404 when it is off)' },
+  { methods: ['POST'], path: /^\/testbed\/(children|publishers)$/, why: 'a public testbed lets anyone register a child of CA testbed or a publisher in the embedded repository (Krill testbed); rate-limited, off unless [testbed] is on' },
+  { methods: ['DELETE'], path: new RegExp(`^/testbed/(children|publishers)/${SEGMENT}$`), why: "unregister a testbed child or publisher (Krill testbed); confined to CA testbed's children and to publishers that are not CAs of this svcd; rate-limited" },
 ]
 
 /** True when `method path` is on the public list. `path` is a canonical path (http/path.ts). */
@@ -40,26 +42,13 @@ export function isPublic(method: string, path: string): boolean {
   return PUBLIC_ROUTES.some((r) => r.methods.includes(method) && r.path.test(p))
 }
 
-/** Require the bearer token for every request that is not on the public list. */
-export function defaultDeny(token: string) {
-  const check = bearerCheck(token)
+/**
+ * Require valid credentials for every request that is not on the public list; the actor is kept in `ctx.state.actor`.
+ * (POST /auth/login is not public: with the admin token, the token is the credential it checks.)
+ */
+export function defaultDeny(auth: AuthProvider) {
   return async function requireTokenUnlessPublic(ctx: Context, next: Next): Promise<void> {
-    if (!isPublic(ctx.method, ctx.path)) check(ctx)
+    if (!isPublic(ctx.method, ctx.path)) ctx.state.actor = auth.authenticate(ctx)
     await next()
   }
-}
-
-/** Throws `api-invalid-credentials` (401) unless the request carries `Authorization: Bearer <token>`. */
-export function bearerCheck(token: string): (ctx: Context) => void {
-  const expected = digest(token)
-  return function checkBearer(ctx: Context): void {
-    const header = ctx.get('Authorization')
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
-    if (!m) throw new AppError('api-invalid-credentials', { reason: header ? 'malformed Authorization header' : 'no bearer token' })
-    if (!timingSafeEqual(digest(m[1]), expected)) throw new AppError('api-invalid-credentials', { reason: 'token refused' })
-  }
-}
-
-function digest(s: string): Buffer {
-  return createHash('sha256').update(s, 'utf8').digest()
 }

@@ -1,6 +1,8 @@
 /**
  * The only catch in the HTTP path (style.md §7): AppError → its status and {label,msg,args} body; anything else
  * is logged in full and answered with a bare 500 `sys-internal` (Koa's `expose` rule: 5xx never shows internals).
+ * Every JSON answer, errors included, goes out as `Content-Type: application/json` exactly, without a charset
+ * parameter, as Krill sends it (krill:src/daemon/http/response.rs): Krill clients compare the header as a string.
  */
 import type { Context, Next } from 'koa'
 import { AppError, internalErrorBody, storageFault } from '../errors.js'
@@ -19,11 +21,11 @@ export function errorMiddleware(log: Logger) {
       if (appError) {
         if (appError.status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, label: appError.label, err: errFields(err) })
         ctx.status = appError.status
-        ctx.body = appError.body()
+        sendJson(ctx, appError.body())
       } else {
         log.error('unexpected error', { method: ctx.method, path: ctx.path, err: errFields(err) })
         ctx.status = 500
-        ctx.body = internalErrorBody()
+        sendJson(ctx, internalErrorBody())
       }
       if (ctx.status === 401) ctx.set('WWW-Authenticate', 'Bearer')
     }
@@ -38,9 +40,19 @@ export function errorMiddleware(log: Logger) {
 function serialiseJson(ctx: Context): void {
   const body: unknown = ctx.body
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || body instanceof Uint8Array || typeof (body as { pipe?: unknown }).pipe === 'function') return
-  const typed = ctx.response.get('Content-Type') !== ''
+  // Koa typed an object body `application/json; charset=utf-8` when it was set; a type the handler chose stays.
+  const type = ctx.response.get('Content-Type')
   ctx.body = JSON.stringify(body)
-  if (!typed) ctx.type = 'application/json'
+  ctx.set('Content-Type', type === '' || /^application\/json\s*(;|$)/i.test(type) ? JSON_TYPE : type)
+}
+
+/** The JSON content type, exactly (Koa's `ctx.type = 'json'` would add `; charset=utf-8`). */
+export const JSON_TYPE = 'application/json'
+
+/** Answer `body` as JSON text with the JSON content type, whatever type the failed handler had set. */
+function sendJson(ctx: Context, body: unknown): void {
+  ctx.body = JSON.stringify(body)
+  ctx.set('Content-Type', JSON_TYPE)
 }
 
 /**

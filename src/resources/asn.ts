@@ -1,6 +1,7 @@
 /**
  * AS number resources (RFC 3779 §3; 4-octet ASNs, RFC 6793): AsBlocks, a canonical set of AS ranges with set
- * algebra and the two text forms, spec §2.4 ('AS1, AS3-4') and RFC 6492 §3.3 ('1,3-4').
+ * algebra and the two text forms: 'AS1, AS3-AS4' (both ends of a range with the AS prefix, as Krill and rpki-rs print
+ * them; 'AS3-4' is accepted on input, spec §2.4) and RFC 6492 §3.3 ('1,3-4').
  * Used by resource-set.ts, roa-payload.ts, and the asn1, protocol and CA layers.
  */
 import { ParseError } from '../util/errors.js'
@@ -69,7 +70,7 @@ export class AsBlocks {
     return AsBlocks.EMPTY
   }
 
-  /** AS0-4294967295, as a trust anchor holds. */
+  /** AS0-AS4294967295, as a trust anchor holds. */
   static all(): AsBlocks {
     return AsBlocks.ALL
   }
@@ -137,9 +138,9 @@ export class AsBlocks {
     return sameRuns(this.ranges, o.ranges)
   }
 
-  /** Spec §2.4 form: 'AS1, AS3-4'; a single AS as 'AS1'; '' when empty. */
+  /** Krill's and rpki-rs's form: 'AS1, AS3-AS4'; a single AS as 'AS1'; '' when empty. */
   toString(): string {
-    return this.ranges.map((r) => (r.min === r.max ? `AS${r.min}` : `AS${r.min}-${r.max}`)).join(', ')
+    return this.ranges.map((r) => (r.min === r.max ? `AS${r.min}` : `AS${r.min}-AS${r.max}`)).join(', ')
   }
 
   /** RFC 6492 §3.3 form: decimal, no 'AS', no spaces: '1,3-4'. */

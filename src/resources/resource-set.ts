@@ -53,7 +53,7 @@ export class ResourceSet {
     return ResourceSet.EMPTY
   }
 
-  /** AS0-4294967295, 0.0.0.0/0, ::/0: what a trust anchor holds. */
+  /** AS0-AS4294967295, 0.0.0.0/0, ::/0: what a trust anchor holds. */
   static all(): ResourceSet {
     return ResourceSet.ALL
   }

@@ -1,6 +1,8 @@
 /**
  * Scenario-test harness: start the real svcd (dist/main.js) on a free loopback port with a temporary data dir,
- * drive it with the real svcc (dist/cli.js) as a child process, and stop both when the test ends.
+ * drive it with the real svcc (dist/cli.js) as a child process, and stop both when the test ends. Every answer svcd
+ * sends is recorded (test/helpers/response-recorder.mjs) and, when the test ends, checked against Krill's JSON
+ * rules (test/helpers/krill-json.ts, issue 16): a violation fails the test that started the daemon.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -8,7 +10,12 @@ import https from 'node:https'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { assertBuilt, SVCC, SVCD } from './paths.js'
+import { pathToFileURL } from 'node:url'
+import { allProblems, readRecords, type RecordedResponse } from './krill-json.js'
+import { assertBuilt, ROOT, SVCC, SVCD } from './paths.js'
+
+/** Loaded into every svcd the harness starts: records its answers for the Krill JSON check. */
+const RECORDER = pathToFileURL(join(ROOT, 'test', 'helpers', 'response-recorder.mjs')).href
 
 export interface TestLike {
   teardown(fn: () => unknown): void
@@ -46,6 +53,8 @@ export interface Daemon {
   stop(signal?: NodeJS.Signals): Promise<number | null>
   /** Environment for svcc pointing at this daemon. */
   env: Record<string, string>
+  /** The answers svcd has sent so far (checked against Krill's JSON rules when the test ends). */
+  responses(): RecordedResponse[]
 }
 
 export interface DaemonOptions {
@@ -71,7 +80,8 @@ export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promis
   const token = opts.token ?? 'test-token-' + Math.random().toString(36).slice(2)
   const configFile = join(tempDir(t), 'svcd.toml')
   writeFileSync(configFile, [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, `log_level = "${opts.logLevel ?? 'debug'}"`, opts.toml ?? ''].join('\n') + '\n')
-  const proc = spawn(process.execPath, [SVCD, '-c', configFile], { env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const record = recordResponses(t)
+  const proc = spawn(process.execPath, [`--import=${RECORDER}`, SVCD, '-c', configFile], { env: { ...process.env, ...opts.env, SVC_TEST_RECORD_RESPONSES: record.file }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()))
   proc.stderr!.on('data', (d: Buffer) => (out += d.toString()))
@@ -90,10 +100,27 @@ export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promis
       return exited
     },
     env: { SVC_CLI_SERVER: url, SVC_CLI_TOKEN: token },
+    responses: () => readRecords(record.file),
   }
   t.teardown(() => daemon.stop('SIGKILL'))
   if (!opts.noWait) await waitHealthy(daemon, exited)
   return daemon
+}
+
+/**
+ * A file for svcd's recorded answers; at teardown every answer is checked (krill-json.ts) and the file removed. A
+ * problem fails the test: the teardown throws with the first problems listed.
+ */
+function recordResponses(t: TestLike): { file: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-responses-'))
+  const file = join(dir, 'responses.jsonl')
+  t.teardown(() => {
+    const records = readRecords(file)
+    rmSync(dir, { recursive: true, force: true })
+    const problems = allProblems(records)
+    if (problems.length > 0) throw new Error(`svcd answered ${problems.length} time(s) not as Krill's JSON (issue 16):\n${problems.slice(0, 20).join('\n')}`)
+  })
+  return { file }
 }
 
 async function waitHealthy(d: Daemon, exited: Promise<number | null>): Promise<void> {

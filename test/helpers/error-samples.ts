@@ -24,6 +24,7 @@ const SAMPLES: Record<string, string> = {
   feature: 'example feature',
   class_name: '0',
   time: '2027-06-01T00:00:00.000Z',
+  retry_after: '6',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

@@ -139,6 +139,18 @@ t.test('no spelling of any route reaches a handler without the token, and none b
   t.equal((await raw(d, agent, 'GET', '/rrdp/notification.xml', {})).status, 200)
   t.equal((await raw(d, agent, 'GET', '/nope', {})).status, 401, 'an unknown path reveals nothing without the token')
   t.equal((await raw(d, agent, 'GET', '/nope', good)).status, 404)
+  // The public Krill-client routes (issue 16): reachable without the token only in their canonical spelling.
+  t.equal((await raw(d, agent, 'GET', '/auth/login', {})).status, 200, 'the login page URL is public')
+  t.equal((await raw(d, agent, 'POST', '/auth/login', {})).status, 401, 'logging in needs the token')
+  t.equal((await raw(d, agent, 'GET', '/testbed/enabled', {})).status, 200, 'the testbed self-service is public')
+  for (const target of ['/TESTBED/enabled', '/Testbed/enabled', '/%74estbed/enabled', '/testbed%2Fenabled', '/testbed//enabled', '/rrdp/../testbed/enabled', '/testbed/./enabled', '/AUTH/login']) {
+    const r = await raw(d, agent, 'GET', target, {})
+    t.ok((r.status === 401 && labelOf(r.body) === 'api-invalid-credentials') || (r.status === 400 && labelOf(r.body) === 'api-invalid-path'), `GET ${target} without the token: ${r.status} ${labelOf(r.body)}`)
+  }
+  for (const target of ['/TESTBED/children/x', '/testbed/Children/x', '/testbed/children%2Fx', '/testbed/children/x/..', '/testbed/publishers/%2e%2e']) {
+    const r = await raw(d, agent, 'DELETE', target, {})
+    t.ok((r.status === 401 && labelOf(r.body) === 'api-invalid-credentials') || (r.status === 400 && labelOf(r.body) === 'api-invalid-path'), `DELETE ${target} without the token: ${r.status} ${labelOf(r.body)}`)
+  }
   const encodedChild = await raw(d, agent, 'GET', '/api/v1/cas/testbed/children/Alice%2FBob', good)
   t.equal(labelOf(encodedChild.body), 'ca-child-unknown', 'an encoded / is data inside one segment (an RFC 8183 handle), not a separator')
 })

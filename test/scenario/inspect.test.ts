@@ -49,7 +49,7 @@ t.test('certificates: resources in the spec text form, validity, SIA/AIA URIs', 
   t.equal(r.code, 0)
   t.match(r.stdout, /Type:\s+CA certificate/)
   t.match(r.stdout, /Validity:\s+2026-01-01T00:00:00Z to 2036-01-01T00:00:00Z/)
-  t.match(r.stdout, /Resources:\n  asn:  AS65001-65010\n  ipv4: 10\.1\.0\.0-10\.2\.3\.255\n  ipv6: 2001:db8::\/32/)
+  t.match(r.stdout, /Resources:\n  asn:  AS65001-AS65010\n  ipv4: 10\.1\.0\.0-10\.2\.3\.255\n  ipv6: 2001:db8::\/32/)
   t.match(r.stdout, /CA issuer:\s+rsync:\/\/rpki\.example\.net\/rpki\/ta\/ta\.cer/)
   t.match(r.stdout, /rpkiManifest:\s+rsync:\/\/rpki\.example\.net\/rpki\/repo\/ca\/[0-9A-F]{40}\.mft/)
   const id = await svcc(['inspect', obj('bpki/id-ta.cer')])

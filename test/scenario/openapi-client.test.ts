@@ -5,7 +5,7 @@
  *
  *   ta (embedded TA)
  *    └─ testbed
- *        └─ ca1  AS65000-65010, 10.0.0.0/8   added, certified and given ROAs through the generated client only
+ *        └─ ca1  AS65000-AS65010, 10.0.0.0/8   added, certified and given ROAs through the generated client only
  */
 import t from 'tap'
 import { readFileSync } from 'node:fs'
@@ -93,7 +93,8 @@ t.test('a generated client: description, token and TLS, CA under testbed, ROAs (
     const response = await api.POST('/cas/{ca}/children', { params: { path: { ca: 'testbed' } }, body: { handle: 'ca1', resources, id_cert: request!.id_cert } })
     t.equal(response.response.status, 200, JSON.stringify(response.error))
     t.match(response.data, { parent_handle: 'testbed', child_handle: 'ca1', service_uri: /\/rfc6492\/testbed$/ })
-    t.same((await api.GET('/cas/{ca}/children/{child}', { params: { path: { ca: 'testbed', child: 'ca1' } } })).data?.entitled_resources, resources)
+    // Given in the short form, shown in Krill's (both ends of an AS range with AS).
+    t.same((await api.GET('/cas/{ca}/children/{child}', { params: { path: { ca: 'testbed', child: 'ca1' } } })).data?.entitled_resources, { ...resources, asn: 'AS65000-AS65010' })
     const parent = await api.POST('/cas/{ca}/parents', { ...ca1, body: { handle: 'testbed', response: response.data! } })
     t.equal(parent.response.status, 200)
     const certified = await waitFor('ca1 to be certified', async () => {

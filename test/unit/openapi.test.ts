@@ -7,10 +7,10 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { createConfig, lintFromString } from '@redocly/openapi-core'
-import type { CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, RoaJson, UpdateChildJson } from '../../src/api/cas.js'
+import type { AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, RoaJson, UpdateChildJson } from '../../src/api/cas.js'
 import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
-import type { ErrorBody, ReadyJson, ServerInfo } from '../../src/api/status.js'
+import type { ErrorBody, LoggedInUser, ReadyJson, ServerInfo } from '../../src/api/status.js'
 import type { ApiCall } from '../../src/client/api-client.js'
 import type { calls } from '../../src/client/calls.js'
 import type { components, operations } from '../../fixtures/openapi/schema.js'
@@ -114,6 +114,10 @@ const sameSchemas: Record<string, true> = {
   RepoStats: true as Same<S['RepoStats'], RepoStats>,
   ServerInfo: true as Same<S['ServerInfo'], ServerInfo>,
   ReadyJson: true as Same<S['ReadyJson'], ReadyJson>,
+  LoggedInUser: true as Same<S['LoggedInUser'], LoggedInUser>,
+  BgpAnalysisEntry: true as Same<S['BgpAnalysisEntry'], BgpAnalysisEntry>,
+  BgpAnalysisSuggestion: true as Same<S['BgpAnalysisSuggestion'], BgpAnalysisSuggestion>,
+  AspaDefinitionJson: true as Same<S['AspaDefinitionJson'], AspaDefinitionJson>,
   ErrorBody: true as Same<S['ErrorBody'], ErrorBody>,
 }
 

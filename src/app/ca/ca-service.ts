@@ -4,9 +4,11 @@
  * ROAs, history, key rolls, issues. Commands go through CaCommands; publication through CaPublisher.
  */
 import {
-  childRequestJson, MAX_HISTORY_ROWS, type BulkIssuesJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildRequestJson, type CommandDetailsJson,
-  type CommandHistoryJson, type RoaDeltaJson,
+  childRequestJson, MAX_HISTORY_ROWS, ROAS_PAGE_MAX, type AspaDefinitionJson, type BgpAnalysisEntry, type BgpAnalysisSuggestion, type BulkIssuesJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildRequestJson, type CommandDetailsJson,
+  type CommandHistoryJson, type ConfiguredRoa, type RoaDeltaJson,
 } from '../../api/cas.js'
+import { heldResources } from '../../ca/children.js'
+import { bgpAnalysisReport, emptySuggestion } from './bgp-analysis.js'
 import { publisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import type { ErrorBody } from '../../api/status.js'
 import { initialState } from '../../ca/cert-auth.js'
@@ -152,6 +154,29 @@ export class CaService {
   /** A page of the configured ROAs in listing order (api/cas.ts ROAS_PAGE_DEFAULT), with the total. */
   caRoas(ca: string, page: { offset: number; limit: number }): Promise<RoutesPage> {
     return this.d.routes.page(caPath(ca), page.offset, page.limit)
+  }
+
+  /** GET …/routes/analysis/full: every configured ROA with its state, without BGP data (bgp-analysis.ts). */
+  async caRoutesAnalysis(ca: string): Promise<BgpAnalysisEntry[]> {
+    const roas: ConfiguredRoa[] = []
+    for (let total = Infinity; roas.length < total; ) {
+      const page = await this.d.routes.page(caPath(ca), roas.length, ROAS_PAGE_MAX)
+      roas.push(...page.items)
+      total = page.items.length === 0 ? roas.length : page.total
+    }
+    return bgpAnalysisReport(roas, heldResources(this.d.commands.state(ca)))
+  }
+
+  /** GET …/routes/analysis/suggest: nothing to suggest without BGP data. */
+  caRoutesSuggest(ca: string): BgpAnalysisSuggestion {
+    this.known(ca)
+    return emptySuggestion()
+  }
+
+  /** GET …/aspas: ASPA configurations; none until ASPA management exists. */
+  caAspas(ca: string): AspaDefinitionJson[] {
+    this.known(ca)
+    return []
   }
 
   async caRoasUpdate(ca: string, delta: RoaDeltaJson): Promise<void> {

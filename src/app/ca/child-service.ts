@@ -4,7 +4,7 @@
  * that are CAs in this svcd learn of a change at once.
  */
 import { childInfo } from './views.js'
-import { parentResponseJson, type AddChildJson, type ChildInfoJson, type ParentResponseJson, type UpdateChildJson } from '../../api/cas.js'
+import { parentResponseJson, resourcesFromJson, type AddChildJson, type ChildInfoJson, type ParentResponseJson, type UpdateChildJson } from '../../api/cas.js'
 import { AppError } from '../../errors.js'
 import { encodeParentResponse, type ParentResponse } from '../../protocol/idexchange.js'
 import { ResourceSet } from '../../resources/resource-set.js'
@@ -33,7 +33,7 @@ export class ChildService {
     this.d.commands.state(caPath(ca))
     const handle = checkChild(body.handle)
     const idCert = 'xml' in body ? childRequestInput(body.xml, this.d.now()) : checkIdCert(body.id_cert, this.d.now())
-    const resources = ResourceSet.parse(body.resources ?? {}).toJSON()
+    const resources = ResourceSet.parse(resourcesFromJson(body.resources ?? {})).toJSON()
     await this.d.publisher.change(ca, { type: 'child-add', handle, idCert, resources })
     return parentResponseJson(this.parentResponseFor(ca, handle))
   }
@@ -54,7 +54,7 @@ export class ChildService {
 
   async caChildUpdate(ca: string, child: string, body: UpdateChildJson): Promise<void> {
     this.d.commands.state(caPath(ca))
-    const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert, this.d.now()) } : {}), ...(body.resources ? { resources: ResourceSet.parse(body.resources).toJSON() } : {}) }
+    const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert, this.d.now()) } : {}), ...(body.resources ? { resources: ResourceSet.parse(resourcesFromJson(body.resources)).toJSON() } : {}) }
     await this.d.publisher.change(ca, update)
     this.d.parents.syncLocalChildren(ca, child)
   }

@@ -35,13 +35,16 @@ export class ParentService {
 
   constructor(private readonly d: ParentServiceDeps) {}
 
-  /** Add (or, with `update`, replace) a parent from an RFC 8183 parent response, then sync with it at once. */
-  async caParentAdd(ca: string, input: { json: unknown } | { xml: string }, opts: { name?: string; update?: boolean } = {}): Promise<void> {
+  /**
+   * Add a parent from an RFC 8183 parent response, then sync with it at once. With `name` (POST …/parents/{name})
+   * the parent is added when it does not exist yet and its response replaced when it does: Krill's add-or-update
+   * (krill:src/daemon/http/dispatch/cas.rs); without, a parent of that name already there is a duplicate.
+   */
+  async caParentAdd(ca: string, input: { json: unknown } | { xml: string }, opts: { name?: string } = {}): Promise<void> {
     const s = this.d.commands.state(caPath(ca))
     const { name, response } = parentInput(input, opts.name, this.d.now())
     const parent: ParentInfo = { name, parentHandle: response.parentHandle, childHandle: response.childHandle, serviceUri: response.serviceUri, idCert: toBase64(response.idCert) }
-    const exists = name in s.parents
-    if (opts.update && !exists) throw new AppError('ca-parent-unknown', { ca, parent: name })
+    const update = opts.name !== undefined && name in s.parents
     // Ask the parent first (a real RFC 6492 list): a response for another child, or an unreachable parent, is
     // refused here and nothing changes.
     try {
@@ -50,7 +53,7 @@ export class ParentService {
     } catch (e) {
       throw new AppError('ca-parent-issue', { ca, parent: name, reason: reasonOf(e) })
     }
-    await this.d.publisher.change(ca, { type: exists && opts.update ? 'parent-update' : 'parent-add', parent })
+    await this.d.publisher.change(ca, { type: update ? 'parent-update' : 'parent-add', parent })
     this.syncLater(ca, name)
     this.d.tasks.schedule('sync-parent', ca, name, this.d.now().getTime() + this.d.refreshDelay(false))
   }

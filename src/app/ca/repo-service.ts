@@ -12,7 +12,7 @@ import type { CaPublisher } from './ca-publisher.js'
 import { caPath, repoInput } from './inputs.js'
 import type { ParentService } from './parent-service.js'
 import type { RepoClient } from './repo-client.js'
-import { exchangeJson, repoInfo } from './views.js'
+import { exchangeJson, repoInfo, unixSeconds } from './views.js'
 
 export interface RepoServiceDeps {
   commands: CaCommands
@@ -68,7 +68,7 @@ export class RepoService {
     }
     const st = this.d.status.get(ca, 'repo', 'repo')
     const published = [...held].map(([uri, hash]) => ({ uri, hash })).sort((a, b) => (a.uri < b.uri ? -1 : 1))
-    return { last_exchange: exchangeJson(st), last_success: st?.lastSuccess ?? null, published }
+    return { last_exchange: exchangeJson(st), last_success: st?.lastSuccess ? unixSeconds(st.lastSuccess) : null, published }
   }
 
   async caSyncRepo(ca: string): Promise<void> {

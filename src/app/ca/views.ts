@@ -1,6 +1,8 @@
 /**
  * CA state as the JSON API shows it (krill-reference.md §1.1): CertAuthInfo, parent contacts and statuses, child
  * info, repository details, issues (the configured ROAs: ca-routes-view.ts). Read-only mapping; no decisions.
+ * Resource sets go out in their canonical text (stored state may hold an older spelling, e.g. 'AS1-2'); exchange
+ * times as Krill's `Timestamp`, unix seconds (krill:src/api/ca.rs ParentStatus, RepoStatus, ParentExchange).
  */
 import type { CaIssuesJson, CertAuthInfo, CommandDetailsJson, CommandHistoryJson, ChildInfoJson, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../../api/cas.js'
 import { heldResources } from '../../ca/children.js'
@@ -8,7 +10,7 @@ import { eventSummary, type CaEvent } from '../../ca/events.js'
 import type { StoredCommand } from '../../eventsourcing.js'
 import { keyState, type CaKey, type CaState } from '../../ca/state.js'
 import { idCertInfo, type IdCertInfo } from '../../protocol/id-cert.js'
-import { ResourceSet } from '../../resources/resource-set.js'
+import { ResourceSet, type ResourceSetText } from '../../resources/resource-set.js'
 import { fromBase64 } from '../../util/base64.js'
 import type { CaKeySummary } from '../../ca/object-model.js'
 import type { ExchangeStatus } from '../../store/interfaces.js'
@@ -56,7 +58,7 @@ export function certAuthInfo(s: CaState, objects: readonly CaKeySummary[]): Cert
 function keyInfo(k: CaKey): KeyInfoJson {
   return {
     key_id: k.keyId,
-    incoming_cert: k.cert ? { cert: k.cert.der, uri: k.cert.uri, resources: k.cert.resources } : null,
+    incoming_cert: k.cert ? { cert: k.cert.der, uri: k.cert.uri, resources: canonical(k.cert.resources) } : null,
     request: k.requested ? { time: k.requested } : null,
   }
 }
@@ -68,7 +70,7 @@ export function parentContact(s: CaState, name: string): ParentContactJson {
 
 export function exchangeJson(e: ExchangeStatus | undefined): ExchangeJson | null {
   if (!e) return null
-  return { timestamp: e.time, uri: e.uri, result: e.result === 'success' ? 'Success' : { Failure: { label: e.label ?? 'general-error', msg: e.msg ?? '', args: e.args ?? {} } } }
+  return { timestamp: unixSeconds(e.time), uri: e.uri, result: e.result === 'success' ? 'Success' : { Failure: { label: e.label ?? 'general-error', msg: e.msg ?? '', args: e.args ?? {} } } }
 }
 
 export function parentStatus(s: CaState, name: string, status: ExchangeStatus | undefined): ParentStatusJson {
@@ -76,15 +78,25 @@ export function parentStatus(s: CaState, name: string, status: ExchangeStatus | 
   const all = classes.reduce((acc, rc) => acc.union(ResourceSet.parse(rc.entitled)), ResourceSet.empty())
   return {
     last_exchange: exchangeJson(status),
-    last_success: status?.lastSuccess ?? null,
+    last_success: status?.lastSuccess ? unixSeconds(status.lastSuccess) : null,
     all_resources: all.toJSON(),
-    classes: classes.map((rc) => ({ class_name: rc.parentClass, resource_set: rc.entitled, not_after: rc.notAfter })),
+    classes: classes.map((rc) => ({ class_name: rc.parentClass, resource_set: canonical(rc.entitled), not_after: rc.notAfter })),
   }
 }
 
 export function childInfo(s: CaState, child: string): ChildInfoJson {
   const c = s.children[child]
-  return { state: 'active', id_cert: idCertJson(c.idCert), entitled_resources: c.resources }
+  return { state: 'active', id_cert: idCertJson(c.idCert), entitled_resources: canonical(c.resources) }
+}
+
+/** A stored resource set in the canonical text of today ('AS1-AS2', Krill's form). */
+export function canonical(r: ResourceSetText): ResourceSetText {
+  return ResourceSet.parse(r).toJSON()
+}
+
+/** A stored ISO 8601 time as Krill's `Timestamp`: whole seconds since the epoch. */
+export function unixSeconds(iso: string): number {
+  return Math.floor(Date.parse(iso) / 1000)
 }
 
 export function repoInfo(s: CaState): RepoInfoJson {

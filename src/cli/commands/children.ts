@@ -9,7 +9,7 @@ import { UsageError, type Report } from '../report.js'
 
 const child: OptionDef = { flags: '--child <name>', description: 'name of the child CA', required: true }
 const resources: OptionDef[] = [
-  { flags: '-a, --asn <resources>', description: 'AS resources, e.g. "AS1, AS3-4"' },
+  { flags: '-a, --asn <resources>', description: 'AS resources, e.g. "AS1, AS3-AS4"' },
   { flags: '-4, --ipv4 <resources>', description: 'IPv4 resources, e.g. "10.0.0.0/8, 192.168.0.0-192.168.1.255"' },
   { flags: '-6, --ipv6 <resources>', description: 'IPv6 resources, e.g. "2001:db8::/32"' },
 ]

@@ -46,14 +46,14 @@ export const parentsCommands: CommandDef[] = [
       const lines = Object.entries(st).map(([p, s]) => {
         const last = s.last_exchange
         const result = !last ? 'never contacted' : last.result === 'Success' ? 'success' : `failure: ${last.result.Failure.msg}`
-        return `${p}: ${last ? isoWithOffset(new Date(last.timestamp)) + ' ' : ''}${result}`
+        return `${p}: ${last ? isoWithOffset(new Date(last.timestamp * 1000)) + ' ' : ''}${result}`
       })
       return { json: st, text: lines.join('\n') }
     },
   },
   {
     path: ['parents', 'update'],
-    summary: 'Replace the parent response of an existing parent',
+    summary: 'Replace the parent response of a parent (adds it when it is not there yet, as Krill)',
     options: [parent, response],
     async run(ctx, opts) {
       await ctx.send(calls.caParentUpdate(ctx.ca(), String(opts.parent), parentBody(ctx, String(opts.parent), String(opts.response))))

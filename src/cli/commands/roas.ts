@@ -1,5 +1,5 @@
 /** `svcc roas …`: route origin authorisations (spec §2.7, §2.8, §4.2). */
-import { ROAS_PAGE_MAX, type ConfiguredRoa, type RoaJson } from '../../api/cas.js'
+import { ROAS_PAGE_MAX, type BgpAnalysisEntry, type ConfiguredRoa, type RoaJson } from '../../api/cas.js'
 import { ClientError } from '../../client/api-client.js'
 import { calls } from '../../client/calls.js'
 import { formatPrefix } from '../../resources/ip.js'
@@ -57,6 +57,37 @@ export const roasCommands: CommandDef[] = [
         throw e
       }
       return { text: '' }
+    },
+  },
+  {
+    path: ['roas', 'bgp', 'analyze'],
+    summary: 'Show the BGP analysis of the configured ROAs (svcd has no BGP data: each ROA without announcement info, or not held)',
+    async run(ctx) {
+      const report = await ctx.send(calls.caRoutesAnalysis(ctx.ca()))
+      const line = (r: BgpAnalysisEntry) => `  ${formatRoaPayload(parseRoaPayload(`${r.prefix}-${r.max_length} => ${r.asn}`))}`
+      const notHeld = report.filter((r) => r.state === 'roa_not_held')
+      const text = [
+        ...(report.some((r) => r.state === 'roa_no_announcement_info') ? ['no BGP announcements known'] : []),
+        ...(notHeld.length > 0 ? ['ROA configurations for which no ROAs can be made - you do not have the prefix on your certificate(s):', ...notHeld.map(line)] : []),
+      ]
+      return { json: report, text: text.length > 0 ? text.join('\n') : 'no ROAs configured' }
+    },
+  },
+  {
+    path: ['roas', 'bgp', 'suggest'],
+    summary: 'Show ROA suggestions from BGP data (none without BGP data)',
+    async run(ctx) {
+      const suggestion = await ctx.send(calls.caRoutesSuggest(ctx.ca()))
+      const lists = Object.entries(suggestion).filter(([, l]) => Array.isArray(l) && l.length > 0)
+      return { json: suggestion, text: lists.length === 0 ? 'no suggestions' : lists.map(([k, l]) => `${k}: ${(l as unknown[]).length}`).join('\n') }
+    },
+  },
+  {
+    path: ['aspas', 'list'],
+    summary: 'Show the ASPA configurations (none until ASPA management exists)',
+    async run(ctx) {
+      const aspas = await ctx.send(calls.caAspas(ctx.ca()))
+      return { json: aspas, text: aspas.map((a) => `AS${a.customer} => ${a.providers.map((p) => `AS${p}`).join(', ')}`).join('\n') }
     },
   },
 ]

@@ -63,7 +63,7 @@ function parentRoutes(r: Router, deps: HttpDeps): void {
     empty(ctx)
   })
   r.post('/cas/:ca/parents/:parent', async (ctx) => {
-    await svc.parents.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit), { name: ctx.params.parent, update: true })
+    await svc.parents.caParentAdd(ctx.params.ca, await readJsonOrXml(ctx, limit), { name: ctx.params.parent })
     empty(ctx)
   })
   r.get('/cas/:ca/parents/:parent', (ctx) => void (ctx.body = svc.parents.caParentContact(ctx.params.ca, ctx.params.parent)))
@@ -113,6 +113,9 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
     await svc.cas.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, limit, checkRoaDelta))
     empty(ctx)
   })
+  r.get('/cas/:ca/routes/analysis/full', async (ctx) => void (ctx.body = await svc.cas.caRoutesAnalysis(ctx.params.ca)))
+  r.get('/cas/:ca/routes/analysis/suggest', (ctx) => void (ctx.body = svc.cas.caRoutesSuggest(ctx.params.ca)))
+  r.get('/cas/:ca/aspas', (ctx) => void (ctx.body = svc.cas.caAspas(ctx.params.ca)))
 
   r.get('/cas/:ca/repo', (ctx) => void (ctx.body = svc.repo.caRepo(ctx.params.ca)))
   r.post('/cas/:ca/repo', async (ctx) => {

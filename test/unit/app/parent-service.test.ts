@@ -68,11 +68,26 @@ t.test('a parent is added only after its RFC 6492 list answered; a failed list c
   await up.parents.stop()
 })
 
-t.test('updating a parent that does not exist is refused before any exchange', async (t) => {
+t.test('a named add (POST …/parents/{name}) adds a parent that does not exist yet and updates one that does (Krill)', async (t) => {
   const response = parentResponseJson({ parentHandle: 'rir', childHandle: 'ca1', serviceUri: 'https://rir.example/rfc6492/rir', idCert: await idCert() })
-  const { parents, log } = fakes({ ca1: initialState('ca1', 'K', '') })
-  t.match(await parents.caParentAdd('ca1', { json: { handle: 'rir', response } }, { update: true }).catch((e: unknown) => e), { label: 'ca-parent-unknown' })
-  t.same(log, [])
+  const fresh = fakes({ ca1: initialState('ca1', 'K', '') })
+  await fresh.parents.caParentAdd('ca1', { json: { handle: 'rir', response } }, { name: 'rir' })
+  t.same(fresh.log.slice(0, 2), ['updown rir list', 'run ca1 parent-add'], 'a new name is added')
+  await fresh.parents.stop()
+
+  const known = fakes({ ca1: { ...initialState('ca1', 'K', ''), parents: { rir: local('ca1', 'rir') } } })
+  await known.parents.caParentAdd('ca1', { json: { handle: 'rir', response } }, { name: 'rir' })
+  t.same(known.log.slice(0, 2), ['updown rir list', 'run ca1 parent-update'], 'a known name is updated')
+  await known.parents.stop()
+
+  const unnamed = fakes({ ca1: { ...initialState('ca1', 'K', ''), parents: { rir: local('ca1', 'rir') } } })
+  await unnamed.parents.caParentAdd('ca1', { json: { handle: 'rir', response } })
+  t.same(unnamed.log.slice(0, 2), ['updown rir list', 'run ca1 parent-add'], 'POST …/parents stays an add (the domain refuses a duplicate)')
+  await unnamed.parents.stop()
+
+  const mismatch = fakes({ ca1: initialState('ca1', 'K', '') })
+  t.match(await mismatch.parents.caParentAdd('ca1', { json: { handle: 'rir', response } }, { name: 'other' }).catch((e: unknown) => e), { label: 'api-invalid-body' }, 'names on path and body must match')
+  t.same(mismatch.log, [], 'and nothing is asked or changed')
 })
 
 t.test('removing a parent asks it to revoke first, then removes it, its status and its task', async (t) => {

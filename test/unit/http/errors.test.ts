@@ -8,7 +8,7 @@ import t from 'tap'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
-import { internalErrorBody } from '../../../src/errors.js'
+import { AppError, internalErrorBody } from '../../../src/errors.js'
 import { errorMiddleware } from '../../../src/http/errors.js'
 import type { Logger } from '../../../src/log.js'
 
@@ -40,18 +40,39 @@ t.test('a body that cannot be serialised: a logged, labelled 500, and the reques
   const url = await serve(t, (ctx) => void (ctx.body = [{ asn: 65000, serial: 1n }]), seen, lines)
   const res = await fetch(url)
   t.equal(res.status, 500)
-  t.match(res.headers.get('content-type'), /^application\/json/)
+  t.equal(res.headers.get('content-type'), 'application/json', 'exactly, as Krill sends it (no charset)')
   t.same(await res.json(), internalErrorBody())
   t.same(seen, [500], 'the request log sees the status that was sent')
   t.ok(lines.some((l) => l.level === 'error'), 'the failure is logged as an error')
 })
 
-t.test('ordinary JSON bodies are unchanged: the same text and content type as Koa would send', async (t) => {
+t.test('ordinary JSON bodies are unchanged: the same text as Koa would send, typed exactly application/json (Krill)', async (t) => {
   const seen: number[] = []
   const url = await serve(t, (ctx) => void (ctx.body = [{ asn: 65000, prefix: '10.0.0.0/24', comment: null }]), seen, [])
   const res = await fetch(url)
   t.equal(res.status, 200)
-  t.equal(res.headers.get('content-type'), 'application/json; charset=utf-8')
+  t.equal(res.headers.get('content-type'), 'application/json')
   t.equal(await res.text(), '[{"asn":65000,"prefix":"10.0.0.0/24","comment":null}]')
   t.same(seen, [200])
+})
+
+t.test('an error after the handler chose another type is answered as JSON, typed exactly application/json', async (t) => {
+  const url = await serve(t, (ctx) => {
+    ctx.type = 'application/xml'
+    throw new AppError('ca-unknown', { ca: 'x' })
+  }, [], [])
+  const res = await fetch(url)
+  t.equal(res.status, 404)
+  t.equal(res.headers.get('content-type'), 'application/json')
+  t.same(await res.json(), { label: 'ca-unknown', msg: "CA 'x' is unknown", args: { ca: 'x' } })
+})
+
+t.test('a type the handler chose for a JSON body stays (application/ld+json, say); Koa\'s default becomes exact', async (t) => {
+  const url = await serve(t, (ctx) => {
+    ctx.type = 'application/ld+json'
+    ctx.body = { a: 1 }
+  }, [], [])
+  const res = await fetch(url)
+  t.equal(res.headers.get('content-type'), 'application/ld+json')
+  t.equal(await res.text(), '{"a":1}')
 })

@@ -1,0 +1,36 @@
+/**
+ * Krill's login endpoints (krill:src/daemon/http/auth/providers/admin_token.rs, dispatch/auth.rs): GET /auth/login
+ * (public) answers the relative URL of the login page as text/plain; POST /auth/login checks the credentials (the
+ * admin bearer token) and answers the session `{token, id, attributes}`; POST /auth/logout answers where to go next.
+ * What a credential is, and who it makes the caller, is the AuthProvider's business (http/auth-provider.ts).
+ */
+import { Router } from '@koa/router'
+import type { Context } from 'koa'
+import type { AuthProvider } from '../auth-provider.js'
+import { readBytes } from '../body.js'
+import { ROUTER_OPTIONS } from '../path.js'
+
+/** What a login or logout request body may hold (read and dropped: the credentials are in the header). */
+const BODY_LIMIT = 16 * 1024
+
+export function authRouter(auth: AuthProvider): Router {
+  const router = new Router(ROUTER_OPTIONS)
+  router.get('/auth/login', (ctx) => text(ctx, auth.loginUrl()))
+  router.post('/auth/login', async (ctx) => {
+    await readBytes(ctx, BODY_LIMIT) // a web client may send one; the admin token is in the header
+    ctx.set('Cache-Control', 'no-store')
+    ctx.body = auth.login(ctx)
+  })
+  router.post('/auth/logout', async (ctx) => {
+    await readBytes(ctx, BODY_LIMIT)
+    text(ctx, auth.logoutUrl())
+  })
+  return router
+}
+
+/** A text/plain answer (exactly, as Krill's) that no cache keeps (Krill's `text_no_cache`). */
+function text(ctx: Context, body: string): void {
+  ctx.set('Cache-Control', 'no-cache')
+  ctx.set('Content-Type', 'text/plain')
+  ctx.body = body
+}
