@@ -4,7 +4,7 @@
  * a keep-alive HTTPS client for the API, the process's RSS and CPU from /proc, and the RRDP notification on disk.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import https from 'node:https'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -30,6 +30,7 @@ export interface BenchDaemonOptions {
   sections?: string
   /**
    * Node options for svcd; BENCH_CPU_PROF=<dir> adds --cpu-prof into that directory (profile written at exit), and
+   * BENCH_NODE_ARGS adds more (e.g. "--trace-gc", with BENCH_SVCD_OUT=<file> to keep svcd's output there), and
    * BENCH_PERF_MAP=1 adds --perf-basic-prof and --interpreted-frames-native-stack so `perf record -e cpu-clock` (on-CPU samples only) names JS functions.
    */
   nodeArgs?: string[]
@@ -72,7 +73,7 @@ export class BenchDaemon {
     toml.push(opts.sections ?? '')
     const configFile = join(dir, 'svcd.toml')
     writeFileSync(configFile, toml.join('\n') + '\n')
-    const nodeArgs = [...(opts.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []), ...(process.env.BENCH_PERF_MAP ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : [])]
+    const nodeArgs = [...(opts.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []), ...(process.env.BENCH_PERF_MAP ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : []), ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])]
     const d = new BenchDaemon(dir, dataDir, configFile, port, token, nodeArgs)
     await d.spawn()
     return d
@@ -94,7 +95,9 @@ export class BenchDaemon {
   async spawn(): Promise<void> {
     const proc = spawn(process.execPath, [...this.nodeArgs, SVCD, '-c', this.configFile], { stdio: ['ignore', 'pipe', 'pipe'] })
     this.proc = proc
+    const copy = process.env.BENCH_SVCD_OUT
     const keep = (d: Buffer) => {
+      if (copy) appendFileSync(copy, d)
       this.out += d.toString()
       if (this.out.length > KEEP_OUTPUT * 2) this.out = this.out.slice(-KEEP_OUTPUT)
     }
