@@ -46,6 +46,8 @@ const KEEP_OUTPUT = 256 * 1024
 export class BenchDaemon {
   proc: ChildProcess | undefined
   private out = ''
+  /** API requests made so far (each retry of a reset keep-alive socket not counted again). */
+  requests = 0
   private exited: Promise<number | null> = Promise.resolve(null)
   readonly agent = new https.Agent({ keepAlive: true, maxSockets: 32, rejectUnauthorized: false })
 
@@ -144,6 +146,7 @@ export class BenchDaemon {
    * closed as idle at the same moment (ECONNRESET before any answer) is sent once more on a new connection.
    */
   async request(method: string, path: string, body?: unknown): Promise<ApiResult> {
+    this.requests++
     try {
       return await this.once(method, path, body)
     } catch (e) {
