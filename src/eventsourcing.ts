@@ -35,6 +35,8 @@ export interface AggregateType<S, C, E> {
   apply(state: S, event: E): void
   summary(cmd: C): CommandSummary
   kind(cmd: C): string
+  /** A mutable copy of `state` for applying `events` (default: a deep copy); it may share what they leave alone. */
+  copy?(state: S, events: readonly E[]): S
 }
 
 /** Where aggregates live: the current snapshot, and the history of commands. */
@@ -78,7 +80,7 @@ export async function runCommand<S, C, E>(
     throw e
   }
   if (events.length === 0) return { state: current.state, events, version: current.version }
-  const state = structuredClone(current.state)
+  const state = type.copy ? type.copy(current.state, events) : structuredClone(current.state)
   for (const e of events) type.apply(state, e)
   store.save({ ...base, effect: { result: 'success', events } }, state, current.version)
   return { state, events, version: current.version + 1 }

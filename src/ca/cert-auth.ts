@@ -9,7 +9,7 @@ import { parseRoaPayload, type RoaConfiguration, type RoaPayload } from '../reso
 import { processChildAdd, processChildCertify, processChildRemove, processChildRevoke, processChildUpdate, heldResources, reissueChild, shrinkChild } from './children.js'
 import { commandSummary, type CaCommand } from './commands.js'
 import type { CaContext } from './context.js'
-import { applyEvent, type CaEvent } from './events.js'
+import { applyEvent, copyForEvents, type CaEvent } from './events.js'
 import {
   processCertificateReceive, processCertificateRequest, processEntitlements, processKeyRevoked, processKeyRollActivate, processKeyRollInit,
   processParentAdd, processParentRemove, processParentUpdate,
@@ -27,6 +27,7 @@ export function certAuthType(ctx: () => CaContext): AggregateType<CaState, CaCom
   return {
     process: (s, c) => processCommand(s, c, ctx()),
     apply: applyEvent,
+    copy: copyForEvents,
     summary: commandSummary,
     kind: (c) => c.type,
   }

@@ -8,8 +8,8 @@ import { KeyPool } from '../../../src/crypto/key-pool.js'
 import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
 import { initialState, processCommand } from '../../../src/ca/cert-auth.js'
 import type { CaContext } from '../../../src/ca/context.js'
-import { applyEvent, type CaEvent } from '../../../src/ca/events.js'
-import type { CaState } from '../../../src/ca/state.js'
+import { applyEvent, copyForEvents, type CaEvent } from '../../../src/ca/events.js'
+import type { CaState, IssuedCert } from '../../../src/ca/state.js'
 import { AppError } from '../../../src/errors.js'
 import { buildCert, serialFromRandom } from '../../../src/objects/cert.js'
 import { buildCsr } from '../../../src/objects/csr.js'
@@ -100,4 +100,48 @@ t.test('ROAs and parents: the delta check and duplicate parents', async (t) => {
   t.equal(await label(x.run({ type: 'parent-add', parent: { name: 'p', parentHandle: 'other', childHandle: 'ca1', serviceUri: 'https://x/', idCert: '' } })), 'ca-parent-duplicate')
   t.equal(await label(x.run({ type: 'parent-remove', name: 'nope' })), 'ca-parent-unknown')
   t.equal(await label(x.run({ type: 'certificate-receive', parent: 'p', className: '0', keyId: 'F00', cert: '', uri: '' })), 'ca-parent-issue')
+})
+
+t.test('copyForEvents: the entries events change are copies, the rest is shared, the original never changes', async (t) => {
+  const freeze = <T>(v: T): T => {
+    if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+      Object.freeze(v)
+      for (const x of Object.values(v as object)) freeze(x)
+    }
+    return v
+  }
+  const issued = { keyId: 'K1', der: 'AA', uri: 'rsync://x/ca/0/K1.cer', notAfter: '2027-01-01T00:00:00Z', resources: { asn: '', ipv4: '10.0.0.0/16', ipv6: '' } } as unknown as IssuedCert
+  const s: CaState = freeze({
+    ...initialState('ca', 'KEY', 'CERT'),
+    children: {
+      a: { handle: 'a', idCert: 'A', resources: { asn: '', ipv4: '10.0.0.0/16', ipv6: '' }, issued: {} },
+      b: { handle: 'b', idCert: 'B', resources: { asn: '', ipv4: '10.1.0.0/16', ipv6: '' }, issued: { K1: issued } },
+      c: { handle: 'c', idCert: 'C', resources: { asn: '', ipv4: '10.2.0.0/16', ipv6: '' }, issued: {} },
+    },
+    routes: {
+      r1: { asn: 1, prefix: '10.0.0.0/24', maxLength: 24, since: '2026-01-01T00:00:00Z' },
+      r2: { asn: 2, prefix: '10.0.1.0/24', maxLength: 24, comment: 'two', since: '2026-01-01T00:00:00Z' },
+    },
+  })
+  const before = JSON.stringify(s)
+  const events: CaEvent[] = [
+    { type: 'child-resources-updated', handle: 'a', resources: { asn: '', ipv4: '10.0.0.0/17', ipv6: '' } },
+    { type: 'child-key-revoked', child: 'b', keyId: 'K1' },
+    { type: 'child-added', handle: 'd', idCert: 'D', resources: { asn: '', ipv4: '', ipv6: '' } },
+    { type: 'child-removed', handle: 'c' },
+    { type: 'roas-updated', changes: { added: [], removed: ['r1'], comments: [{ key: 'r2', comment: 'changed' }] } },
+  ]
+  const copy = copyForEvents(s, events)
+  for (const e of events) applyEvent(copy, e)
+  t.equal(JSON.stringify(s), before, 'the original (frozen, as the store caches it) is unchanged')
+  t.same(Object.keys(copy.children).sort(), ['a', 'b', 'd'])
+  t.equal(copy.children.a.resources.ipv4, '10.0.0.0/17')
+  t.same(copy.children.b.issued, {})
+  t.same(Object.keys(copy.routes), ['r2'])
+  t.equal(copy.routes.r2.comment, 'changed')
+  const copy2 = copyForEvents(s, [{ type: 'child-resources-updated', handle: 'a', resources: { asn: '', ipv4: '10.0.0.0/17', ipv6: '' } }])
+  t.equal(copy2.children.b, s.children.b, 'an entry no event touches is shared, not copied')
+  t.equal(copy2.routes.r1, s.routes.r1)
+  t.not(copy2.children.a, s.children.a, 'an entry an event changes is a copy')
+  t.not(copy2.classes, s.classes, 'the rest of the state is a copy')
 })
