@@ -148,7 +148,7 @@ export function issueChildCertificate(s: CaState, rc: ResourceClass, spki: Uint8
   const ski = keyIdentifier(spki)
   const keyId = keyIdHex(ski)
   const notBefore = new Date(ctx.now.getTime() - 5 * 60_000)
-  const notAfter = new Date(Math.min(ctx.now.getTime() + ctx.timing.childCertValidSeconds * 1000, own.notAfter.getTime()))
+  const notAfter = new Date(Math.min(entitledUntil(ctx.now, ctx.timing.childCertValidSeconds), own.notAfter.getTime()))
   const serial = serialFromRandom(ctx.random(20))
   const der = buildCert(
     {
@@ -161,6 +161,15 @@ export function issueChildCertificate(s: CaState, rc: ResourceClass, spki: Uint8
   return { keyId, className: rc.name, der: toBase64(der), uri: classDir(s, rc.name) + certFileName(keyId), serial: serial.toString(), notAfter: notAfter.toISOString(), resources: resources.toJSON(), signedBy: issuer.keyId }
 }
 
+/**
+ * The end of a new child certificate's validity: `validSeconds` from now, down to the hour. A child lists its
+ * entitlements and then asks for the certificate, a moment apart: both answers name the same time, so the next
+ * list does not look like a change (a resource-class update in the child's history at its first refresh).
+ */
+export function entitledUntil(now: Date, validSeconds: number): number {
+  return Math.floor((now.getTime() + validSeconds * 1000) / 3_600_000) * 3_600_000
+}
+
 /** The child's entitlements (RFC 6492 §3.3.2): per class with a current certificate, what the child may get there. */
 export function childEntitlements(s: CaState, ch: ChildInfo, now: Date, timing: CaContext['timing']): { rc: ResourceClass; resources: ResourceSet; notAfter: Date; issued: IssuedCert[] }[] {
   const out = []
@@ -170,7 +179,7 @@ export function childEntitlements(s: CaState, ch: ChildInfo, now: Date, timing: 
     if (resources.isEmpty()) continue
     const issued = Object.values(ch.issued).filter((c) => c.className === rc.name)
     const own = Date.parse(rc.current.cert.notAfter)
-    let notAfter = Math.min(now.getTime() + timing.childCertValidSeconds * 1000, own)
+    let notAfter = Math.min(entitledUntil(now, timing.childCertValidSeconds), own)
     // Report the current certificate's notAfter while it is not due for renewal, so the child does not re-request.
     const current = issued.find((c) => ResourceSet.parse(c.resources).equals(resources) && Date.parse(c.notAfter) - now.getTime() > timing.childCertReissueBeforeSeconds * 1000)
     if (current) notAfter = Date.parse(current.notAfter)

@@ -7,6 +7,7 @@ import { generateRsaKeyPair } from '../../../src/crypto/key-pool.js'
 import { KeyPool } from '../../../src/crypto/key-pool.js'
 import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
 import { initialState, processCommand } from '../../../src/ca/cert-auth.js'
+import { entitledUntil } from '../../../src/ca/children.js'
 import type { CaContext } from '../../../src/ca/context.js'
 import { applyEvent, copyForEvents, type CaEvent } from '../../../src/ca/events.js'
 import type { CaState, IssuedCert } from '../../../src/ca/state.js'
@@ -144,4 +145,14 @@ t.test('copyForEvents: the entries events change are copies, the rest is shared,
   t.equal(copy2.routes.r1, s.routes.r1)
   t.not(copy2.children.a, s.children.a, 'an entry an event changes is a copy')
   t.not(copy2.classes, s.classes, 'the rest of the state is a copy')
+})
+
+t.test('entitledUntil: a list and the issue a moment later name the same end of validity (down to the hour)', async (t) => {
+  const year = 86400 * 365
+  const list = entitledUntil(new Date('2026-06-01T10:17:03.250Z'), year)
+  const issue = entitledUntil(new Date('2026-06-01T10:17:04.990Z'), year)
+  t.equal(list, issue, 'a second apart: the same time, so the next list is no change')
+  t.equal(new Date(list).toISOString(), '2027-06-01T10:00:00.000Z', 'a whole hour, no milliseconds (certificate times have none)')
+  t.equal(new Date(entitledUntil(new Date('2026-06-01T10:59:59.999Z'), year)).toISOString(), '2027-06-01T10:00:00.000Z')
+  t.equal(new Date(entitledUntil(new Date('2026-06-01T11:00:00.000Z'), year)).toISOString(), '2027-06-01T11:00:00.000Z')
 })
