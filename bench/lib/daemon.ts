@@ -322,6 +322,8 @@ export function sleep(ms: number): Promise<void> {
  */
 export class DeltaCounter {
   readonly counts = new Map<string, number>()
+  /** The directories that deltas published files in. */
+  private readonly dirs = new Set<string>()
   missed = 0
   serials = 0
   private last: number
@@ -330,6 +332,12 @@ export class DeltaCounter {
   constructor(private readonly rrdpDir: string, everyMs = 100) {
     this.last = currentSerial(rrdpDir)
     this.timer = setInterval(() => this.poll(), everyMs)
+  }
+
+  /** True once a delta published something under `prefix` (a CA's jail: it holds a certificate). */
+  publishedUnder(prefix: string): boolean {
+    for (const d of this.dirs) if (d.startsWith(prefix)) return true
+    return false
   }
 
   /** How many elements of this kind and extension ('.roa', '.mft', '.crl', '.cer'). */
@@ -369,6 +377,7 @@ export class DeltaCounter {
         const ext = e.uri.slice(e.uri.lastIndexOf('.'))
         const key = `${kind}:${ext}`
         this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
+        if (kind !== 'withdraw') this.dirs.add(e.uri.slice(0, e.uri.lastIndexOf('/') + 1))
       }
     }
     this.last = Math.max(this.last, serial)
