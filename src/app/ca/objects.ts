@@ -156,9 +156,15 @@ function keepChildCertificates(state: CaState, rc: ResourceClass, keyId: string,
     for (const c of Object.values(ch.issued)) {
       if (c.signedBy !== keyId || c.className !== rc.name) continue
       const name = certFileName(c.keyId)
-      const der = fromBase64(c.der)
       const before = work.old.get(name)
       work.old.delete(name)
+      // The same serial from the same issuer is the same certificate (RFC 5280 §4.1.2.2): kept without decoding and
+      // hashing it again, which a parent of many children otherwise did for every child at each publication.
+      if (before && before.meta.serial === c.serial && before.meta.child === ch.handle) {
+        work.kept.push(before)
+        continue
+      }
+      const der = fromBase64(c.der)
       if (before && before.hash === sha256Hex(der)) work.kept.push(before)
       else {
         if (before) work.revoke(before)
