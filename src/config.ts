@@ -47,6 +47,10 @@ export interface RepositoryConfig {
   rrdp_delta_files_max_nr: number
   rrdp_delta_files_max_seconds: number
   rrdp_delta_interval_min_seconds: number
+  rsync_tree_grace_seconds: number
+  rsync_trees_max: number
+  safety_min_objects: number
+  safety_max_shrink_percent: number
 }
 
 export interface TestbedConfig {
@@ -133,6 +137,10 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
     rrdp_delta_files_max_nr: { kind: 'integer', min: 1 },
     rrdp_delta_files_max_seconds: { kind: 'integer', min: 1 },
     rrdp_delta_interval_min_seconds: { kind: 'integer', min: 0 },
+    rsync_tree_grace_seconds: { kind: 'integer', min: 0 },
+    rsync_trees_max: { kind: 'integer', min: 1, max: 10000 },
+    safety_min_objects: { kind: 'integer', min: 0 },
+    safety_max_shrink_percent: { kind: 'integer', min: 0, max: 100 },
   },
   testbed: {
     enabled: { kind: 'boolean' },
@@ -183,10 +191,14 @@ export function defaults(): Config {
       rsync_base_uri: undefined,
       rsync_daemon: 'off',
       rrdp_delta_files_min_nr: 5,
-      rrdp_delta_files_min_seconds: 1200,
+      rrdp_delta_files_min_seconds: 4 * HOUR,
       rrdp_delta_files_max_nr: 50,
-      rrdp_delta_files_max_seconds: 7200,
+      rrdp_delta_files_max_seconds: 8 * HOUR,
       rrdp_delta_interval_min_seconds: 0,
+      rsync_tree_grace_seconds: 2 * HOUR,
+      rsync_trees_max: 32,
+      safety_min_objects: 0,
+      safety_max_shrink_percent: 100,
     },
     testbed: { enabled: false, self_service_per_minute: 20 },
     timing: {
@@ -284,7 +296,11 @@ export function verifyConfig(c: Config, file: string): void {
   if (r.enabled) {
     if (!r.rrdp_base_uri) fail('repository.rrdp_base_uri', 'must be set when the repository is enabled')
     if (!r.rsync_base_uri) fail('repository.rsync_base_uri', 'must be set when the repository is enabled')
+    // RFC 9674 §3: snapshot and delta URIs are on the notification's origin; all three are under rrdp_base_uri, which
+    // must therefore be a plain https origin and path (a query or fragment would not carry over to the file URIs).
+    if (/[?#]/.test(r.rrdp_base_uri!)) fail('repository.rrdp_base_uri', 'must have no query or fragment (RFC 9674: RRDP files are named under it, on its origin)')
   }
+  if (r.rrdp_delta_files_max_seconds < r.rrdp_delta_files_min_seconds) fail('repository.rrdp_delta_files_max_seconds', 'must be at least repository.rrdp_delta_files_min_seconds')
   if (c.testbed.enabled && !r.enabled) fail('testbed.enabled', 'needs the embedded repository ([repository] enabled = true)')
   const t = c.timing
   if (t.mft_reissue_seconds >= t.mft_next_update_seconds) fail('timing.mft_reissue_seconds', 'must be less than timing.mft_next_update_seconds')
