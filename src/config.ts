@@ -129,6 +129,8 @@ const TOP: Record<string, OptSpec> = {
 const SECTIONS: Record<string, Record<string, OptSpec>> = {
   repository: {
     enabled: { kind: 'boolean' },
+    // RFC 9674 §3: snapshot and delta URIs are on the notification's origin. All RRDP files are named under this one
+    // URI (a plain https path: uriCheck refuses a query or fragment, which would not carry over to the file names).
     rrdp_base_uri: { kind: 'string', check: uriCheck('https') },
     rsync_base_uri: { kind: 'string', check: uriCheck('rsync') },
     rsync_daemon: { kind: 'string', choices: ['auto', 'off'] },
@@ -296,9 +298,6 @@ export function verifyConfig(c: Config, file: string): void {
   if (r.enabled) {
     if (!r.rrdp_base_uri) fail('repository.rrdp_base_uri', 'must be set when the repository is enabled')
     if (!r.rsync_base_uri) fail('repository.rsync_base_uri', 'must be set when the repository is enabled')
-    // RFC 9674 §3: snapshot and delta URIs are on the notification's origin; all three are under rrdp_base_uri, which
-    // must therefore be a plain https origin and path (a query or fragment would not carry over to the file URIs).
-    if (/[?#]/.test(r.rrdp_base_uri!)) fail('repository.rrdp_base_uri', 'must have no query or fragment (RFC 9674: RRDP files are named under it, on its origin)')
   }
   if (r.rrdp_delta_files_max_seconds < r.rrdp_delta_files_min_seconds) fail('repository.rrdp_delta_files_max_seconds', 'must be at least repository.rrdp_delta_files_min_seconds')
   if (c.testbed.enabled && !r.enabled) fail('testbed.enabled', 'needs the embedded repository ([repository] enabled = true)')

@@ -205,3 +205,53 @@ t.test('the safety floor holds a cycle that removes too much, until an operator 
   await waitFor(async () => ((await httpsRequest(d.url + 'ready')).status === 200 ? true : undefined))
   t.pass('ready again once released')
 })
+
+t.test('rrdp_delta_interval_min_seconds batches the changes of all publishers into one serial per interval', async (t) => {
+  const d = await repoDaemon(t, 'rrdp_delta_interval_min_seconds = 3\n')
+  const { alice, jail } = await publisher(t, d)
+  const bob = new TestPublisher('bob')
+  const file = join(tempDir(t), 'bob.xml')
+  writeFileSync(file, bob.requestXml())
+  bob.useResponse((await svcc(['publishers', 'add', '--request', file], { env: d.env })).stdout)
+  await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: jail + 'a.cer', content: bytes('A') }] })
+  const first = await waitRrdp(d.url, (v) => v.objects.size === 1)
+  const start = Date.now()
+  await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: jail + 'b.cer', content: bytes('B') }] })
+  await bob.send({ type: 'delta', pdus: [{ type: 'publish', uri: bob.response!.siaBase + 'c.cer', content: bytes('C') }] })
+  await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: jail + 'd.cer', content: bytes('D') }] })
+  const v = await waitRrdp(d.url, (v) => v.objects.size === 4)
+  t.equal(Number(v.notification.serial), Number(first.notification.serial) + 1, 'one serial for the three messages of two publishers')
+  t.ok(Date.now() - start > 1500, 'written once the interval since the previous serial had passed')
+})
+
+t.test('kill -9 in a publish loop, three times: every delta served before is byte-identical after, or the session is new', async (t) => {
+  let d = await repoDaemon(t)
+  const { alice, jail } = await publisher(t, d)
+  // A large object that never changes: the snapshot outweighs the deltas, so the size rule keeps them listed.
+  await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: jail + 'ballast.cer', content: bytes('Z'.repeat(100_000)) }] })
+  const seen = new Map<string, Buffer>()
+  let n = 0
+  for (let round = 0; round < 3; round++) {
+    let stop = false
+    const loop = (async () => {
+      while (!stop) await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: `${jail}o${n++}.roa`, content: bytes(`object ${n}`) }] }).catch(() => (stop = true))
+    })()
+    await new Promise((r) => setTimeout(r, 1000 + 500 * round))
+    const v = await waitRrdp(d.url, (v) => v.notification.deltas.some((x) => !seen.has(`${v.notification.sessionId}/${x.serial}`)))
+    for (const x of v.notification.deltas) seen.set(`${v.notification.sessionId}/${x.serial}`, (await httpsRequest(x.uri, { binary: true })).raw)
+    await d.stop('SIGKILL')
+    stop = true
+    await loop
+    d = await repoDaemon(t, '', d.dataDir, { port: d.port, rsync: (d as { rsyncPort: number }).rsyncPort })
+    alice.response = { ...alice.response!, serviceUri: `${d.url}rfc8181/alice/` }
+    const after = await readRrdp(d.url)
+    let compared = 0
+    for (const x of after.notification.deltas) {
+      const before = seen.get(`${after.notification.sessionId}/${x.serial}`)
+      if (!before) continue
+      t.same((await httpsRequest(x.uri, { binary: true })).raw, before, `round ${round}: delta ${x.serial} unchanged`)
+      compared++
+    }
+    t.ok(compared > 0 || after.notification.sessionId !== v.notification.sessionId, `round ${round}: ${compared} deltas compared (session ${after.notification.sessionId === v.notification.sessionId ? 'kept' : 'new'})`)
+  }
+})
