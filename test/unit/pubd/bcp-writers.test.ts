@@ -91,7 +91,7 @@ t.test('a database behind what was served starts a new session (RFC 9697)', asyn
   const saved = readFileSync(join(s.dir, 'rrdp', 'notification.xml'))
   s.put('b.cer', bytes('B'))
   await s.rrdp.cycle()
-  s.store.recordSerial({ ...s.store.rrdpState()!, serial: served.serial - 1 }, undefined, 0, [])
+  s.store.recordSerial({ ...s.store.rrdpState()!, serial: Number(served.serial) - 1 }, undefined, 0, [])
   writeFileSync(join(s.dir, 'rrdp', 'notification.xml'), saved)
   t.match(await s.rrdp.init(), /the notification served serial/, 'init says why')
   t.not(s.notification().sessionId, served.sessionId, 'a new session')
@@ -115,7 +115,7 @@ t.test('the safety floor hook sees the object counts; a held serial writes nothi
   t.equal(s.notification().serial, serial, 'no new serial')
   hold = false
   const r = await s.rrdp.cycle()
-  t.equal(r?.serial, serial + 1, 'the pending changes land in the next serial')
+  t.equal(r?.serial, Number(serial) + 1, 'the pending changes land in the next serial')
   t.equal(r?.elements, 3)
 })
 
