@@ -33,6 +33,7 @@ import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
 import { MessageSigner } from './protocol/signed-message.js'
 import { RrdpWriter } from './pubd/rrdp-writer.js'
+import { SafetyFloor } from './app/pubd/safety-floor.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
 import type { PubdStore, Stores } from './store/interfaces.js'
@@ -214,11 +215,12 @@ export function composePublication(o: PublicationParts): { service: PublicationS
   const readers = [Db.openSecondary(o.dbPath), Db.openSecondary(o.dbPath)]
   const rrdpDir = join(o.dataDir, 'repo', 'rrdp')
   const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
-  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention })
+  const floor = new SafetyFloor({ minObjects: r.safety_min_objects, maxShrinkPercent: r.safety_max_shrink_percent })
+  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention, hold: (b, a) => floor.check('rrdp', b, a) })
   const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log }) : undefined
-  const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, onSwitch: (tree) => daemon?.setPath(tree) })
+  const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
   const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
-  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config })
+  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config, floor })
   return { service, close: () => readers.forEach((reader) => reader.close()) }
 }
 

@@ -47,6 +47,10 @@ export interface RepositoryConfig {
   rrdp_delta_files_max_nr: number
   rrdp_delta_files_max_seconds: number
   rrdp_delta_interval_min_seconds: number
+  rsync_tree_grace_seconds: number
+  rsync_trees_max: number
+  safety_min_objects: number
+  safety_max_shrink_percent: number
 }
 
 export interface TestbedConfig {
@@ -125,6 +129,8 @@ const TOP: Record<string, OptSpec> = {
 const SECTIONS: Record<string, Record<string, OptSpec>> = {
   repository: {
     enabled: { kind: 'boolean' },
+    // RFC 9674 §3: snapshot and delta URIs are on the notification's origin. All RRDP files are named under this one
+    // URI (a plain https path: uriCheck refuses a query or fragment, which would not carry over to the file names).
     rrdp_base_uri: { kind: 'string', check: uriCheck('https') },
     rsync_base_uri: { kind: 'string', check: uriCheck('rsync') },
     rsync_daemon: { kind: 'string', choices: ['auto', 'off'] },
@@ -133,6 +139,10 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
     rrdp_delta_files_max_nr: { kind: 'integer', min: 1 },
     rrdp_delta_files_max_seconds: { kind: 'integer', min: 1 },
     rrdp_delta_interval_min_seconds: { kind: 'integer', min: 0 },
+    rsync_tree_grace_seconds: { kind: 'integer', min: 0 },
+    rsync_trees_max: { kind: 'integer', min: 1, max: 10000 },
+    safety_min_objects: { kind: 'integer', min: 0 },
+    safety_max_shrink_percent: { kind: 'integer', min: 0, max: 100 },
   },
   testbed: {
     enabled: { kind: 'boolean' },
@@ -183,10 +193,14 @@ export function defaults(): Config {
       rsync_base_uri: undefined,
       rsync_daemon: 'off',
       rrdp_delta_files_min_nr: 5,
-      rrdp_delta_files_min_seconds: 1200,
+      rrdp_delta_files_min_seconds: 4 * HOUR,
       rrdp_delta_files_max_nr: 50,
-      rrdp_delta_files_max_seconds: 7200,
+      rrdp_delta_files_max_seconds: 8 * HOUR,
       rrdp_delta_interval_min_seconds: 0,
+      rsync_tree_grace_seconds: 2 * HOUR,
+      rsync_trees_max: 32,
+      safety_min_objects: 0,
+      safety_max_shrink_percent: 100,
     },
     testbed: { enabled: false, self_service_per_minute: 20 },
     timing: {
@@ -285,6 +299,7 @@ export function verifyConfig(c: Config, file: string): void {
     if (!r.rrdp_base_uri) fail('repository.rrdp_base_uri', 'must be set when the repository is enabled')
     if (!r.rsync_base_uri) fail('repository.rsync_base_uri', 'must be set when the repository is enabled')
   }
+  if (r.rrdp_delta_files_max_seconds < r.rrdp_delta_files_min_seconds) fail('repository.rrdp_delta_files_max_seconds', 'must be at least repository.rrdp_delta_files_min_seconds')
   if (c.testbed.enabled && !r.enabled) fail('testbed.enabled', 'needs the embedded repository ([repository] enabled = true)')
   const t = c.timing
   if (t.mft_reissue_seconds >= t.mft_next_update_seconds) fail('timing.mft_reissue_seconds', 'must be less than timing.mft_next_update_seconds')

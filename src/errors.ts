@@ -105,6 +105,7 @@ export const CATALOGUE = {
   // Problems of the publication server's output, shown by GET /ready and the pubd stats, never thrown.
   'sys-rrdp-behind': { status: 503, msg: 'RRDP does not hold everything accepted: writing its files has failed since {since}; retrying' },
   'sys-rsync-behind': { status: 503, msg: 'The rsync tree does not hold everything accepted: writing it has failed since {since}; retrying' },
+  'sys-publication-held': { status: 503, msg: "The safety floor holds back the {output} output since {since}: {why}; release it with 'svcc publishers release' once checked" },
   'sys-rsync-publisher': { status: 503, msg: "The rsync tree keeps old files of publisher '{publisher}': writing its files has failed since {since}; retrying" },
 } as const satisfies Record<string, CatalogueEntry>
 

@@ -147,6 +147,7 @@ function pubdRoutes(): DescribedRoute[] {
     get('/pubd/stale/{seconds}', { id: 'pubdStale', tag, summary: 'Publishers that have not published for this long', ok: json('PublisherList', 'Stale publishers') }),
     get('/pubd/stats', { id: 'pubdStats', tag, summary: 'Publication server statistics', ok: json('RepoStats', 'Statistics') }),
     post('/pubd/session_reset', { id: 'pubdSessionReset', tag, summary: 'Start a new RRDP session', ok: empty('Reset') }),
+    post('/pubd/release', { id: 'pubdRelease', tag, summary: 'Release output the safety floor holds back', ok: empty('Released') }),
   ]
 }
 

@@ -74,4 +74,5 @@ export const calls = {
   pubdStale: (seconds: number): ApiCall<PublisherList> => call('GET', `/api/v1/pubd/stale/${seconds}`, 'json'),
   pubdStats: (): ApiCall<RepoStats> => call('GET', '/api/v1/pubd/stats', 'json'),
   pubdSessionReset: (): ApiCall<void> => call('POST', '/api/v1/pubd/session_reset', 'empty'),
+  pubdRelease: (): ApiCall<void> => call('POST', '/api/v1/pubd/release', 'empty'),
 }

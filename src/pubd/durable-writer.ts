@@ -1,8 +1,11 @@
 /**
  * Durable file writing for the repository output (design.md §2 "one durable-write module"): write every byte
- * (short writes continued), fsync files and directories, read a stretch of a file fully. Used by rrdp-writer.ts.
+ * (short writes continued), fsync files and directories, read a stretch of a file fully, write a gzip copy. Used by rrdp-writer.ts.
  */
-import { open, type FileHandle } from 'node:fs/promises'
+import { createReadStream, createWriteStream } from 'node:fs'
+import { open, rename, type FileHandle } from 'node:fs/promises'
+import { pipeline } from 'node:stream/promises'
+import { createGzip } from 'node:zlib'
 
 /**
  * Write the chunks (gathered into writes of about 4 MiB, without copying them) and fsync the file. One write is in
@@ -64,4 +67,24 @@ export async function fsyncDir(dir: string): Promise<void> {
   } finally {
     await fh.close()
   }
+}
+
+/**
+ * Write `<path>.gz` beside `path`, gzip-compressed (the publication-server BCP: RRDP files are compressed once, when
+ * written, not per request), and fsync it. zlib runs on libuv's thread pool; `level` 1 to 4 keeps it fast. The
+ * temporary name is renamed only when complete, so a reader never sees a truncated `.gz`.
+ */
+export async function writeGzip(path: string, level: number): Promise<number> {
+  const tmp = `${path}.gz.tmp`
+  await pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), createGzip({ level, chunkSize: 256 * 1024 }), createWriteStream(tmp, { mode: 0o644 }))
+  const fh = await open(tmp, 'r+')
+  let size: number
+  try {
+    await fh.sync()
+    size = (await fh.stat()).size
+  } finally {
+    await fh.close()
+  }
+  await rename(tmp, `${path}.gz`)
+  return size
 }

@@ -78,7 +78,7 @@ export class RrdpFiles {
   private async walk(): Promise<void> {
     const list = (p: string) => readdir(p).catch(() => [] as string[])
     for (const session of await list(this.dir)) {
-      if (session === 'notification.xml' || session.endsWith('.tmp')) continue
+      if (session.startsWith('notification.xml') || session.endsWith('.tmp')) continue
       for (const serial of await list(join(this.dir, session))) {
         for (const random of await list(join(this.dir, session, serial))) {
           const files = await list(join(this.dir, session, serial, random))

@@ -10,11 +10,14 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { gzip } from 'node:zlib'
 import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL, type DeltaElement } from '../protocol/rrdp.js'
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import { retainDeltas, type RrdpRetention } from './delta-retention.js'
 import { RrdpFiles } from './rrdp-cleanup.js'
-import { fsyncDir, readFully, writeAll, writeDurably } from './durable-writer.js'
+import { servedAhead } from './rrdp-served.js'
+import { fsyncDir, readFully, writeAll, writeDurably, writeGzip } from './durable-writer.js'
 import type { PubdStore, RrdpDeltaInfo, RrdpState } from '../store/interfaces.js'
 
 export interface RrdpWriterOptions {
@@ -30,6 +33,8 @@ export interface RrdpWriterOptions {
   graceSeconds?: number
   /** Superseded snapshots kept within the grace period, together at most this many bytes (newest first). */
   supersededSnapshotBytes?: number
+  /** The safety floor: why a serial from `before` to `after` objects must be held back, or undefined. */
+  hold?: (before: number, after: number) => string | undefined
 }
 
 export interface CycleResult {
@@ -38,6 +43,8 @@ export interface CycleResult {
   snapshotBytes: number
   /** Whether the snapshot was assembled from the previous one (false: every object read and encoded). */
   incremental: boolean
+  /** Set when the safety floor held the serial back (nothing written, the changes stay pending): why. */
+  held?: string
 }
 
 /** Where each `<publish>` element of a snapshot file sits, in file order: its URI, offset and length. */
@@ -62,6 +69,14 @@ function addElement(l: SnapshotLayout, uri: string, offset: number, length: numb
 /** Default budget of superseded snapshots within the grace period: about four of 100,000 objects, all of small ones. */
 const SUPERSEDED_SNAPSHOT_BYTES = 1024 * 1024 * 1024
 
+/**
+ * zlib level of the `.gz` copies written beside every RRDP file (the publication-server BCP: serve RRDP compressed to
+ * clients that accept it). Level 1 is the fastest: base64 inside XML compresses by about a quarter at any level.
+ */
+const GZIP_LEVEL = 1
+
+const gzipAsync = promisify(gzip)
+
 /** Unchanged elements are copied from the previous snapshot in reads of at most this many bytes. */
 const COPY_BYTES = 16 * 1024 * 1024
 
@@ -81,14 +96,25 @@ export class RrdpWriter {
     this.files = new RrdpFiles(options.dir)
   }
 
-  /** At start-up: a first session if there is none, then the notification rewritten from the database. */
-  async init(): Promise<void> {
+  /**
+   * At start-up: a first session if there is none, then the notification rewritten from the database. A new session
+   * instead when the database is behind what was served (restored from a backup: the notification on disk names
+   * another session or a later serial, or a serial directory later than the next one exists), so that no serial is
+   * published twice with other content (RFC 9697; the publication-server BCP). Returns why a session was started.
+   */
+  async init(): Promise<string | undefined> {
     await mkdir(this.o.dir, { recursive: true })
     const state = this.o.store.rrdpState()
-    if (!state || !(await this.filesPresent(state))) return void (await this.resetSession())
+    const why = !state ? 'no session yet' : (await servedAhead(this.o.dir, state)) ?? ((await this.filesPresent(state)) ? undefined : 'files of the current serial are missing')
+    if (why) {
+      await this.resetSession()
+      return why
+    }
     await this.writeNotification()
     await this.cleanup()
+    return undefined
   }
+
 
   /**
    * One cycle: undefined when nothing was pending. Never run two at once (the PublicationService serialises them). A cycle
@@ -117,6 +143,10 @@ export class RrdpWriter {
       if (maxSeq === 0) return undefined
       const elements = deltaElements(view, before)
       if (elements.length === 0) return { state, maxSeq, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0 }
+      const after = view.count()
+      const added = elements.filter((e) => e.type === 'publish' && !e.hash).length
+      const held = this.o.hold?.(after - added + (elements.length - elements.filter((e) => e.type === 'publish').length), after)
+      if (held) return { state, maxSeq, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0, held }
       const serial = state.serial + 1
       const rel = `${state.session}/${serial}/${randomBytes(8).toString('hex')}`
       this.partial = rel
@@ -130,7 +160,9 @@ export class RrdpWriter {
       return { state, maxSeq, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length, layout, incremental: previous !== undefined }
     })
     if (!result) return void (await this.repairNotification())
+    if (result.snapshot && result.delta) await Promise.all([this.writeGzip(join(result.delta.rel, 'delta.xml')), this.writeGzip(join(result.snapshot.rel, 'snapshot.xml'))])
     const now = this.o.now()
+    if (result.held) return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false, held: result.held }
     if (!result.snapshot || !result.delta) {
       this.o.store.recordSerial(result.state, undefined, result.maxSeq, [])
       return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false }
@@ -241,6 +273,7 @@ export class RrdpWriter {
       const layout = emptyLayout(join(rel, 'snapshot.xml'))
       const snapshot = await this.writeFile(layout.path, this.snapshotWhole({ sessionId: session, serial: 1 }, view, layout))
       layout.size = snapshot.size
+      await this.writeGzip(layout.path)
       const state: RrdpState = { session, serial: 1, snapshotPath: layout.path, snapshotHash: snapshot.hash, snapshotSize: snapshot.size, updated: this.o.now().toISOString() }
       this.o.store.resetSession(state, consumed)
       this.layout = layout
@@ -263,8 +296,13 @@ export class RrdpWriter {
       snapshot: { uri: this.uri(state.snapshotPath), hash: state.snapshotHash },
       deltas: this.o.store.rrdpDeltas().map((d) => ({ serial: d.serial, uri: this.uri(d.path), hash: d.hash })),
     })
+    const plain = Buffer.from(xml, 'utf8')
+    // The compressed copy first: either one is a valid notification, and both name files that stay for the grace period.
+    const tmpGz = join(this.o.dir, 'notification.xml.gz.tmp')
+    await writeDurably(tmpGz, [await gzipAsync(plain, { level: GZIP_LEVEL })])
+    await rename(tmpGz, join(this.o.dir, 'notification.xml.gz'))
     const tmp = join(this.o.dir, 'notification.xml.tmp')
-    await writeDurably(tmp, [Buffer.from(xml, 'utf8')])
+    await writeDurably(tmp, [plain])
     await rename(tmp, join(this.o.dir, 'notification.xml'))
     await fsyncDir(this.o.dir)
     this.notified = `${state.session}/${state.serial}`
@@ -299,6 +337,12 @@ export class RrdpWriter {
     return { hash: hash.digest('hex'), size }
   }
 
+  /** The gzip copy of the file `rel`, noted for cleanup. */
+  private async writeGzip(rel: string): Promise<void> {
+    const size = await writeGzip(join(this.o.dir, rel), GZIP_LEVEL)
+    this.files.written(`${rel}.gz`, size)
+  }
+
   private async filesPresent(state: RrdpState): Promise<boolean> {
     const paths = [state.snapshotPath, ...this.o.store.rrdpDeltas().map((d) => d.path)]
     for (const p of paths) if (!(await stat(join(this.o.dir, p)).catch(() => undefined))) return false
@@ -308,7 +352,7 @@ export class RrdpWriter {
   /** Remove what the notification no longer references, once older than the grace period (rrdp-cleanup.ts). */
   private async cleanup(graceSeconds = this.o.graceSeconds ?? 120): Promise<void> {
     const state = this.o.store.rrdpState()!
-    const referenced = new Set([state.snapshotPath, ...this.o.store.rrdpDeltas().map((d) => d.path)].map((p) => p.split('\\').join('/')))
+    const referenced = new Set([state.snapshotPath, ...this.o.store.rrdpDeltas().map((d) => d.path)].flatMap((p) => [p, `${p}.gz`]).map((p) => p.split('\\').join('/')))
     await this.files.cleanup({ referenced, graceSeconds, supersededSnapshotBytes: this.o.supersededSnapshotBytes ?? SUPERSEDED_SNAPSHOT_BYTES })
   }
 }

@@ -5,12 +5,17 @@
  * path once per connection, so a client sees one whole tree for its session, never a half-updated one.
  * A cycle that would build a tree identical to the current one builds nothing. What the current tree holds is
  * saved at shutdown (trees never change once built), so after a restart unchanged files are linked, not rewritten.
+ * Written files get deterministic modification times (the publication-server BCP), so rsync clients, which compare
+ * size and mtime, do not fetch unchanged files again after a rewrite; a replaced tree stays for a grace period.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { join, relative } from 'node:path'
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import { reasonOf } from '../errors.js'
+import { decodeCert } from '../objects/cert.js'
+import { decodeCrl } from '../objects/crl.js'
+import { decodeSignedObject } from '../objects/signed-object.js'
 import { relativePath } from './publishers.js'
 
 export interface RsyncWriterOptions {
@@ -20,8 +25,12 @@ export interface RsyncWriterOptions {
   baseUri: string
   reader: PubdReader
   now: () => Date
-  /** Seconds an old tree stays, so rsync sessions that started in it can finish. */
+  /** Seconds a replaced tree stays, so rsync sessions that started in it can finish (default 7200). */
   graceSeconds?: number
+  /** Replaced trees kept within the grace period, at most (default 32; the newest are kept). */
+  maxTrees?: number
+  /** The safety floor: why a tree from `before` to `after` files must be held back, or undefined. */
+  hold?: (before: number, after: number) => string | undefined
   /** Called with the real directory of each new tree after the switch (rsyncd's module path follows it). */
   onSwitch?: (treeDir: string) => void
 }
@@ -38,6 +47,8 @@ export interface RsyncCycle {
   written: number
   linked: number
   failed: PublisherFailure[]
+  /** Set when the safety floor held the tree back (the current one stays): why. */
+  held?: string
 }
 
 interface Built {
@@ -45,6 +56,7 @@ interface Built {
   written: number
   linked: number
   failed: PublisherFailure[]
+  held?: string
 }
 
 /** What the current tree holds, saved at shutdown: { tree, files: [relative path, hash][] }. */
@@ -128,7 +140,7 @@ export class RsyncWriter {
       await rm(root, { recursive: true, force: true }).catch(() => undefined)
       throw e
     }
-    if (!result) return { files: this.last!.files.size, written: 0, linked: 0, failed: [] }
+    if (!result || result.held) return { files: this.last!.files.size, written: 0, linked: 0, failed: [], ...(result?.held ? { held: result.held } : {}) }
     this.switchTo(name)
     this.last = { name, files: result.files }
     await this.cleanup()
@@ -140,6 +152,8 @@ export class RsyncWriter {
     const wanted = [...view.hashes()]
     const last = this.last
     if (last && last.files.size === wanted.length && wanted.every(({ uri, hash }) => last.files.get(relativePath(uri, this.o.baseUri)) === hash)) return undefined
+    const held = last ? this.o.hold?.(last.files.size, wanted.length) : undefined
+    if (held) return { files: new Map(), written: 0, linked: 0, failed: [], held }
     mkdirSync(root, { recursive: true, mode: 0o755 })
     const built: Built = { files: new Map(), written: 0, linked: 0, failed: [] }
     const jails = new Map(view.publishers().map((p) => [p.handle, p.baseUri]))
@@ -174,7 +188,11 @@ export class RsyncWriter {
       }
       if (this.last && this.last.files.get(rel) === hash && tryLink(join(this.o.dir, 'trees', this.last.name, rel), target)) out.linked++
       else {
-        writeFileSync(target, view.content(uri) ?? new Uint8Array(), { mode: 0o644 })
+        const content = view.content(uri) ?? new Uint8Array()
+        writeFileSync(target, content, { mode: 0o644 })
+        // A link shares the inode and so the time: only written files need it set.
+        const time = publishedTime(rel, content)
+        if (time) utimesSync(target, time, time)
         out.written++
       }
       out.files.set(rel, hash)
@@ -218,18 +236,35 @@ export class RsyncWriter {
   }
 
   /**
-   * Remove trees other than the current one once they are older than the grace period. Asynchronously: removing a
-   * tree of 100,000 files took 1 to 2 s here, which would otherwise hold up the RRDP writer and every request.
+   * Remove replaced trees once the grace period has passed since they were replaced (the next newer tree was built),
+   * and beyond the `maxTrees` newest replaced ones whatever their age. The bound holds the number of trees (and their
+   * directory entries) under constant change: trees are at least 50 times their build time apart (the rsync pacer's
+   * busyShare), and a build costs more per file than an rsync client's session needs, so 32 trees span a transfer of
+   * the whole tree many times over, for a small repository as for a large one. Asynchronously: removing a tree of
+   * 100,000 files took 1 to 2 s here, which would otherwise hold up the RRDP writer and every request.
    */
   private async cleanup(): Promise<void> {
     const current = readlinkSync(this.modulePath()).split('/').pop()
     // Tree ages are measured on the real clock, like the directory mtimes they are compared with.
-    const cutoff = Date.now() - (this.o.graceSeconds ?? 300) * 1000
-    for (const name of readdirSync(join(this.o.dir, 'trees'))) {
-      if (name === current) continue
-      const path = join(this.o.dir, 'trees', name)
-      const st = statSync(path, { throwIfNoEntry: false })
-      if (st && st.mtimeMs < cutoff) await rm(path, { recursive: true, force: true })
+    const cutoff = Date.now() - (this.o.graceSeconds ?? 7200) * 1000
+    const trees = readdirSync(join(this.o.dir, 'trees'))
+      .map((name) => ({ name, st: statSync(join(this.o.dir, 'trees', name), { throwIfNoEntry: false }) }))
+      .filter((t) => t.st !== undefined)
+      .sort((a, b) => b.st!.mtimeMs - a.st!.mtimeMs || (a.name < b.name ? 1 : -1))
+    let kept = 0
+    let replacedAt = Infinity
+    for (const t of trees) {
+      const mtime = t.st!.mtimeMs
+      if (t.name === current) {
+        replacedAt = mtime
+        continue
+      }
+      // A tree newer than the current one is being built (or was left by a failed cycle, which removes it itself).
+      if (mtime > replacedAt) continue
+      const keep = replacedAt >= cutoff && kept < (this.o.maxTrees ?? 32)
+      replacedAt = mtime
+      if (keep) kept++
+      else await rm(join(this.o.dir, 'trees', t.name), { recursive: true, force: true })
     }
   }
 }
@@ -253,6 +288,23 @@ function filesBelow(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => relative(dir, join(e.parentPath, e.name)))
+}
+
+/**
+ * The deterministic modification time of a published file (the publication-server BCP): a CRL's thisUpdate, a
+ * signed object's CMS signing-time (RFC 9589), a certificate's notBefore; undefined for anything else or for what
+ * does not decode (the file keeps the time it was written).
+ */
+export function publishedTime(name: string, content: Uint8Array): Date | undefined {
+  const ext = name.slice(name.lastIndexOf('.') + 1)
+  try {
+    if (ext === 'crl') return decodeCrl(content).thisUpdate
+    if (ext === 'cer') return decodeCert(content).notBefore
+    if (ext === 'roa' || ext === 'mft' || ext === 'asa' || ext === 'gbr' || ext === 'sig' || ext === 'tak') return decodeSignedObject(content).attributes.signingTime
+  } catch {
+    // Not an object we can read: the publisher's business.
+  }
+  return undefined
 }
 
 function tryLink(from: string, to: string): boolean {

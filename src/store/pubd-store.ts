@@ -195,6 +195,11 @@ export class PubdView {
     return { maxSeq: rows.length ? rows[rows.length - 1].seq : 0, before }
   }
 
+  /** How many objects the repository holds. */
+  count(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM pubd_objects').get() as { n: number }).n
+  }
+
   object(uri: string): { hash: string; content: Uint8Array } | undefined {
     return this.db.prepare('SELECT hash, content FROM pubd_objects WHERE uri = ?').get(uri) as { hash: string; content: Uint8Array } | undefined
   }

@@ -21,6 +21,7 @@ const LAYERS: Policy['layers'] = [
   ['pubd/delta-retention.ts', 'domain'],
   ['pubd/publication-errors.ts', 'domain'], // RFC 8181 §2.5 codes by label: a pure table
   ['pubd/*-writer.ts', 'storage'], // rrdp-writer, rsync-writer, and durable-writer: "one durable-write module"
+  ['pubd/rrdp-*.ts', 'storage'], // the RRDP writer's parts: file tracking and cleanup, what was served before a restart
   ['store/', 'storage'],
   ['app/', 'application'], // app/pubd/ is the publication service; app/ca-* the CA service until it moves to app/ca/
   ['ta/', 'application'],

@@ -88,3 +88,15 @@ t.test('config/embedded.toml loads', async (t) => {
   const c = loadConfig(join(ROOT, 'config', 'embedded.toml'), {})
   t.equal(c.data_dir, './data/')
 })
+
+t.test('issue 12: publication-server BCP defaults and checks', async (t) => {
+  const r = defaults().repository
+  t.ok(r.rrdp_delta_files_min_seconds >= 4 * 3600, 'deltas kept at least 4 hours by default')
+  t.equal(r.rrdp_delta_interval_min_seconds, 0, 'no batching in the embedded default')
+  t.equal(r.rsync_tree_grace_seconds, 7200, 'a replaced rsync tree stays 2 hours')
+  t.throws(() => load('[repository]\nrrdp_delta_files_min_seconds = 14400\nrrdp_delta_files_max_seconds = 7200'), /rrdp_delta_files_max_seconds' must be at least/)
+  const repo = (uri: string) => `[repository]\nenabled = true\nrrdp_base_uri = "${uri}"\nrsync_base_uri = "rsync://localhost/repo/"`
+  t.throws(() => load(repo('https://localhost/rrdp/?x=1/')), /rrdp_base_uri/, 'RFC 9674: a query would not carry over to the snapshot and delta URIs')
+  t.throws(() => load('[repository]\nsafety_max_shrink_percent = 101'), /must be at most 100/)
+  t.equal(load(repo('https://localhost/rrdp/')).repository.rrdp_base_uri, 'https://localhost/rrdp/')
+})

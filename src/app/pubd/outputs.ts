@@ -8,8 +8,8 @@ import type { RsyncCycle } from '../../pubd/rsync-writer.js'
 
 /** The RRDP files under <data_dir>/repo/rrdp/ (pubd/rrdp-writer.ts RrdpWriter). */
 export interface RrdpOutput {
-  /** Bring the files in line with the database at start. */
-  init(): Promise<void>
+  /** Bring the files in line with the database at start; why a new session was started, if one was. */
+  init(): Promise<string | undefined>
   /** Write one new serial from the pending changes; undefined when nothing was pending. Never two at once. */
   cycle(): Promise<CycleResult | undefined>
   /** A new session: serial 1, a snapshot and no deltas (RFC 8182 §3.5.1.2). */

@@ -25,6 +25,7 @@ import { Problems, type Problem, type ProblemJson } from './problems.js'
 import { publishedManifests, repoStats } from './repo-stats.js'
 import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
 import { openRrdpFile, type RrdpFile } from './rrdp-files.js'
+import type { SafetyFloor } from './safety-floor.js'
 
 /** The settings the service reads (from the config's service_uri and [repository]). */
 export interface PublicationConfig {
@@ -51,6 +52,8 @@ export interface PublicationServiceDeps {
   now: () => Date
   log: Logger
   config: PublicationConfig
+  /** The safety floor the writers' `hold` hooks consult; released through pubdRelease. */
+  floor?: SafetyFloor
 }
 
 export class PublicationService {
@@ -79,7 +82,8 @@ export class PublicationService {
 
   /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if there is one. */
   async start(): Promise<void> {
-    await this.d.rrdp.init()
+    const reset = await this.d.rrdp.init()
+    if (reset) this.d.log.info('RRDP session started', { session: this.store.rrdpState()?.session, reason: reset })
     this.d.rsync.init()
     this.rrdpPacer.kick()
     this.rsyncPacer.kick()
@@ -143,6 +147,16 @@ export class PublicationService {
     return repoStats(input, (handle) => publishedManifests(this.store, handle))
   }
 
+  /** Release what the safety floor holds back: the next RRDP serial and rsync tree go ahead, whatever they remove. */
+  async pubdRelease(): Promise<void> {
+    const held = this.problems.keys().filter((k) => k.startsWith('held:'))
+    this.d.floor?.release()
+    this.d.log.warn('safety floor released by the operator', { held: held.map((k) => k.slice('held:'.length)).join(',') })
+    this.rrdpPacer.kick()
+    this.rsyncPacer.kick()
+    await this.rrdpPacer.idle()
+  }
+
   async pubdSessionReset(): Promise<void> {
     await this.rrdpPacer.idle()
     await this.d.rrdp.resetSession()
@@ -155,9 +169,9 @@ export class PublicationService {
     return this.d.codec.sign(encodePublicationReply(this.endpoint.reply(handle, body, now)), now)
   }
 
-  /** GET /rrdp/{path}: an RRDP file, or undefined (404) for anything that is not a current RRDP file name. */
-  rrdpFile(rel: string): RrdpFile | undefined {
-    return openRrdpFile(this.d.config.rrdpDir, rel)
+  /** GET /rrdp/{path}: an RRDP file (its gzip copy when `gzip`), or undefined (404) for anything else. */
+  rrdpFile(rel: string, gzip = false): RrdpFile | undefined {
+    return openRrdpFile(this.d.config.rrdpDir, rel, gzip)
   }
 
   /**
@@ -233,6 +247,7 @@ export class PublicationService {
 
   private async rrdpCycle(): Promise<void> {
     const r = await this.d.rrdp.cycle()
+    if (this.hold('rrdp', r?.held)) return
     if (r) {
       this.d.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
       this.rsyncPacer.kick()
@@ -245,6 +260,7 @@ export class PublicationService {
    */
   private async rsyncCycle(): Promise<void> {
     const r = await this.d.rsync.cycle()
+    if (this.hold('rsync', r.held)) return
     const failed = new Set(r.failed.map((f) => f.publisher))
     for (const key of this.problems.keys()) {
       const publisher = key.startsWith('rsync:') ? key.slice('rsync:'.length) : undefined
@@ -252,6 +268,13 @@ export class PublicationService {
     }
     for (const f of r.failed) this.report(`rsync:${f.publisher}`, { label: 'sys-rsync-publisher', args: { publisher: f.publisher }, reason: f.reason })
     if (r.failed.length) throw new PublishersFailed(r.failed.length)
+  }
+
+  /** Record or clear the safety floor's hold of `output`; true when held. */
+  private hold(output: 'rrdp' | 'rsync', why: string | undefined): boolean {
+    if (why) this.report(`held:${output}`, { label: 'sys-publication-held', args: { output, why }, reason: why })
+    else this.recovered(`held:${output}`)
+    return why !== undefined
   }
 
   /** A pacer's run failed: record the problem (a partial rsync failure is recorded per publisher instead). */

@@ -85,8 +85,17 @@ export const publishersCommands: CommandDef[] = [
         '',
         'publisher,objects,size,last update',
         ...Object.entries(s.publishers).map(([h, p]) => `${h},${p.objects},${p.size},${p.last_update ? isoWithOffset(new Date(p.last_update)) : 'never'}`),
+        ...(s.problems.length ? ['', 'Problems:', ...s.problems.map((p) => `  ${p.label}: ${p.msg}`)] : []),
       ]
       return { json: s, text: lines.join('\n') }
+    },
+  },
+  {
+    path: ['publishers', 'release'],
+    summary: 'Release output the safety floor holds back (a cycle that removes too many objects at once); check first',
+    async run(ctx) {
+      await ctx.send(calls.pubdRelease())
+      return { text: '' }
     },
   },
   {

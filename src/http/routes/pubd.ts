@@ -53,6 +53,12 @@ export function pubdRouter(deps: HttpDeps): Router {
   router.get('/api/v1/pubd/stats', (ctx) => {
     ctx.body = pub().pubdStats()
   })
+  router.post('/api/v1/pubd/release', async (ctx) => {
+    await readNoBody(ctx)
+    await pub().pubdRelease()
+    ctx.status = 200
+    ctx.body = ''
+  })
   router.post('/api/v1/pubd/session_reset', async (ctx) => {
     await readNoBody(ctx)
     await pub().pubdSessionReset()
@@ -84,10 +90,15 @@ export function rrdpMiddleware(deps: HttpDeps) {
   }
 }
 
-/** Serve one RRDP file: notification briefly cacheable, the rest immutable; ETag and If-Modified-Since → 304. */
+/**
+ * Serve one RRDP file: notification briefly cacheable, the rest immutable; ETag and If-Modified-Since → 304; gzip when
+ * the client accepts it (Content-Encoding: gzip, Vary: Accept-Encoding, an ETag of its own).
+ */
 function serveRrdp(ctx: Context, deps: HttpDeps, path: string): void {
-  const file = deps.services.pubd?.rrdpFile(path)
+  // The publication-server BCP: compressed to clients that accept gzip (copies written with the files, not per request).
+  const file = deps.services.pubd?.rrdpFile(path, ctx.acceptsEncodings('gzip', 'identity') === 'gzip')
   if (!file) throw new AppError('api-unknown-resource', { path: ctx.path })
+  ctx.vary('Accept-Encoding')
   ctx.set('Cache-Control', file.notification ? 'public, max-age=60' : 'public, max-age=86400, immutable')
   ctx.set('ETag', file.etag)
   ctx.set('Last-Modified', file.mtime.toUTCString())
@@ -100,6 +111,7 @@ function serveRrdp(ctx: Context, deps: HttpDeps, path: string): void {
     return
   }
   ctx.type = 'application/xml'
+  if (file.encoding === 'gzip') ctx.set('Content-Encoding', 'gzip')
   ctx.length = file.size
   ctx.body = file.stream
 }
