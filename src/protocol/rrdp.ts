@@ -77,15 +77,18 @@ export function encodeNotification(n: Notification): string {
   const rule = NOTIFICATION
   checkHead(n.sessionId, n.serial, rule)
   const deltas = [...n.deltas].sort((a, b) => b.serial - a.serial)
-  const children = [
-    { name: 'snapshot', attrs: { uri: n.snapshot.uri, hash: hash64(n.snapshot.hash, rule) } },
-    ...deltas.map((d) => {
-      checkSerial(d.serial, rule)
-      return { name: 'delta', attrs: { serial: d.serial, uri: d.uri, hash: hash64(d.hash, rule) } }
-    }),
+  // Written directly, as the snapshot elements are: a notification lists every delta kept (hundreds within the
+  // retention time of a busy repository) and is written at every serial; built as a tree it cost more than the delta.
+  const lines = [
+    `<notification xmlns="${RRDP_NS}" version="1" session_id="${escapeAttr(n.sessionId)}" serial="${n.serial}">`,
+    `  <snapshot uri="${escapeAttr(n.snapshot.uri)}" hash="${hash64(n.snapshot.hash, rule)}"/>`,
   ]
-  const attrs = { version: '1', session_id: n.sessionId, serial: String(n.serial) }
-  return buildXml({ name: 'notification', attrs, children }, { ns: RRDP_NS })
+  for (const d of deltas) {
+    checkSerial(d.serial, rule)
+    lines.push(`  <delta serial="${d.serial}" uri="${escapeAttr(d.uri)}" hash="${hash64(d.hash, rule)}"/>`)
+  }
+  lines.push('</notification>', '')
+  return lines.join('\n')
 }
 
 /** The whole snapshot as one string (fine up to a few hundred MB; prefer {@link encodeSnapshotChunks} for files). */

@@ -238,7 +238,7 @@ export class RsyncWriter {
   /**
    * Remove replaced trees once the grace period has passed since they were replaced (the next newer tree was built),
    * and beyond the `maxTrees` newest replaced ones whatever their age. The bound holds the number of trees (and their
-   * directory entries) under constant change: trees are at least 50 times their build time apart (the rsync pacer's
+   * directory entries) under constant change: trees are at least 100 times their build time apart (the rsync pacer's
    * busyShare), and a build costs more per file than an rsync client's session needs, so 32 trees span a transfer of
    * the whole tree many times over, for a small repository as for a large one. Asynchronously: removing a tree of
    * 100,000 files took 1 to 2 s here, which would otherwise hold up the RRDP writer and every request.
