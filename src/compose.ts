@@ -4,7 +4,7 @@
  * daemon in-process, and the benchmarks all build through `compose`.
  */
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
+import { isAbsolute, join } from 'node:path'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
@@ -37,10 +37,14 @@ import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
 import type { PubdStore, Stores } from './store/interfaces.js'
 import { FileKeyStore } from './store/key-store.js'
+import { PgDb } from './store/pg-db.js'
+import { createPostgresStores } from './store/postgres.js'
 import { PubdReader } from './store/pubd-store.js'
+import type { SqlDb } from './store/sql.js'
 import { createSqliteStores } from './store/sqlite.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
+import { parseStorageUri } from './util/storage-uri.js'
 import { VERSION } from './version.js'
 
 export interface ComposeOptions {
@@ -78,9 +82,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const t = config.timing
 
   // Storage and keys. The pool starts filling once svcd listens: until then keys are made on demand only.
-  const dbPath = join(dataDir, 'svcd.db')
-  const db = Db.open(dbPath)
-  const stores = createSqliteStores(db)
+  const { db, stores, openReader } = openStorage(config.storage_uri, dataDir)
   const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
   const signer = o.signer ?? new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
   stores.transaction(() => {
@@ -91,7 +93,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // The embedded publication server.
   let pubd: { service: PublicationService; close: () => void } | undefined
   try {
-    pubd = config.repository.enabled ? await createPublication(config, dataDir, dbPath, stores, signer, log, now) : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, now) : undefined
   } catch (e) {
     db.close()
     throw e
@@ -185,6 +187,18 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
 }
 
+/** The database named by `storage_uri` (util/storage-uri.ts), its stores, and how to open a second connection to it. */
+export function openStorage(storageUri: string | undefined, dataDir: string): { db: SqlDb; stores: Stores; openReader: () => SqlDb } {
+  const target = parseStorageUri(storageUri)
+  if (target.kind === 'postgres') {
+    const db = PgDb.open(target.uri, target.display)
+    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display) }
+  }
+  const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)
+  const db = Db.open(path)
+  return { db, stores: createSqliteStores(db), openReader: () => Db.openSecondary(path) }
+}
+
 function failure(s: { result: string; msg?: string } | undefined): string | undefined {
   return s?.result === 'failure' ? (s.msg ?? 'failed') : undefined
 }
@@ -197,8 +211,8 @@ export interface PublicationParts {
   ip: string
   /** RRDP files under <dataDir>/repo/rrdp, the rsync tree under <dataDir>/repo/rsync. */
   dataDir: string
-  /** The database file, for the writers' own read connections. */
-  dbPath: string
+  /** A new connection to the database, for each writer's own read transactions. */
+  openReader: () => SqlDb
   store: PubdStore
   codec: MessageCodec
   log: Logger
@@ -211,7 +225,7 @@ export interface PublicationParts {
  */
 export function composePublication(o: PublicationParts): { service: PublicationService; close: () => void } {
   const r = o.repository
-  const readers = [Db.openSecondary(o.dbPath), Db.openSecondary(o.dbPath)]
+  const readers = [o.openReader(), o.openReader()]
   const rrdpDir = join(o.dataDir, 'repo', 'rrdp')
   const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
   const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention })
@@ -223,8 +237,8 @@ export function composePublication(o: PublicationParts): { service: PublicationS
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-async function createPublication(config: Config, dataDir: string, dbPath: string, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<{ service: PublicationService; close: () => void }> {
+async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<{ service: PublicationService; close: () => void }> {
   const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, dbPath, store: stores.pubd, codec, log, now })
+  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now })
 }

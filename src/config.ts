@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
+import { parseStorageUri } from './util/storage-uri.js'
 import { parseUri } from './util/uri.js'
 
 export type HttpsMode = 'generate' | 'existing' | 'disable'
@@ -16,6 +17,8 @@ export type LogFormat = 'auto' | 'json' | 'text'
 /** Every option, with the TOML names (the config file is a wire format; style.md §6). */
 export interface Config {
   data_dir: string
+  /** Where the state is kept (util/storage-uri.ts); undefined: SQLite in the data directory. */
+  storage_uri: string | undefined
   ip: string
   port: number
   https_mode: HttpsMode
@@ -104,6 +107,7 @@ const uriCheck = (scheme: string) => (v: string) => {
 
 const TOP: Record<string, OptSpec> = {
   data_dir: { kind: 'string', check: endsWithSlash },
+  storage_uri: { kind: 'string', check: (v: string) => storageProblem(v) },
   ip: { kind: 'string' },
   port: { kind: 'integer', min: 1, max: 65535 },
   https_mode: { kind: 'string', choices: ['generate', 'existing', 'disable'] },
@@ -153,6 +157,15 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
   },
 }
 
+function storageProblem(v: string): string | undefined {
+  try {
+    parseStorageUri(v)
+    return undefined
+  } catch (e) {
+    return (e as Error).message
+  }
+}
+
 function pathless(v: string): string | undefined {
   return parseUri(v).path === '/' ? undefined : 'must be https://<host>[:<port>]/ without a path'
 }
@@ -161,6 +174,7 @@ function pathless(v: string): string | undefined {
 export function defaults(): Config {
   return {
     data_dir: './data/',
+    storage_uri: undefined,
     ip: '127.0.0.1',
     port: 3000,
     https_mode: 'generate',
@@ -219,6 +233,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv = pr
   }
   if (env.SVC_ADMIN_TOKEN) config.admin_token = env.SVC_ADMIN_TOKEN
   if (env.SVC_DATA_DIR) config.data_dir = env.SVC_DATA_DIR
+  if (env.SVC_STORAGE_URI) config.storage_uri = env.SVC_STORAGE_URI
   verifyConfig(config, path ?? '<built-in defaults>')
   return config
 }
@@ -277,6 +292,8 @@ export function verifyConfig(c: Config, file: string): void {
     throw new ConfigError(`${file}: key '${key}' ${what}`)
   }
   if (!c.data_dir.endsWith('/')) fail('data_dir', "must end with '/'")
+  const storage = c.storage_uri === undefined ? undefined : storageProblem(c.storage_uri)
+  if (storage) fail('storage_uri', storage)
   if (c.service_uri === '') c.service_uri = `https://localhost:${c.port}/`
   if (c.https_mode === 'existing' && (!c.tls_cert || !c.tls_key)) fail('https_mode', 'is "existing", so tls_cert and tls_key must be set')
   if (c.log_type === 'file' && !c.log_file) fail('log_file', 'must be set when log_type is "file"')

@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.js'
 import { compose, type Composed } from './compose.js'
 import { createApp, listen, type RunningServer, type TlsMaterial } from './http/app.js'
 import { acquireLock, LockError, type DataDirLock } from './lock.js'
+import { StoreError } from './store/sql.js'
 import { createLogger, type Logger } from './log.js'
 import { generateTlsCertificate } from './tls-cert.js'
 import { VERSION } from './version.js'
@@ -26,7 +27,8 @@ Options:
   -h, --help           print this help
   -V, --version        print the version
 
-Environment: SVC_ADMIN_TOKEN overrides admin_token, SVC_DATA_DIR overrides data_dir.
+Environment: SVC_ADMIN_TOKEN overrides admin_token, SVC_DATA_DIR overrides data_dir, SVC_STORAGE_URI
+overrides storage_uri.
 `
 
 interface Running {
@@ -54,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     running = await start(args.values.config)
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof LockError || e instanceof StartError) {
+    if (e instanceof ConfigError || e instanceof LockError || e instanceof StartError || e instanceof StoreError) {
       process.stderr.write(`svcd: ${e.message}\n`)
       return 1
     }
