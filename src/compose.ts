@@ -4,7 +4,7 @@
  * daemon in-process, and the benchmarks all build through `compose`.
  */
 import { randomBytes } from 'node:crypto'
-import { isAbsolute, join } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
@@ -35,12 +35,14 @@ import { MessageSigner } from './protocol/signed-message.js'
 import { RrdpWriter } from './pubd/rrdp-writer.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
-import type { PubdStore, Stores } from './store/interfaces.js'
+import type { KeyStore, PubdStore, Stores } from './store/interfaces.js'
+import { KeyEncryptionKey } from './store/kek.js'
 import { FileKeyStore } from './store/key-store.js'
 import { PgDb } from './store/pg-db.js'
+import { PgKeyStore } from './store/pg-key-store.js'
 import { createPostgresStores } from './store/postgres.js'
 import { PubdReader } from './store/pubd-store.js'
-import type { SqlDb } from './store/sql.js'
+import { StoreError, type SqlDb } from './store/sql.js'
 import { createSqliteStores } from './store/sqlite.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
@@ -82,9 +84,9 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const t = config.timing
 
   // Storage and keys. The pool starts filling once svcd listens: until then keys are made on demand only.
-  const { db, stores, openReader } = openStorage(config.storage_uri, dataDir)
+  const { db, stores, openReader, keys } = openStorage(config, dataDir)
   const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
-  const signer = o.signer ?? new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
+  const signer = o.signer ?? new SoftSigner(keys(), pool)
   stores.transaction(() => {
     if (!stores.properties.get('created')) stores.properties.set('created', now().toISOString())
     stores.properties.set('version', VERSION)
@@ -187,16 +189,37 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
 }
 
-/** The database named by `storage_uri` (util/storage-uri.ts), its stores, and how to open a second connection to it. */
-export function openStorage(storageUri: string | undefined, dataDir: string): { db: SqlDb; stores: Stores; openReader: () => SqlDb } {
-  const target = parseStorageUri(storageUri)
+/** What `openStorage` opens: the database, its stores, a second connection, and where private keys are kept. */
+export interface Storage {
+  db: SqlDb
+  stores: Stores
+  openReader: () => SqlDb
+  keys: () => KeyStore
+}
+
+/**
+ * The database named by `storage_uri` (util/storage-uri.ts). With PostgreSQL, private keys are sealed in the database
+ * under the key-encryption key, which is read (mode checked) before the database is opened and checked against the
+ * database before anything is written; with SQLite they are files under <data_dir>/keys.
+ */
+export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption_key_file'>, dataDir: string): Storage {
+  const target = parseStorageUri(config.storage_uri)
   if (target.kind === 'postgres') {
+    if (!config.key_encryption_key_file) throw new StoreError('key_encryption_key_file must be set when storage_uri is a PostgreSQL database')
+    const kek = KeyEncryptionKey.read(resolve(config.key_encryption_key_file))
     const db = PgDb.open(target.uri, target.display)
-    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display) }
+    let keys: KeyStore
+    try {
+      keys = new PgKeyStore(db, kek)
+    } catch (e) {
+      db.close()
+      throw e
+    }
+    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys }
   }
   const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)
   const db = Db.open(path)
-  return { db, stores: createSqliteStores(db), openReader: () => Db.openSecondary(path) }
+  return { db, stores: createSqliteStores(db), openReader: () => Db.openSecondary(path), keys: () => new FileKeyStore(join(dataDir, 'keys')) }
 }
 
 function failure(s: { result: string; msg?: string } | undefined): string | undefined {

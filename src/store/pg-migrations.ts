@@ -56,4 +56,17 @@ const m001: Migration = {
   `,
 }
 
-export const PG_MIGRATIONS: readonly Migration[] = [m001]
+/**
+ * The software signer's private keys (pg-key-store.ts), sealed under the key-encryption key: never plaintext here.
+ * signer_kek_check holds a sealed constant that tells a wrong key-encryption key at start.
+ */
+const m002: Migration = {
+  version: 2,
+  name: 'signer-keys',
+  sql: `
+    CREATE TABLE signer_keys (key_id ${C} PRIMARY KEY, sealed bytea NOT NULL);
+    CREATE TABLE signer_kek_check (id integer PRIMARY KEY CHECK (id = 1), sealed bytea NOT NULL);
+  `,
+}
+
+export const PG_MIGRATIONS: readonly Migration[] = [m001, m002]
