@@ -4,7 +4,8 @@
  * daemon in-process, and the benchmarks all build through `compose`.
  */
 import { randomBytes } from 'node:crypto'
-import { isAbsolute, join, resolve } from 'node:path'
+import { mkdirSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
@@ -195,12 +196,17 @@ export interface Storage {
   stores: Stores
   openReader: () => SqlDb
   keys: () => KeyStore
+  /** Where the state is, for messages: the SQLite file, or the PostgreSQL URI without its password. */
+  where: string
+  /** Run after rows were copied in with their own ids (svcd migrate). */
+  afterCopy?: () => void
 }
 
 /**
  * The database named by `storage_uri` (util/storage-uri.ts). With PostgreSQL, private keys are sealed in the database
  * under the key-encryption key, which is read (mode checked) before the database is opened and checked against the
- * database before anything is written; with SQLite they are files under <data_dir>/keys.
+ * database before anything is written; with SQLite they are files in keys/ beside the database file (<data_dir>/keys
+ * for the default <data_dir>/svcd.db).
  */
 export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption_key_file'>, dataDir: string): Storage {
   const target = parseStorageUri(config.storage_uri)
@@ -215,11 +221,12 @@ export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption
       db.close()
       throw e
     }
-    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys }
+    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys, where: target.display, afterCopy: () => db.syncSequences() }
   }
   const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const db = Db.open(path)
-  return { db, stores: createSqliteStores(db), openReader: () => Db.openSecondary(path), keys: () => new FileKeyStore(join(dataDir, 'keys')) }
+  return { db, stores: createSqliteStores(db), openReader: () => Db.openSecondary(path), keys: () => new FileKeyStore(join(dirname(path), 'keys')), where: path }
 }
 
 function failure(s: { result: string; msg?: string } | undefined): string | undefined {

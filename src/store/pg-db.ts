@@ -124,6 +124,11 @@ export class PgDb implements SqlDb {
     return result
   }
 
+  /** After rows were inserted with their own ids (svcd migrate): identity columns continue after the highest. */
+  syncSequences(): void {
+    this.exec("SELECT setval(pg_get_serial_sequence('pubd_changes', 'seq'), coalesce((SELECT max(seq) FROM pubd_changes), 0) + 1, false)")
+  }
+
   async readSnapshot<T>(fn: () => Promise<T>): Promise<T> {
     this.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
     try {
