@@ -16,7 +16,8 @@
  * Differences from SQLite a caller could see: after a failed statement inside a transaction PostgreSQL refuses the
  * rest of it (SQLite only undoes the statement), so the transaction must end in an error, which the stores do; and
  * `iterate` reads all rows first. Errors carry the server's message and SQLSTATE (`code`), never parameters, and
- * never the password of the storage URI.
+ * never the password of the storage URI. A lost connection fails the statement (and its transaction, which lands
+ * nothing); the next statement outside a transaction connects again, so svcd recovers when the database returns.
  */
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads'
 import { PG_MIGRATIONS } from './pg-migrations.js'
@@ -47,7 +48,10 @@ export class PgDb implements SqlDb {
   private readonly worker: Worker
   private seq = 0
   private depth = 0
+  private snapshot = false
   private closed = false
+  /** The connection was lost; the next statement outside a transaction reconnects first. */
+  private broken = false
 
   private constructor(uri: string, private readonly where: string) {
     const { port1, port2 } = new MessageChannel()
@@ -131,9 +135,11 @@ export class PgDb implements SqlDb {
 
   async readSnapshot<T>(fn: () => Promise<T>): Promise<T> {
     this.exec('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+    this.snapshot = true
     try {
       return await fn()
     } finally {
+      this.snapshot = false
       this.exec('COMMIT')
     }
   }
@@ -184,13 +190,26 @@ export class PgDb implements SqlDb {
     })
   }
 
+  /**
+   * One statement. After a lost connection, a statement that starts a transaction or runs outside one reconnects
+   * first; inside a transaction it fails (its earlier statements died with the connection: it must not half-land).
+   */
   private query(sql: string, params: SqlValue[], name?: string): PgAnswer {
     if (this.closed) throw new StoreError(`database ${this.where} is closed`)
+    if (this.broken) {
+      if (this.depth > 0 || this.snapshot) throw new StoreError(`database ${this.where}: connection lost inside a transaction`)
+      try {
+        this.call({ op: 'reconnect' }, CONNECT_TIMEOUT_MS)
+      } catch (e) {
+        throw new StoreError(`database ${this.where} is unreachable: ${(e as Error).message}`, { cause: e })
+      }
+      this.broken = false
+    }
     return this.call({ op: 'query', sql, params, ...(name ? { name } : {}) }, QUERY_TIMEOUT_MS)
   }
 
   /** Send one request to the worker and block until its answer (or the timeout). */
-  private call(req: { op: 'connect' } | { op: 'close' } | { op: 'query'; sql: string; params: SqlValue[]; name?: string }, timeoutMs: number): PgAnswer {
+  private call(req: { op: 'connect' | 'reconnect' | 'close' } | { op: 'query'; sql: string; params: SqlValue[]; name?: string }, timeoutMs: number): PgAnswer {
     const id = ++this.seq
     const deadline = Date.now() + timeoutMs
     Atomics.store(this.signal, 0, 0)
@@ -200,11 +219,15 @@ export class PgDb implements SqlDb {
       let m: { message: PgAnswer } | undefined
       while ((m = receiveMessageOnPort(this.port) as { message: PgAnswer } | undefined)) {
         if (m.message.id !== id) continue // the late answer to a request that timed out
+        if (m.message.broken) this.broken = true
         if (m.message.error) throw new PgError(m.message.error.message, m.message.error.code)
         return m.message
       }
       const left = deadline - Date.now()
-      if (left <= 0) throw new StoreError(`database ${this.where} did not answer within ${timeoutMs / 1000} s`)
+      if (left <= 0) {
+        this.broken = true // whatever the worker is stuck on, the next statement starts on a new connection
+        throw new StoreError(`database ${this.where} did not answer within ${timeoutMs / 1000} s`)
+      }
       Atomics.wait(this.signal, 0, 0, left)
       Atomics.store(this.signal, 0, 0)
     }

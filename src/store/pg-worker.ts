@@ -12,12 +12,15 @@ import pg from 'pg'
 export type PgRequest =
   | { id: number; op: 'connect' }
   | { id: number; op: 'query'; sql: string; name?: string; params: unknown[] }
+  | { id: number; op: 'reconnect' }
   | { id: number; op: 'close' }
 export interface PgAnswer {
   id: number
   rows?: Record<string, unknown>[]
   rowCount?: number
   error?: { message: string; code?: string }
+  /** The connection is gone: nothing more runs on it until the main thread asks to reconnect. */
+  broken?: boolean
 }
 
 const { uri, port, flag } = workerData as { uri: string; port: MessagePort; flag: SharedArrayBuffer }
@@ -27,9 +30,16 @@ const signal = new Int32Array(flag)
 pg.types.setTypeParser(20, Number)
 pg.types.setTypeParser(1700, Number)
 
-const client = new pg.Client({ connectionString: uri, connectionTimeoutMillis: 10_000, statement_timeout: 30_000 })
 let lost: Error | undefined
-client.on('error', (e) => (lost = e))
+let client = newClient()
+
+function newClient(): pg.Client {
+  const c = new pg.Client({ connectionString: uri, connectionTimeoutMillis: 10_000, statement_timeout: 30_000 })
+  // Only the current client's fate counts: the one replaced by a reconnect ends too.
+  c.on('error', (e) => c === client && (lost = e))
+  c.on('end', () => c === client && (lost ??= new Error('the server closed the connection')))
+  return c
+}
 
 function answer(a: PgAnswer): void {
   port.postMessage(a)
@@ -52,6 +62,13 @@ async function handle(req: PgRequest): Promise<PgAnswer> {
     await client.connect()
     return { id: req.id }
   }
+  if (req.op === 'reconnect') {
+    void client.end().catch(() => undefined)
+    lost = undefined
+    client = newClient()
+    await client.connect()
+    return { id: req.id }
+  }
   if (req.op === 'close') {
     await client.end().catch(() => undefined)
     return { id: req.id }
@@ -63,7 +80,7 @@ async function handle(req: PgRequest): Promise<PgAnswer> {
 
 // One request at a time: the main thread waits for each answer before it sends the next.
 port.on('message', (req: PgRequest) => {
-  handle(req).then(answer, (e) => answer({ id: req.id, error: failure(e) })).finally(() => {
+  handle(req).then(answer, (e) => answer({ id: req.id, error: failure(e), ...(lost ? { broken: true } : {}) })).finally(() => {
     if (req.op === 'close') port.close()
   })
 })

@@ -20,6 +20,8 @@ export interface PgCluster {
   /** Run SQL in a database as the superuser (psql), returning its output. */
   psql(db: string, sql: string): string
   stop(): void
+  /** Start it again after stop() (same port and data). */
+  start(): void
 }
 
 /** The newest installed PostgreSQL's bin directory, or undefined when none is installed. */
@@ -70,8 +72,11 @@ export async function startPostgres(t: TestLike): Promise<PgCluster> {
   })
   run('initdb', ['-D', data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N'])
   const opts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', opts, '-w', '-t', '60', 'start'])
-  running = true
+  const start = () => {
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', opts, '-w', '-t', '60', 'start'])
+    running = true
+  }
+  start()
   const psql = (db: string, sql: string) => run('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'svc', '-d', db, '-v', 'ON_ERROR_STOP=1', '-Atc', sql])
   return {
     port,
@@ -85,5 +90,6 @@ export async function startPostgres(t: TestLike): Promise<PgCluster> {
       run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop'])
       running = false
     },
+    start,
   }
 }
