@@ -1,7 +1,7 @@
 # svc: make run (start svcd on the embedded default), make test (install what the tests need and run them all).
 SHELL := /bin/bash
 NODE_DEPS := node_modules/.installed
-APT_PACKAGES := rsync openssl libxml2-utils rpki-client fort-validator octorpki libfaketime
+APT_PACKAGES := rsync openssl libxml2-utils rpki-client fort-validator octorpki libfaketime postgresql
 SRC := $(shell find src -name '*.ts' 2>/dev/null)
 
 .PHONY: all run test check build deps system-deps system-deps-backports bench fixtures clean
@@ -15,7 +15,8 @@ $(NODE_DEPS): package.json package-lock.json
 
 deps: $(NODE_DEPS)
 
-# Debian packages the tests need (relying parties, rsync, xmllint, openssl, libfaketime); apt-get only for what is missing.
+# Debian packages the tests need (relying parties, rsync, xmllint, openssl, libfaketime, PostgreSQL for the clusters
+# the tests start in temporary directories); apt-get only for what is missing.
 system-deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \

@@ -4,7 +4,8 @@
  * daemon in-process, and the benchmarks all build through `compose`.
  */
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
+import { mkdirSync } from 'node:fs'
+import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
@@ -36,12 +37,18 @@ import { RrdpWriter } from './pubd/rrdp-writer.js'
 import { SafetyFloor } from './app/pubd/safety-floor.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
-import type { PubdStore, Stores } from './store/interfaces.js'
+import type { KeyStore, PubdStore, Stores } from './store/interfaces.js'
+import { KeyEncryptionKey } from './store/kek.js'
 import { FileKeyStore } from './store/key-store.js'
+import { PgDb } from './store/pg-db.js'
+import { PgKeyStore } from './store/pg-key-store.js'
+import { createPostgresStores } from './store/postgres.js'
 import { PubdReader } from './store/pubd-store.js'
+import { StoreError, type SqlDb } from './store/sql.js'
 import { createSqliteStores } from './store/sqlite.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
+import { parseStorageUri } from './util/storage-uri.js'
 import { VERSION } from './version.js'
 
 export interface ComposeOptions {
@@ -79,11 +86,9 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const t = config.timing
 
   // Storage and keys. The pool starts filling once svcd listens: until then keys are made on demand only.
-  const dbPath = join(dataDir, 'svcd.db')
-  const db = Db.open(dbPath)
-  const stores = createSqliteStores(db)
+  const { db, stores, openReader, keys } = openStorage(config, dataDir)
   const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
-  const signer = o.signer ?? new SoftSigner(new FileKeyStore(join(dataDir, 'keys')), pool)
+  const signer = o.signer ?? new SoftSigner(keys(), pool)
   stores.transaction(() => {
     if (!stores.properties.get('created')) stores.properties.set('created', now().toISOString())
     stores.properties.set('version', VERSION)
@@ -92,7 +97,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // The embedded publication server.
   let pubd: { service: PublicationService; close: () => void } | undefined
   try {
-    pubd = config.repository.enabled ? await createPublication(config, dataDir, dbPath, stores, signer, log, now) : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, now) : undefined
   } catch (e) {
     db.close()
     throw e
@@ -186,6 +191,45 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
 }
 
+/** What `openStorage` opens: the database, its stores, a second connection, and where private keys are kept. */
+export interface Storage {
+  db: SqlDb
+  stores: Stores
+  openReader: () => SqlDb
+  keys: () => KeyStore
+  /** Where the state is, for messages: the SQLite file, or the PostgreSQL URI without its password. */
+  where: string
+  /** Run after rows were copied in with their own ids (svcd migrate). */
+  afterCopy?: () => void
+}
+
+/**
+ * The database named by `storage_uri` (util/storage-uri.ts). With PostgreSQL, private keys are sealed in the database
+ * under the key-encryption key, which is read (mode checked) before the database is opened and checked against the
+ * database before anything is written; with SQLite they are files in keys/ beside the database file (<data_dir>/keys
+ * for the default <data_dir>/svcd.db).
+ */
+export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption_key_file'>, dataDir: string): Storage {
+  const target = parseStorageUri(config.storage_uri)
+  if (target.kind === 'postgres') {
+    if (!config.key_encryption_key_file) throw new StoreError('key_encryption_key_file must be set when storage_uri is a PostgreSQL database')
+    const kek = KeyEncryptionKey.read(resolve(config.key_encryption_key_file))
+    const db = PgDb.open(target.uri, target.display)
+    let keys: KeyStore
+    try {
+      keys = new PgKeyStore(db, kek)
+    } catch (e) {
+      db.close()
+      throw e
+    }
+    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys, where: target.display, afterCopy: () => db.syncSequences() }
+  }
+  const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
+  const db = Db.open(path)
+  return { db, stores: createSqliteStores(db), openReader: () => Db.openSecondary(path), keys: () => new FileKeyStore(join(dirname(path), 'keys')), where: path }
+}
+
 function failure(s: { result: string; msg?: string } | undefined): string | undefined {
   return s?.result === 'failure' ? (s.msg ?? 'failed') : undefined
 }
@@ -198,8 +242,8 @@ export interface PublicationParts {
   ip: string
   /** RRDP files under <dataDir>/repo/rrdp, the rsync tree under <dataDir>/repo/rsync. */
   dataDir: string
-  /** The database file, for the writers' own read connections. */
-  dbPath: string
+  /** A new connection to the database, for each writer's own read transactions. */
+  openReader: () => SqlDb
   store: PubdStore
   codec: MessageCodec
   log: Logger
@@ -212,7 +256,7 @@ export interface PublicationParts {
  */
 export function composePublication(o: PublicationParts): { service: PublicationService; close: () => void } {
   const r = o.repository
-  const readers = [Db.openSecondary(o.dbPath), Db.openSecondary(o.dbPath)]
+  const readers = [o.openReader(), o.openReader()]
   const rrdpDir = join(o.dataDir, 'repo', 'rrdp')
   const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
   const floor = new SafetyFloor({ minObjects: r.safety_min_objects, maxShrinkPercent: r.safety_max_shrink_percent })
@@ -225,8 +269,8 @@ export function composePublication(o: PublicationParts): { service: PublicationS
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-async function createPublication(config: Config, dataDir: string, dbPath: string, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<{ service: PublicationService; close: () => void }> {
+async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<{ service: PublicationService; close: () => void }> {
   const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, dbPath, store: stores.pubd, codec, log, now })
+  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now })
 }

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
+import { parseStorageUri } from './util/storage-uri.js'
 import { parseUri } from './util/uri.js'
 
 export type HttpsMode = 'generate' | 'existing' | 'disable'
@@ -16,6 +17,10 @@ export type LogFormat = 'auto' | 'json' | 'text'
 /** Every option, with the TOML names (the config file is a wire format; style.md §6). */
 export interface Config {
   data_dir: string
+  /** Where the state is kept (util/storage-uri.ts); undefined: SQLite in the data directory. */
+  storage_uri: string | undefined
+  /** With PostgreSQL: the file holding the key that seals private keys in the database (store/kek.ts). */
+  key_encryption_key_file: string | undefined
   ip: string
   port: number
   https_mode: HttpsMode
@@ -108,6 +113,8 @@ const uriCheck = (scheme: string) => (v: string) => {
 
 const TOP: Record<string, OptSpec> = {
   data_dir: { kind: 'string', check: endsWithSlash },
+  storage_uri: { kind: 'string', check: (v: string) => storageProblem(v) },
+  key_encryption_key_file: { kind: 'string' },
   ip: { kind: 'string' },
   port: { kind: 'integer', min: 1, max: 65535 },
   https_mode: { kind: 'string', choices: ['generate', 'existing', 'disable'] },
@@ -163,6 +170,15 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
   },
 }
 
+function storageProblem(v: string): string | undefined {
+  try {
+    parseStorageUri(v)
+    return undefined
+  } catch (e) {
+    return (e as Error).message
+  }
+}
+
 function pathless(v: string): string | undefined {
   return parseUri(v).path === '/' ? undefined : 'must be https://<host>[:<port>]/ without a path'
 }
@@ -171,6 +187,8 @@ function pathless(v: string): string | undefined {
 export function defaults(): Config {
   return {
     data_dir: './data/',
+    storage_uri: undefined,
+    key_encryption_key_file: undefined,
     ip: '127.0.0.1',
     port: 3000,
     https_mode: 'generate',
@@ -233,6 +251,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv = pr
   }
   if (env.SVC_ADMIN_TOKEN) config.admin_token = env.SVC_ADMIN_TOKEN
   if (env.SVC_DATA_DIR) config.data_dir = env.SVC_DATA_DIR
+  if (env.SVC_STORAGE_URI) config.storage_uri = env.SVC_STORAGE_URI
   verifyConfig(config, path ?? '<built-in defaults>')
   return config
 }
@@ -291,6 +310,11 @@ export function verifyConfig(c: Config, file: string): void {
     throw new ConfigError(`${file}: key '${key}' ${what}`)
   }
   if (!c.data_dir.endsWith('/')) fail('data_dir', "must end with '/'")
+  const storage = c.storage_uri === undefined ? undefined : storageProblem(c.storage_uri)
+  if (storage) fail('storage_uri', storage)
+  if (!c.key_encryption_key_file && c.storage_uri && parseStorageUri(c.storage_uri).kind === 'postgres') {
+    fail('key_encryption_key_file', 'must be set when storage_uri is a PostgreSQL database (private keys are kept in it, sealed under this key)')
+  }
   if (c.service_uri === '') c.service_uri = `https://localhost:${c.port}/`
   if (c.https_mode === 'existing' && (!c.tls_cert || !c.tls_key)) fail('https_mode', 'is "existing", so tls_cert and tls_key must be set')
   if (c.log_type === 'file' && !c.log_file) fail('log_file', 'must be set when log_type is "file"')

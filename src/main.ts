@@ -9,9 +9,11 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { ConfigError, loadConfig, type Config } from './config.js'
-import { compose, type Composed } from './compose.js'
+import { compose, openStorage, type Composed, type Storage } from './compose.js'
 import { createApp, listen, type RunningServer, type TlsMaterial } from './http/app.js'
 import { acquireLock, LockError, type DataDirLock } from './lock.js'
+import { migrateInstance } from './store/migrate.js'
+import { StoreError } from './store/sql.js'
 import { createLogger, type Logger } from './log.js'
 import { generateTlsCertificate } from './tls-cert.js'
 import { VERSION } from './version.js'
@@ -20,6 +22,7 @@ import { watchFiles, type Watcher } from './watch.js'
 const USAGE = `svcd ${VERSION}: RPKI Certificate Authority and publication server daemon
 
 Usage: svcd [-c <file>] [--help] [--version]
+       svcd migrate --from <storage_uri> --to <storage_uri> [-c <file>]
 
 Options:
   -c, --config <file>  read this TOML config file over the built-in defaults
@@ -27,7 +30,14 @@ Options:
   -h, --help           print this help
   -V, --version        print the version
 
-Environment: SVC_ADMIN_TOKEN overrides admin_token, SVC_DATA_DIR overrides data_dir.
+svcd migrate copies a whole instance (every CA with its history and objects, the publication server with its
+publishers, objects and RRDP state, scheduled tasks, and every private key) from one storage to another: SQLite
+(sqlite://<file>, relative to data_dir) or PostgreSQL (postgresql://…). The target must be empty. data_dir and
+key_encryption_key_file come from the config. Stop svcd first: the data directory is locked while it runs. Point
+storage_uri at the target afterwards; the repository output under data_dir stays where it is.
+
+Environment: SVC_ADMIN_TOKEN overrides admin_token, SVC_DATA_DIR overrides data_dir, SVC_STORAGE_URI
+overrides storage_uri.
 `
 
 /**
@@ -50,20 +60,22 @@ interface Running {
 async function main(argv: string[]): Promise<number> {
   let args
   try {
-    args = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' } }, allowPositionals: true })
+    args = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, from: { type: 'string' }, to: { type: 'string' } }, allowPositionals: true })
   } catch (e) {
     process.stderr.write(`svcd: ${(e as Error).message}\n\n${USAGE}`)
     return 2
   }
   if (args.values.help) return (process.stdout.write(USAGE), 0)
   if (args.values.version) return (process.stdout.write(`svcd ${VERSION}\n`), 0)
+  if (args.positionals[0] === 'migrate' && args.positionals.length === 1) return migrate(args.values)
   if (args.positionals.length) return (process.stderr.write(`svcd: unexpected argument '${args.positionals[0]}'\n\n${USAGE}`), 2)
+  if (args.values.from !== undefined || args.values.to !== undefined) return (process.stderr.write(`svcd: --from and --to belong to svcd migrate\n\n${USAGE}`), 2)
 
   let running: Running
   try {
     running = await start(args.values.config)
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof LockError || e instanceof StartError) {
+    if (e instanceof ConfigError || e instanceof LockError || e instanceof StartError || e instanceof StoreError) {
       process.stderr.write(`svcd: ${e.message}\n`)
       return 1
     }
@@ -81,6 +93,34 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class StartError extends Error {}
+
+/** svcd migrate: copy the instance at --from into the empty --to (store/migrate.ts); exit 0, 1 (refused/failed) or 2 (usage). */
+async function migrate(o: { config?: string; from?: string; to?: string }): Promise<number> {
+  if (!o.from || !o.to) return (process.stderr.write(`svcd: migrate needs --from <storage_uri> and --to <storage_uri>\n\n${USAGE}`), 2)
+  const opened: Storage[] = []
+  let lock: DataDirLock | undefined
+  try {
+    const config = loadConfig(o.config)
+    const dataDir = resolve(config.data_dir)
+    ensureDir(dataDir)
+    lock = acquireLock(join(dataDir, 'svcd.lock'), config.data_dir)
+    const from = openStorage({ ...config, storage_uri: o.from }, dataDir)
+    opened.push(from)
+    const to = openStorage({ ...config, storage_uri: o.to }, dataDir)
+    opened.push(to)
+    if (from.where === to.where) throw new StartError(`--from and --to are the same storage (${from.where})`)
+    const report = migrateInstance({ db: from.db, keys: from.keys(), display: from.where }, { db: to.db, keys: to.keys(), display: to.where, afterCopy: to.afterCopy })
+    const rows = Object.entries(report.rows).map(([table, n]) => `  ${table}: ${n}\n`).join('')
+    process.stdout.write(`copied ${from.where} to ${to.where}\n${rows}  private keys: ${report.keys}\n`)
+    return 0
+  } catch (e) {
+    // Every failure is the operator's to read (a refusal, or the database's own message): no stack trace.
+    return (process.stderr.write(`svcd: migrate: ${(e as Error).message}\n`), 1)
+  } finally {
+    for (const s of opened) s.db.close()
+    lock?.release()
+  }
+}
 
 async function start(configPath: string | undefined): Promise<Running> {
   const config = loadConfig(configPath)

@@ -3,12 +3,12 @@
  * the revocations still to list, and per published file its DER, hash and metadata. Replaced as a whole per CA in
  * one transaction (writing only the rows that changed), so a crash never leaves a manifest that disagrees with the files it lists.
  */
-import type { Db } from './db.js'
+import type { SqlDb } from './sql.js'
 import type { CaKeyObjects, CaKeySummary, KeyObjectsState, StoredCaObject, StoredObjectSummary } from '../ca/object-model.js'
 import type { CaObjectsStore } from './interfaces.js'
 
 export class SqliteCaObjectsStore implements CaObjectsStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlDb) {}
 
   load(handle: string): CaKeyObjects[] {
     const keys = this.db.prepare('SELECT key_id, state FROM ca_keys WHERE handle = ? ORDER BY key_id').all(handle) as { key_id: string; state: string }[]

@@ -3,11 +3,11 @@
  * with each parent and with the repository, success or failure with a labelled reason. A failure is a CA issue
  * until the next success clears it.
  */
-import type { Db } from './db.js'
+import type { SqlDb } from './sql.js'
 import type { CaStatusStore, ExchangeStatus, StatusKind } from './interfaces.js'
 
 export class SqliteCaStatusStore implements CaStatusStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlDb) {}
 
   get(handle: string, kind: StatusKind, name: string): ExchangeStatus | undefined {
     const r = this.db.prepare('SELECT status FROM ca_status WHERE handle = ? AND kind = ? AND name = ?').get(handle, kind, name) as { status: string } | undefined

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { StoredCommand } from '../eventsourcing.js'
 import type { CaState } from '../ca/state.js'
 import type { CaStore, HistoryQuery } from './interfaces.js'
-import { StoreError, type Db } from './db.js'
+import { StoreError, type SqlDb } from './sql.js'
 
 /** The rows of one kind (children or routes): key → JSON text as stored, and the frozen value it parses to. */
 type Rows = Map<string, { json: string; value: unknown }>
@@ -31,7 +31,7 @@ const ROW_TABLES = [
 export class SqliteCaStore implements CaStore {
   private readonly cache = new Map<string, Cached>()
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlDb) {}
 
   handles(): string[] {
     return (this.db.prepare('SELECT handle FROM ca_snapshots ORDER BY handle').all() as { handle: string }[]).map((r) => r.handle)

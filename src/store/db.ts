@@ -5,19 +5,14 @@
 import { closeSync, existsSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { MIGRATIONS, type Migration } from './migrations/index.js'
+import { StoreError, type SqlDb } from './sql.js'
+
+export { StoreError } from './sql.js'
 
 /** A statement prepared once and reused; the store modules use these, nothing outside store/ sees them. */
 export type Statement = Database.Statement
 
-/** Thrown when the database cannot be opened or migrated, or a write fails. */
-export class StoreError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'StoreError'
-  }
-}
-
-export class Db {
+export class Db implements SqlDb {
   readonly raw: Database.Database
   private readonly statements = new Map<string, Statement>()
 
@@ -58,6 +53,16 @@ export class Db {
   /** Run `fn` in one transaction: all its writes land, or none do. Nested calls use savepoints. */
   transaction<T>(fn: () => T): T {
     return this.raw.transaction(fn)()
+  }
+
+  /** Run `fn` in one read transaction (WAL: a snapshot from the first read on), even across awaits. */
+  async readSnapshot<T>(fn: () => Promise<T>): Promise<T> {
+    this.raw.exec('BEGIN')
+    try {
+      return await fn()
+    } finally {
+      this.raw.exec('COMMIT')
+    }
   }
 
   /** A cached prepared statement. */

@@ -1,8 +1,8 @@
 /** Server properties (key/value): the svcd version that last wrote the data, creation time, … */
-import type { Db } from './db.js'
+import type { SqlDb } from './sql.js'
 import type { PropertyStore } from './interfaces.js'
 
-export function propertyStore(db: Db): PropertyStore {
+export function propertyStore(db: SqlDb): PropertyStore {
   return {
     get(key) {
       const row = db.prepare('SELECT value FROM properties WHERE key = ?').get(key) as { value: string } | undefined

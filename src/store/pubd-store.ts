@@ -5,7 +5,7 @@
 import type { Publisher } from '../pubd/publishers.js'
 import type { ContentChange } from '../pubd/content.js'
 import type { ReplayState } from '../protocol/replay.js'
-import type { Db } from './db.js'
+import type { SqlDb } from './sql.js'
 import type { PubdStore, PublisherStats, RrdpDeltaInfo, RrdpState, StoredObject } from './interfaces.js'
 
 interface PublisherRow {
@@ -17,7 +17,7 @@ interface PublisherRow {
 }
 
 export class SqlitePubdStore implements PubdStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlDb) {}
 
   //------------ Publishers ----------------------------------------------------------------------------------------
 
@@ -96,7 +96,7 @@ export class SqlitePubdStore implements PubdStore {
     this.db.transaction(() => {
       if (replay) this.saveReplayState(publisher, replay)
       const upsert = this.db.prepare(
-        'INSERT INTO pubd_objects (uri, publisher, hash, size, content) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uri) DO UPDATE SET hash = excluded.hash, size = excluded.size, content = excluded.content WHERE publisher = excluded.publisher',
+        'INSERT INTO pubd_objects (uri, publisher, hash, size, content) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uri) DO UPDATE SET hash = excluded.hash, size = excluded.size, content = excluded.content WHERE pubd_objects.publisher = excluded.publisher',
       )
       const remove = this.db.prepare('DELETE FROM pubd_objects WHERE uri = ? AND publisher = ?')
       const record = this.db.prepare('INSERT INTO pubd_changes (uri, previous) VALUES (?, ?)')
@@ -162,22 +162,19 @@ export class SqlitePubdStore implements PubdStore {
 
 /** A consistent read of the repository for the RRDP and rsync writers (own connection, one read transaction). */
 export class PubdReader {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlDb) {}
 
   /** Run `fn` inside one read transaction; everything it reads is one consistent state, even across awaits. */
   async read<T>(fn: (view: PubdView) => Promise<T>): Promise<T> {
-    this.db.raw.exec('BEGIN')
-    try {
+    return this.db.readSnapshot(async () => {
       this.db.prepare('SELECT 1 FROM rrdp_state LIMIT 1').get() // start the read snapshot now
-      return await fn(new PubdView(this.db))
-    } finally {
-      this.db.raw.exec('COMMIT')
-    }
+      return fn(new PubdView(this.db))
+    })
   }
 }
 
 export class PubdView {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlDb) {}
 
   state(): RrdpState | undefined {
     return new SqlitePubdStore(this.db).rrdpState()
@@ -216,7 +213,7 @@ export class PubdView {
 
   /** Every publisher's handle and jail. */
   publishers(): { handle: string; baseUri: string }[] {
-    return this.db.prepare('SELECT handle, base_uri AS baseUri FROM pubd_publishers ORDER BY handle').all() as { handle: string; baseUri: string }[]
+    return this.db.prepare('SELECT handle, base_uri AS "baseUri" FROM pubd_publishers ORDER BY handle').all() as { handle: string; baseUri: string }[]
   }
 
   content(uri: string): Uint8Array | undefined {

@@ -5,14 +5,14 @@
 import { SqliteCaObjectsStore } from './ca-objects-store.js'
 import { SqliteCaStatusStore } from './ca-status-store.js'
 import { SqliteCaStore } from './ca-store.js'
-import type { Db } from './db.js'
+import type { SqlDb } from './sql.js'
 import type { Stores } from './interfaces.js'
 import { propertyStore } from './properties.js'
 import { SqlitePubdStore } from './pubd-store.js'
 import { SqliteTaskStore } from './task-store.js'
 
 /** The stores over `db`; `transaction` is the database's (nested calls join the outer one through savepoints). */
-export function createSqliteStores(db: Db): Stores {
+export function createSqliteStores(db: SqlDb): Stores {
   return {
     cas: new SqliteCaStore(db),
     objects: new SqliteCaObjectsStore(db),

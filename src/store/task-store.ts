@@ -1,14 +1,14 @@
 /** Scheduled tasks in SQLite (design.md "Scheduler"): due times survive a restart. */
-import type { Db } from './db.js'
+import type { SqlDb } from './sql.js'
 import type { Task, TaskStore } from './interfaces.js'
 
 export class SqliteTaskStore implements TaskStore {
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: SqlDb) {}
 
   /** Insert or move a task; `attempts` is kept unless given. */
   put(t: Omit<Task, 'attempts'> & { attempts?: number }): void {
     this.db
-      .prepare('INSERT INTO tasks (key, kind, ca, arg, due, attempts) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET due = excluded.due, attempts = coalesce(?, attempts)')
+      .prepare('INSERT INTO tasks (key, kind, ca, arg, due, attempts) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(key) DO UPDATE SET due = excluded.due, attempts = coalesce(?, tasks.attempts)')
       .run(t.key, t.kind, t.ca, t.arg, Math.round(t.due), t.attempts ?? 0, t.attempts ?? null)
   }
 

@@ -155,12 +155,14 @@ const INFRASTRUCTURE = [
 ]
 
 /** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
-const FACTORIES = ['store/properties.ts#propertyStore', 'store/sqlite.ts#createSqliteStores', 'http/app.ts#createApp', 'http/app.ts#listen', 'watch.ts#watchFiles']
+const FACTORIES = ['store/properties.ts#propertyStore', 'store/sqlite.ts#createSqliteStores', 'store/postgres.ts#createPostgresStores', 'http/app.ts#createApp', 'http/app.ts#listen', 'watch.ts#watchFiles']
 
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // The store layer's own factory, which compose.ts calls: one database, every SQLite store over it.
   ...['SqliteCaStore', 'SqliteCaObjectsStore', 'SqliteCaStatusStore', 'SqliteTaskStore', 'SqlitePubdStore', 'propertyStore'].map((name) => ({ file: 'store/sqlite.ts', name, why: 'the SQLite stores factory the composition root calls' })),
+  // The same store classes over a PostgreSQL connection (their SQL is common to both dialects, store/sql.ts).
+  ...['SqliteCaStore', 'SqliteCaObjectsStore', 'SqliteCaStatusStore', 'SqliteTaskStore', 'SqlitePubdStore', 'propertyStore'].map((name) => ({ file: 'store/postgres.ts', name, why: 'the PostgreSQL stores factory the composition root calls' })),
 ]
 
 export const POLICY: Policy = {
