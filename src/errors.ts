@@ -56,6 +56,13 @@ export const CATALOGUE = {
   'ca-roa-delta-error': { status: 400, msg: 'Delta rejected, see included json' },
   'ca-roa-invalid-max-length': { status: 400, msg: "Invalid max length in '{roa}': {reason}" },
   'ca-roa-delta-syntax': { status: 400, msg: 'Invalid ROA delta: {reason}' },
+  'ca-aspa-not-entitled': { status: 400, msg: "Customer {customer} of the ASPA is not held by CA '{ca}'" },
+  'ca-aspa-customer-as-duplicate': { status: 400, msg: 'Customer {customer} appears more than once in the ASPA update' },
+  'ca-aspa-customer-as-provider': { status: 400, msg: 'Customer {customer} cannot be one of its own ASPA providers' },
+  'ca-aspa-provider-as-empty': { status: 400, msg: 'The ASPA of customer {customer} needs at least one provider (AS0 for none)' },
+  'ca-aspa-provider-duplicates': { status: 400, msg: 'The ASPA of customer {customer} lists providers more than once: {providers}' },
+  'ca-aspa-provider-as0': { status: 400, msg: 'The ASPA of customer {customer} lists AS0 (no provider) together with other providers' },
+  'ca-aspa-unknown-customer-as': { status: 400, msg: "CA '{ca}' has no ASPA for customer {customer}" },
   'ca-history-unknown': { status: 404, msg: "CA '{ca}' has no history entry with key '{key}'" },
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },

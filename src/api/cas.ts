@@ -155,7 +155,7 @@ export interface BgpAnalysisSuggestion {
   keep?: ConfiguredRoa[]
 }
 
-/** An ASPA configuration (krill-reference.md §1.1 "ASPA"); GET /api/v1/cas/{ca}/aspas answers [] until ASPAs are managed. */
+/** An ASPA configuration (krill-reference.md §1.1 "ASPA"), as GET /api/v1/cas/{ca}/aspas lists them; updates in api/aspas.ts. */
 export interface AspaDefinitionJson {
   customer: number
   providers: number[]

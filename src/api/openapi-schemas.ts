@@ -13,6 +13,7 @@ export function ref(name: string): Reference {
 
 const str = (description: string, extra: Partial<SchemaObject> = {}): SchemaObject => ({ type: 'string', description, ...extra })
 const int = (description: string, extra: Partial<SchemaObject> = {}): SchemaObject => ({ type: 'integer', description, ...extra })
+const asn = (description: string): SchemaObject => int(description, { format: 'int64', minimum: 0, maximum: 4294967295 })
 const base64 = (description: string): SchemaObject => str(`${description} (base64)`, { format: 'byte' })
 const time = (description: string): SchemaObject => str(description, { format: 'date-time' })
 /** Krill's `Timestamp`: whole seconds since the epoch. */
@@ -173,7 +174,9 @@ const cas: Record<string, Schema> = {
     not_held: arr(ref('ConfiguredRoa'), 'ROAs for prefixes the CA does not hold'),
     keep: arr(ref('ConfiguredRoa'), 'ROAs to keep'),
   }, ['stale', 'not_held', 'keep']),
-  AspaDefinitionJson: obj('An ASPA configuration (krill-reference.md §1.1 "ASPA")', { customer: int('Customer AS number'), providers: arr(int('Provider AS number')) }),
+  AspaDefinitionJson: obj('An ASPA definition (krill-reference.md §1.1 "ASPA"): one ASPA object per customer AS', { customer: asn('Customer AS number'), providers: arr(asn('Provider AS number'), 'Ascending in listings; AS0 alone means no provider') }),
+  AspaDefinitionUpdatesJson: obj('ASPA definitions to add or replace and customers to remove, all or nothing', { add_or_replace: arr(ref('AspaDefinitionJson')), remove: arr(asn('Customer AS number')) }),
+  AspaProvidersUpdateJson: obj('Providers to add to and remove from one customer', { added: arr(asn('Provider AS number')), removed: arr(asn('Provider AS number')) }),
   RepoInfoJson: obj('Repository configuration of a CA (spec §2.6)', {
     contact: nullable(obj('The repository in use', {
       type: str('Embedded publication server or a remote one', { enum: ['embedded', 'remote'] }),

@@ -7,6 +7,7 @@ import type { CommandSummary } from '../eventsourcing.js'
 import { decodeCert } from '../objects/cert.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
 import { fromBase64 } from '../util/base64.js'
+import { aspaLine, asList, asText } from './aspas.js'
 import { certResources } from './parents.js'
 import type { ParentInfo, RepoInfo } from './state.js'
 
@@ -36,6 +37,8 @@ export type CaCommand =
   | { type: 'child-certify'; handle: string; className: string; csr: string; limit?: Partial<ResourceSetText> }
   | { type: 'child-revoke'; handle: string; className: string; keyId: string }
   | { type: 'roas-update'; added: { asn: number; prefix: string; max_length: number; comment?: string }[]; removed: { asn: number; prefix: string; max_length: number }[] }
+  | { type: 'aspas-update'; addOrReplace: { customer: number; providers: number[] }[]; remove: number[] }
+  | { type: 'aspa-providers-update'; customer: number; added: number[]; removed: number[] }
   | { type: 'keyroll-init' }
   | { type: 'keyroll-activate' }
   | { type: 'children-shrink'; reason: string }
@@ -59,10 +62,19 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'child-certify': return s('child-certify', `Issue certificate to child '${c.handle}' in resource class '${c.className}'`, { child: c.handle, class_name: c.className })
     case 'child-revoke': return s('child-revoke', `Revoke certificate of child '${c.handle}' for key '${c.keyId}'`, { child: c.handle, key: c.keyId })
     case 'roas-update': return s('roas-updated', `Update ROAs add: ${c.added.length} remove: ${c.removed.length}`, { added: String(c.added.length), removed: String(c.removed.length) })
+    case 'aspas-update': return aspasUpdateSummary(c, s)
+    case 'aspa-providers-update': return s('aspas-update-existing', `Update ASPA providers of ${asText(c.customer)}: add ${asList(c.added) || 'none'}, remove ${asList(c.removed) || 'none'}`, { customer: asText(c.customer), added: asList(c.added), removed: asList(c.removed) })
     case 'keyroll-init': return s('keyroll-init', 'Initialise key roll for all resource classes')
     case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
     case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)
   }
+}
+
+/** krill-reference.md §4: `cmd-ca-aspas-update`, or `cmd-ca-aspas-remove` when the update only removes. */
+function aspasUpdateSummary(c: Extract<CaCommand, { type: 'aspas-update' }>, s: (label: string, msg: string, args?: Record<string, string>) => CommandSummary): CommandSummary {
+  const args = { added: String(c.addOrReplace.length), removed: String(c.remove.length) }
+  const parts = [...c.addOrReplace.map((d) => `add or replace '${aspaLine(d)}'`), ...c.remove.map((x) => `remove '${asText(x)}'`)]
+  return s(c.addOrReplace.length === 0 && c.remove.length > 0 ? 'aspas-remove' : 'aspas-update', `Update ASPAs: ${parts.join('; ') || 'nothing'}`, args)
 }
 
 /** The resources of a received certificate, as the history shows them; its URI when it cannot be read. */

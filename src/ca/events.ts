@@ -3,6 +3,7 @@
  * and never fails for events that `process` produced. Stored in the history with their command.
  */
 import type { ResourceSetText } from '../resources/resource-set.js'
+import { applyAspaEvent, aspaEventSummary, type AspaEvent } from './aspas.js'
 import { applyRouteChanges, type RouteChanges } from './routes.js'
 import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
 
@@ -28,6 +29,7 @@ export type CaEvent =
   | { type: 'key-roll-initiated'; className: string; keyId: string }
   | { type: 'key-roll-activated'; className: string }
   | { type: 'key-roll-finished'; className: string }
+  | AspaEvent
 
 /** Fold one event into the state (mutates `s`). */
 export function applyEvent(s: CaState, e: CaEvent): void {
@@ -94,6 +96,11 @@ function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
     case 'roas-updated':
       applyRouteChanges(s.routes, e.changes)
       return
+    case 'aspa-config-added':
+    case 'aspa-config-updated':
+    case 'aspa-config-removed':
+      applyAspaEvent((s.aspas ??= {}), e)
+      return
     default:
       return applyKeyRollEvent(s, e)
   }
@@ -146,6 +153,10 @@ export function eventSummary(e: CaEvent): string {
     case 'key-roll-initiated': return `key roll: new key ${e.keyId} in resource class '${e.className}'`
     case 'key-roll-activated': return `key roll: activated the new key in resource class '${e.className}'`
     case 'key-roll-finished': return `key roll: the old key in resource class '${e.className}' is revoked`
+    case 'aspa-config-added':
+    case 'aspa-config-updated':
+    case 'aspa-config-removed':
+      return aspaEventSummary(e)
   }
 }
 

@@ -4,6 +4,7 @@
  * certificates as base64 DER, resource sets in their canonical text form (style.md §2 rule 4).
  */
 import type { ResourceSetText } from '../resources/resource-set.js'
+import type { AspaConfig } from './aspas.js'
 import type { RouteConfig } from './routes.js'
 
 /** Stored in the CA snapshot: changing this shape needs a migration. */
@@ -21,6 +22,8 @@ export interface CaState {
   nextClass: number
   children: Record<string, ChildInfo>
   routes: Record<string, RouteConfig>
+  /** ASPA definitions by customer AS (decimal); absent until the first one (CAs stored before ASPAs had none). */
+  aspas?: Record<string, AspaConfig>
   /** Only for the embedded trust anchor: its self-signed certificate and where it is published. */
   ta?: TaInfo
 }

@@ -13,6 +13,7 @@ import { inspectCommands } from './commands/inspect.js'
 import { parentsCommands } from './commands/parents.js'
 import { publishersCommands } from './commands/publishers.js'
 import { repoCommands } from './commands/repo.js'
+import { aspasCommands } from './commands/aspas.js'
 import { roasCommands } from './commands/roas.js'
 import { serverCommands } from './commands/server.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
@@ -22,6 +23,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...childrenCommands,
   ...parentsCommands,
   ...roasCommands,
+  ...aspasCommands,
   ...repoCommands,
   ...publishersCommands,
   ...bulkCommands,
