@@ -53,18 +53,20 @@ export function compareVersions(a: string, b: string): number {
 
 /**
  * Validate the repository behind `talUrl` with all three validators (or `validators`) over one transport, expecting
- * exactly `vrps` (`AS<n>,<prefix>,<maxlen>` lines) and no warnings (--strict). `env` is added to the validators'
+ * exactly `vrps` (`AS<n>,<prefix>,<maxlen>` lines), with `aspas` exactly those ASPAs (`AS<customer>,AS<p1> AS<p2>`; rpki-client
+ * only, rp-validate --expect-aspa), and no warnings (--strict). `env` is added to the validators'
  * environment (a shifted clock, say). `verbose` runs rpki-client at -vv (and FORT/OctoRPKI at debug level): their
  * progress lines then count as problems for --strict, so the caller judges `logs` itself. `rpkiClientArgs` are extra
  * rpki-client arguments (word-split), e.g. `-P <seconds>` to validate at another time.
  */
-export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string>; verbose?: boolean; rpkiClientArgs?: string }): Promise<RpResult> {
+export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; aspas?: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string>; verbose?: boolean; rpkiClientArgs?: string }): Promise<RpResult> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rp-'))
   try {
     const tal = await (await fetchInsecure(opts.talUrl)).text()
     writeFileSync(join(dir, 'svc-ta.tal'), tal)
     writeFileSync(join(dir, 'expect.csv'), opts.vrps.join('\n') + '\n')
-    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : []), ...(opts.verbose ? ['--verbose'] : []), ...(opts.rpkiClientArgs ? ['--rpki-client-args', opts.rpkiClientArgs] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
+    if (opts.aspas) writeFileSync(join(dir, 'expect-aspa.csv'), opts.aspas.length ? opts.aspas.join('\n') + '\n' : '')
+    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', ...(opts.aspas ? ['--expect-aspa', join(dir, 'expect-aspa.csv')] : []), '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : []), ...(opts.verbose ? ['--verbose'] : []), ...(opts.rpkiClientArgs ? ['--rpki-client-args', opts.rpkiClientArgs] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
     const summary = existsSync(join(dir, 'out', 'summary.txt')) ? readFileSync(join(dir, 'out', 'summary.txt'), 'utf8') : r.stdout + r.stderr
     const lines = summary.split('\n').filter((l) => /^(RESULT|PROBLEM|DIFF|OVERALL)/.test(l)).join('\n')
     const logs: Record<string, string> = {}
