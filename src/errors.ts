@@ -63,6 +63,10 @@ export const CATALOGUE = {
   'ca-aspa-provider-duplicates': { status: 400, msg: 'The ASPA of customer {customer} lists providers more than once: {providers}' },
   'ca-aspa-provider-as0': { status: 400, msg: 'The ASPA of customer {customer} lists AS0 (no provider) together with other providers' },
   'ca-aspa-unknown-customer-as': { status: 400, msg: "CA '{ca}' has no ASPA for customer {customer}" },
+  'ca-bgpsec-csr-invalid': { status: 400, msg: 'The router certificate request for {asn} cannot be used: {reason}' },
+  'ca-bgpsec-invalidly-signed': { status: 400, msg: 'The router certificate request for {asn} is not signed by its key: {reason}' },
+  'ca-bgpsec-not-entitled': { status: 400, msg: "{asn} of the router certificate is not held by CA '{ca}'" },
+  'ca-bgpsec-unknown': { status: 400, msg: "CA '{ca}' has no router key '{key}'" },
   'ca-history-unknown': { status: 404, msg: "CA '{ca}' has no history entry with key '{key}'" },
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },

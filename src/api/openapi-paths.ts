@@ -103,6 +103,11 @@ function aspaRoutes(): DescribedRoute[] {
       id: 'caAspaProvidersUpdate', tag, summary: 'Add and remove providers of one customer', body: jsonBody('AspaProvidersUpdateJson', 'Providers to add and remove'), ok: empty('Applied'),
       description: `Adding to a customer without a definition creates it (with nothing to add: ca-aspa-unknown-customer-as); removing every provider removes the definition; adding a present or removing an absent provider changes nothing. ${rules}`,
     }),
+    get('/cas/{ca}/bgpsec', { id: 'caBgpSecList', tag: 'bgpsec', summary: 'BGPsec router keys', ok: json({ type: 'array', items: ref('BgpSecCsrInfoJson') }, 'The router keys, by AS and key identifier') }),
+    post('/cas/{ca}/bgpsec', {
+      id: 'caBgpSecUpdate', tag: 'bgpsec', summary: 'Add and remove BGPsec router keys', body: jsonBody('BgpSecDefinitionUpdatesJson', 'Requests to add, keys to remove'), ok: empty('Applied'),
+      description: 'All or nothing. The CA issues and publishes an RFC 8209 router certificate for each key whose AS it holds, re-issued on key rolls and before expiry. Refused: a request that cannot be read or has no ECDSA P-256 key (ca-bgpsec-csr-invalid), one not signed by its key (ca-bgpsec-invalidly-signed), an AS the CA does not hold (ca-bgpsec-not-entitled), removing an unknown key (ca-bgpsec-unknown).',
+    }),
     del('/cas/{ca}/aspas/as/{customer}', { id: 'caAspaRemove', tag, summary: "Remove a customer's ASPA definition", description: 'Its ASPA object is withdrawn. Unknown customer: ca-aspa-unknown-customer-as.', ok: empty('Removed') }),
   ]
 }

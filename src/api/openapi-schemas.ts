@@ -176,6 +176,11 @@ const cas: Record<string, Schema> = {
   }, ['stale', 'not_held', 'keep']),
   AspaDefinitionJson: obj('An ASPA definition (krill-reference.md §1.1 "ASPA"): one ASPA object per customer AS', { customer: asn('Customer AS number'), providers: arr(asn('Provider AS number'), 'Ascending in listings; AS0 alone means no provider') }),
   AspaDefinitionUpdatesJson: obj('ASPA definitions to add or replace and customers to remove, all or nothing', { add_or_replace: arr(ref('AspaDefinitionJson')), remove: arr(asn('Customer AS number')) }),
+  BgpSecCsrInfoJson: obj('A BGPsec router key (krill-reference.md §1.1 "BGPsec")', { asn: asn('AS number of the router'), key_identifier: str('Router key identifier, 40 upper-case hex digits'), csr: base64("The router's PKCS#10 request (DER)") }),
+  BgpSecDefinitionUpdatesJson: obj('Router keys to add (from requests) and to remove (by name), all or nothing', {
+    add: arr(obj('A router request', { asn: asn('AS number of the router'), csr: base64('PKCS#10 request (DER) with an ECDSA P-256 key, signed by it') })),
+    remove: arr(str('Router key name: ROUTER-<asn as 8 hex digits>-<key identifier>', { pattern: '^ROUTER-[0-9A-Fa-f]{8}-[0-9A-Fa-f]{40}$' })),
+  }),
   AspaProvidersUpdateJson: obj('Providers to add to and remove from one customer', { added: arr(asn('Provider AS number')), removed: arr(asn('Provider AS number')) }),
   RepoInfoJson: obj('Repository configuration of a CA (spec §2.6)', {
     contact: nullable(obj('The repository in use', {

@@ -7,6 +7,7 @@ import type { AggregateType } from '../eventsourcing.js'
 import { AppError, reasonOf } from '../errors.js'
 import { parseRoaPayload, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
 import { checkAspaProvidersUpdate, checkAspasUpdate } from './aspas.js'
+import { checkBgpSecUpdate } from './bgpsec.js'
 import { processChildAdd, processChildCertify, processChildRemove, processChildRevoke, processChildUpdate, heldResources, reissueChild, shrinkChild } from './children.js'
 import { commandSummary, type CaCommand } from './commands.js'
 import type { CaContext } from './context.js'
@@ -52,6 +53,7 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'roas-update': return processRoasUpdate(s, c, ctx)
     case 'aspas-update': return checkAspasUpdate(s.handle, s.aspas, heldResources(s), c.addOrReplace, c.remove)
     case 'aspa-providers-update': return checkAspaProvidersUpdate(s.handle, s.aspas, heldResources(s), c.customer, c.added, c.removed)
+    case 'bgpsec-update': return checkBgpSecUpdate(s.handle, s.bgpsec, heldResources(s), c.add, c.remove)
     case 'keyroll-init': return processKeyRollInit(s, ctx)
     case 'keyroll-activate': return withChildrenUnderNewKeys(s, processKeyRollActivate(s), ctx)
     case 'children-shrink': return Object.values(s.children).flatMap((ch) => shrinkChild(s, ch, ctx))

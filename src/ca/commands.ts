@@ -39,6 +39,7 @@ export type CaCommand =
   | { type: 'roas-update'; added: { asn: number; prefix: string; max_length: number; comment?: string }[]; removed: { asn: number; prefix: string; max_length: number }[] }
   | { type: 'aspas-update'; addOrReplace: { customer: number; providers: number[] }[]; remove: number[] }
   | { type: 'aspa-providers-update'; customer: number; added: number[]; removed: number[] }
+  | { type: 'bgpsec-update'; add: { asn: number; csr: string }[]; remove: string[] }
   | { type: 'keyroll-init' }
   | { type: 'keyroll-activate' }
   | { type: 'children-shrink'; reason: string }
@@ -64,6 +65,7 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'roas-update': return s('roas-updated', `Update ROAs add: ${c.added.length} remove: ${c.removed.length}`, { added: String(c.added.length), removed: String(c.removed.length) })
     case 'aspas-update': return aspasUpdateSummary(c, s)
     case 'aspa-providers-update': return s('aspas-update-existing', `Update ASPA providers of ${asText(c.customer)}: add ${asList(c.added) || 'none'}, remove ${asList(c.removed) || 'none'}`, { customer: asText(c.customer), added: asList(c.added), removed: asList(c.removed) })
+    case 'bgpsec-update': return bgpSecUpdateSummary(c)
     case 'keyroll-init': return s('keyroll-init', 'Initialise key roll for all resource classes')
     case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
     case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)
@@ -75,6 +77,12 @@ function aspasUpdateSummary(c: Extract<CaCommand, { type: 'aspas-update' }>, s: 
   const args = { added: String(c.addOrReplace.length), removed: String(c.remove.length) }
   const parts = [...c.addOrReplace.map((d) => `add or replace '${aspaLine(d)}'`), ...c.remove.map((x) => `remove '${asText(x)}'`)]
   return s(c.addOrReplace.length === 0 && c.remove.length > 0 ? 'aspas-remove' : 'aspas-update', `Update ASPAs: ${parts.join('; ') || 'nothing'}`, args)
+}
+
+/** krill-reference.md §4: `cmd-bgpsec-update`, with the ASes added for and the keys removed. */
+function bgpSecUpdateSummary(c: Extract<CaCommand, { type: 'bgpsec-update' }>): CommandSummary {
+  const parts = [...c.add.map((a) => `add a router key for ${asText(a.asn)}`), ...c.remove.map((k) => `remove '${k}'`)]
+  return { label: 'cmd-bgpsec-update', msg: `Update BGPsec router keys: ${parts.join('; ') || 'nothing'}`, args: { added: String(c.add.length), removed: String(c.remove.length) } }
 }
 
 /** The resources of a received certificate, as the history shows them; its URI when it cannot be read. */

@@ -4,6 +4,7 @@
  */
 import type { ResourceSetText } from '../resources/resource-set.js'
 import { applyAspaEvent, aspaEventSummary, type AspaEvent } from './aspas.js'
+import { applyBgpSecEvent, bgpSecEventSummary, type BgpSecEvent } from './bgpsec.js'
 import { applyRouteChanges, type RouteChanges } from './routes.js'
 import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
 
@@ -30,6 +31,7 @@ export type CaEvent =
   | { type: 'key-roll-activated'; className: string }
   | { type: 'key-roll-finished'; className: string }
   | AspaEvent
+  | BgpSecEvent
 
 /** Fold one event into the state (mutates `s`). */
 export function applyEvent(s: CaState, e: CaEvent): void {
@@ -101,6 +103,10 @@ function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
     case 'aspa-config-removed':
       applyAspaEvent((s.aspas ??= {}), e)
       return
+    case 'bgpsec-definition-added':
+    case 'bgpsec-definition-removed':
+      applyBgpSecEvent((s.bgpsec ??= {}), e)
+      return
     default:
       return applyKeyRollEvent(s, e)
   }
@@ -157,6 +163,9 @@ export function eventSummary(e: CaEvent): string {
     case 'aspa-config-updated':
     case 'aspa-config-removed':
       return aspaEventSummary(e)
+    case 'bgpsec-definition-added':
+    case 'bgpsec-definition-removed':
+      return bgpSecEventSummary(e)
   }
 }
 

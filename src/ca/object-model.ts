@@ -17,11 +17,11 @@ export interface KeyObjectsState {
   revocations: { serial: string; date: string; expires: string }[]
   roaMode: 'simple' | 'aggregate'
 }
-/** A published file of a key. `meta` is kind-specific (ROA payload keys, ASPA providers, child handle, EE serial). */
+/** A published file of a key. `meta` is kind-specific (ROA payload keys, ASPA providers, child handle, serial). */
 
 export interface StoredCaObject {
   name: string
-  kind: 'mft' | 'crl' | 'roa' | 'asa' | 'cer'
+  kind: 'mft' | 'crl' | 'roa' | 'asa' | 'cer' | 'router'
   der: Uint8Array
   hash: string
   notAfter: string

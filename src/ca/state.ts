@@ -5,6 +5,7 @@
  */
 import type { ResourceSetText } from '../resources/resource-set.js'
 import type { AspaConfig } from './aspas.js'
+import type { BgpSecDefinition } from './bgpsec.js'
 import type { RouteConfig } from './routes.js'
 
 /** Stored in the CA snapshot: changing this shape needs a migration. */
@@ -24,6 +25,8 @@ export interface CaState {
   routes: Record<string, RouteConfig>
   /** ASPA definitions by customer AS (decimal); absent until the first one (CAs stored before ASPAs had none). */
   aspas?: Record<string, AspaConfig>
+  /** BGPsec router keys by Krill's key (ROUTER-<asn hex>-<key id>); absent until the first one. */
+  bgpsec?: Record<string, BgpSecDefinition>
   /** Only for the embedded trust anchor: its self-signed certificate and where it is published. */
   ta?: TaInfo
 }

@@ -8,6 +8,7 @@ import type {
   ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, UpdateChildJson,
 } from '../api/cas.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../api/aspas.js'
+import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgpsec.js'
 import type { LoggedInUser, ServerInfo } from '../api/status.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
@@ -64,6 +65,8 @@ export const calls = {
   caAspasUpdate: (ca: string, updates: AspaDefinitionUpdatesJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/aspas`, 'empty', updates),
   caAspaProvidersUpdate: (ca: string, customer: number, update: AspaProvidersUpdateJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/aspas/as/AS${customer}`, 'empty', update),
   caAspaRemove: (ca: string, customer: number): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}/aspas/as/AS${customer}`, 'empty'),
+  caBgpSecList: (ca: string): ApiCall<BgpSecCsrInfoJson[]> => call('GET', `/api/v1/cas/${seg(ca)}/bgpsec`, 'json'),
+  caBgpSecUpdate: (ca: string, updates: BgpSecDefinitionUpdatesJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/bgpsec`, 'empty', updates),
 
   caRepo: (ca: string): ApiCall<RepoInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo`, 'json'),
   caRepoUpdate: (ca: string, response: RepositoryResponseJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/repo`, 'empty', { repository_response: response }),

@@ -26,6 +26,7 @@ const SAMPLES: Record<string, string> = {
   time: '2027-06-01T00:00:00.000Z',
   retry_after: '6',
   customer: 'AS65000',
+  asn: 'AS65000',
   providers: 'AS65001',
 }
 

@@ -8,7 +8,9 @@ import {
   type CommandHistoryJson, type ConfiguredRoa, type RoaDeltaJson,
 } from '../../api/cas.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../api/aspas.js'
+import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { aspaConfigs } from '../../ca/aspas.js'
+import { bgpSecDefinitions } from '../../ca/bgpsec.js'
 import { heldResources } from '../../ca/children.js'
 import { bgpAnalysisReport, emptySuggestion } from './bgp-analysis.js'
 import { publisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
@@ -203,6 +205,19 @@ export class CaService {
     this.known(ca)
     const norm = (r: RoaDeltaJson['added'][number]) => ({ asn: r.asn, prefix: r.prefix, max_length: r.max_length ?? Number(r.prefix.split('/')[1]), ...(r.comment ? { comment: r.comment } : {}) })
     await this.d.publisher.change(ca, { type: 'roas-update', added: (delta.added ?? []).map(norm), removed: (delta.removed ?? []).map(norm) })
+  }
+
+  //------------ BGPsec router keys (krill-reference.md §1.1 "BGPsec") -----------------------------------------------
+
+  /** GET …/bgpsec: the router keys, by AS then key identifier. */
+  caBgpSecList(ca: string): BgpSecCsrInfoJson[] {
+    return bgpSecDefinitions(this.d.commands.state(caPath(ca)).bgpsec).map((d) => ({ asn: d.asn, key_identifier: d.keyId, csr: d.csr }))
+  }
+
+  /** POST …/bgpsec: add router keys from their requests and remove others, all or nothing (ca/bgpsec.ts). */
+  async caBgpSecUpdate(ca: string, u: BgpSecDefinitionUpdatesJson): Promise<void> {
+    this.known(ca)
+    await this.d.publisher.change(ca, { type: 'bgpsec-update', add: u.add.map((a) => ({ asn: a.asn, csr: a.csr })), remove: [...u.remove] })
   }
 
   //------------ History (spec §2.9, krill-reference.md §4) ----------------------------------------------------------

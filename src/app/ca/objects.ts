@@ -1,6 +1,7 @@
 /**
  * A CA's published objects per key (design.md §3 "Timing defaults", krill-reference.md §3 and §5): ROAs per
- * resource class (current key only), certificates issued to children, and for every certified key a manifest and a
+ * resource class (current key only), ASPAs and BGPsec router certificates (aspa-objects.ts, router-objects.ts; current key
+ * only, and only for a CA that has any), certificates issued to children, and for every certified key a manifest and a
  * CRL. Objects are re-signed only when needed: a changed set, a ROA close to expiry, or a manifest due for renewal.
  * New one-off EE keys come from the key pool in parallel. Every new object is checked with the library's
  * inspect/verify before it may be published. Not evented (the hybrid rule): the result is stored per CA.
@@ -25,6 +26,7 @@ import { aggregateRoaFileName, certFileName, crlFileName, manifestFileName, roaF
 import type { CaKeyObjects, KeyObjectsState, PublishedFile, StoredCaObject } from '../../ca/object-model.js'
 import { certificateExpired } from '../../ca/renewal.js'
 import { updateAspas } from './aspa-objects.js'
+import { updateRouterCerts } from './router-objects.js'
 import { destroy, eeValidity, selfCheck, sha256Hex, type KeyWork } from './object-signing.js'
 
 export { sha256Hex }
@@ -125,7 +127,7 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   const revocations = (prev?.state.revocations ?? []).filter((r) => Date.parse(r.expires) > now.getTime())
   const work: KeyWork = {
     kept: [],
-    old: new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'asa' || o.kind === 'cer').map((o) => [o.name, o])),
+    old: new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'asa' || o.kind === 'router' || o.kind === 'cer').map((o) => [o.name, o])),
     revoke: (o) => revocations.push({ serial: o.meta.serial, date: now.toISOString(), expires: o.notAfter }),
     changed: false,
   }
@@ -133,6 +135,7 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   const mode = nextRoaMode(prev?.state.roaMode ?? 'simple', role === 'current' ? Object.keys(state.routes).length : 0, { aggregate: ctx.timing.roaAggregateThreshold, deaggregate: ctx.timing.roaDeaggregateThreshold })
   const refused = await updateRoas(state, rc, role, issuer, issuerCert, mode, work, ctx)
   if (role === 'current' && state.aspas) refused.push(...(await updateAspas(state, rc, issuer, issuerCert, work, ctx)))
+  if (role === 'current' && state.bgpsec) refused.push(...updateRouterCerts(state, issuer, issuerCert, work, ctx))
   // Whatever is left in `old` is no longer wanted: withdrawn, and revoked while it is still valid.
   for (const o of work.old.values()) {
     work.revoke(o)

@@ -6,6 +6,7 @@ import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
 import { checkAspaDefinitionUpdates, checkAspaProvidersUpdate, customerFromPath, type AspaDefinitionUpdatesJson, type AspaProvidersUpdateJson } from '../../api/aspas.js'
+import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
@@ -128,7 +129,7 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
   r.get('/bulk/cas/issues', (ctx) => void (ctx.body = svc.cas.bulkIssues()))
 }
 
-/** ASPA definitions (krill-reference.md §1.1 "ASPA"). */
+/** ASPA definitions and BGPsec router keys (krill-reference.md §1.1 "ASPA", "BGPsec"). */
 function aspaRoutes(r: Router, deps: HttpDeps): void {
   const svc = deps.services
   const limit = deps.config.post_limit_api
@@ -149,6 +150,13 @@ function aspaRoutes(r: Router, deps: HttpDeps): void {
   })
   r.delete('/cas/:ca/aspas/as/:customer', async (ctx) => {
     await svc.cas.caAspaRemove(ctx.params.ca, customer(ctx))
+    empty(ctx)
+  })
+
+  // BGPsec router keys (krill-reference.md §1.1 "BGPsec").
+  r.get('/cas/:ca/bgpsec', (ctx) => void (ctx.body = svc.cas.caBgpSecList(ctx.params.ca)))
+  r.post('/cas/:ca/bgpsec', async (ctx) => {
+    await svc.cas.caBgpSecUpdate(ctx.params.ca, await readJson<BgpSecDefinitionUpdatesJson>(ctx, limit, checkBgpSecDefinitionUpdates))
     empty(ctx)
   })
 }

@@ -3,18 +3,20 @@
  * and times: the exact eContent of draft-ietf-sidrops-aspa-profile §3 (version [0] 1, providers ascending), an EE
  * holding exactly the customer AS, listed on the manifest; kept while unchanged, re-issued when providers change or
  * expiry nears, withdrawn (and revoked) when the definition goes or the customer is no longer held; nothing signed
- * for a CA without definitions.
+ * for a CA without definitions. Router certificates (RFC 8209) the same way: issued under the CA key, kept,
+ * withdrawn and revoked when the AS is no longer held, nothing for a CA without router keys.
  *
  *   rpki-ta ── ca1 (key rpki-ca, class "0", AS65000-65010, 10.0.0.0/8) → ASPAs, a manifest and a CRL
  */
 import t from 'tap'
 import { updateObjects, type ObjectsContext } from '../../../src/app/ca/objects.js'
 import type { AspaConfig } from '../../../src/ca/aspas.js'
+import { bgpSecKey, type BgpSecDefinition } from '../../../src/ca/bgpsec.js'
 import type { CaKeyObjects } from '../../../src/ca/object-model.js'
 import type { CaState } from '../../../src/ca/state.js'
 import type { OneOffKey, Signer } from '../../../src/crypto/signer.js'
 import { decodeAspa, inspectAspa } from '../../../src/objects/aspa.js'
-import { buildCert } from '../../../src/objects/cert.js'
+import { buildCert, certRole, decodeCert, inspectCert } from '../../../src/objects/cert.js'
 import { decodeCrl } from '../../../src/objects/crl.js'
 import { decodeManifest } from '../../../src/objects/manifest.js'
 import { certFileName, manifestFileName } from '../../../src/objects/naming.js'
@@ -23,6 +25,7 @@ import { IpBlocks } from '../../../src/resources/ip.js'
 import { toBase64 } from '../../../src/util/base64.js'
 import { toHex } from '../../../src/util/hex.js'
 import { testKey } from '../../helpers/fixed-keys.js'
+import { fixedRouterKey, routerCsr } from '../../helpers/router.js'
 
 const SIA_BASE = 'rsync://localhost/repo/ca1/'
 const DIR = `${SIA_BASE}0/`
@@ -40,11 +43,12 @@ function caCertDer(asn: string): Uint8Array {
   }, ta)
 }
 
-function state(aspas: AspaConfig[] | undefined, asn = 'AS65000-65010'): CaState {
+function state(aspas: AspaConfig[] | undefined, asn = 'AS65000-65010', bgpsec?: BgpSecDefinition[]): CaState {
   const resources = { asn, ipv4: '10.0.0.0/8', ipv6: '' }
   return {
     handle: 'ca1', idKey: 'x', idCert: '', nextClass: 1, parents: {}, children: {}, routes: {},
     ...(aspas ? { aspas: Object.fromEntries(aspas.map((a) => [String(a.customer), a])) } : {}),
+    ...(bgpsec ? { bgpsec: Object.fromEntries(bgpsec.map((d) => [bgpSecKey(d), d])) } : {}),
     repo: { embedded: true, publisherHandle: 'ca1', serviceUri: '', siaBase: SIA_BASE, rrdpNotificationUri: 'https://localhost/rrdp/notification.xml', serverIdCert: '' },
     classes: {
       '0': {
@@ -129,4 +133,29 @@ t.test('a CA without definitions signs no ASPA and takes no key for one', async 
   const u = await updateObjects(state(undefined), [], ctx)
   t.same(asas(u.keys), [])
   t.equal(ctx.oneOff(), 1, 'one one-off key: the manifest')
+})
+
+t.test('RFC 8209: a router certificate per router key whose AS the key holds; kept, withdrawn and revoked', async (t) => {
+  const router = fixedRouterKey()
+  const def: BgpSecDefinition = { asn: 65000, keyId: router.keyId, csr: toBase64(routerCsr(router)) }
+  const ctx = context(T0)
+  const u = await updateObjects(state(undefined, 'AS65000-65010', [def]), [], ctx)
+  t.same(u.refused, [])
+  t.equal(ctx.oneOff(), 1, 'signed with the CA key: the only one-off key is the manifest\'s')
+  const o = u.keys[0]!.objects.find((x) => x.kind === 'router')!
+  t.equal(o.name, `ROUTER-0000FDE8-${router.keyId}.cer`)
+  const c = decodeCert(o.der)
+  t.equal(certRole(c), 'router')
+  t.same(inspectCert(c, 'router').filter((p) => p.severity === 'error'), [])
+  t.equal(c.notAfter.toISOString(), '2027-01-01T00:00:00.000Z', 'valid as long as the CA certificate at most')
+  t.ok(mftFiles(u.keys).includes(o.name), 'listed on the manifest')
+
+  const same = await updateObjects(state(undefined, 'AS65000-65010', [def]), u.keys, context(at(0.1)))
+  t.equal(same.changed, false, 'kept')
+  const shrunk = await updateObjects(state(undefined, 'AS65001-65010', [def]), u.keys, context(at(1)))
+  t.notOk(shrunk.keys[0]!.objects.some((x) => x.kind === 'router'), 'withdrawn when the AS is no longer held')
+  t.ok(crlSerials(shrunk.keys).includes(o.meta.serial), 'and revoked')
+  const ctx2 = context(T0)
+  await updateObjects(state(undefined, 'AS65000-65010', []), [], ctx2)
+  t.equal(ctx2.oneOff(), 1, 'no router keys: nothing but the manifest signed')
 })
