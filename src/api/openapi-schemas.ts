@@ -143,8 +143,8 @@ const cas: Record<string, Schema> = {
     classes: arr(obj('An entitlement', { class_name: str('Parent class name'), resource_set: ref('ResourceSet'), not_after: time('Validity end of the certificate') })),
   }),
   AddChildJson: obj('A child to add', { handle: str('Child handle'), resources: ref('ResourceSet'), id_cert: base64('Child identity certificate, DER') }),
-  UpdateChildJson: obj('Changes to a child: new identity certificate, new resources, or both', { id_cert: base64('New identity certificate, DER'), resources: ref('ResourceSet') }, ['id_cert', 'resources']),
-  ChildInfoJson: obj('A child', { state: literal('active', 'Child state'), id_cert: ref('IdCertInfo'), entitled_resources: ref('ResourceSet') }),
+  UpdateChildJson: obj('Changes to a child: new identity certificate, new resources, suspension', { id_cert: base64('New identity certificate, DER'), resources: ref('ResourceSet'), suspend: { type: 'boolean', description: 'true: suspend (its certificates are withdrawn); false: unsuspend (new certificates are issued)' } }, ['id_cert', 'resources', 'suspend']),
+  ChildInfoJson: obj('A child', { state: str('Child state: suspended while inactive (or by an operator)', { enum: ['active', 'suspended'] }), id_cert: ref('IdCertInfo'), entitled_resources: ref('ResourceSet') }),
   RoaJson: {
     ...obj('A ROA authorisation', { asn: int('Origin AS number', { minimum: 0, maximum: 4294967295 }), prefix: str('IP prefix'), max_length: int('Max length (default: the prefix length)'), comment: nullable(str('Comment')) }, ['max_length', 'comment']),
     example: { asn: 65000, prefix: '10.0.0.0/24', max_length: 24, comment: 'office' },

@@ -17,6 +17,7 @@ import {
   processParentAdd, processParentRemove, processParentUpdate,
 } from './parents.js'
 import { checkRoaDelta } from './routes.js'
+import { processChildSuspend, processChildUnsuspend } from './suspension.js'
 import type { CaState, RepoInfo, TaInfo } from './state.js'
 
 /** The state of a new CA: identity only; no repository, parents, children or ROAs yet (spec §1). */
@@ -50,6 +51,8 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'child-remove': return processChildRemove(s, c)
     case 'child-certify': return processChildCertify(s, c, ctx)
     case 'child-revoke': return processChildRevoke(s, c)
+    case 'child-suspend': return processChildSuspend(s, c)
+    case 'child-unsuspend': return processChildUnsuspend(s, c, ctx)
     case 'roas-update': return processRoasUpdate(s, c, ctx)
     case 'aspas-update': return checkAspasUpdate(s.handle, s.aspas, heldResources(s), c.addOrReplace, c.remove)
     case 'aspa-providers-update': return checkAspaProvidersUpdate(s.handle, s.aspas, heldResources(s), c.customer, c.added, c.removed)

@@ -36,6 +36,8 @@ export type CaCommand =
   | { type: 'child-remove'; handle: string }
   | { type: 'child-certify'; handle: string; className: string; csr: string; limit?: Partial<ResourceSetText> }
   | { type: 'child-revoke'; handle: string; className: string; keyId: string }
+  | { type: 'child-suspend'; handle: string; inactive: boolean }
+  | { type: 'child-unsuspend'; handle: string }
   | { type: 'roas-update'; added: { asn: number; prefix: string; max_length: number; comment?: string }[]; removed: { asn: number; prefix: string; max_length: number }[] }
   | { type: 'aspas-update'; addOrReplace: { customer: number; providers: number[] }[]; remove: number[] }
   | { type: 'aspa-providers-update'; customer: number; added: number[]; removed: number[] }
@@ -61,6 +63,8 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'child-update': return s('child-update', `Update child '${c.handle}'${c.resources ? ` with resources '${formatResources(c.resources)}'` : ''}${c.idCert ? ' with a new id certificate' : ''}`, { child: c.handle })
     case 'child-remove': return s('child-remove', `Remove child '${c.handle}'`, { child: c.handle })
     case 'child-certify': return s('child-certify', `Issue certificate to child '${c.handle}' in resource class '${c.className}'`, { child: c.handle, class_name: c.className })
+    case 'child-suspend': return c.inactive ? s('child-suspend-inactive', `Suspend inactive child '${c.handle}'`, { child: c.handle }) : s('child-suspend', `Suspend child '${c.handle}'`, { child: c.handle })
+    case 'child-unsuspend': return s('child-unsuspend', `Unsuspend child '${c.handle}'`, { child: c.handle })
     case 'child-revoke': return s('child-revoke', `Revoke certificate of child '${c.handle}' for key '${c.keyId}'`, { child: c.handle, key: c.keyId })
     case 'roas-update': return s('roas-updated', `Update ROAs add: ${c.added.length} remove: ${c.removed.length}`, { added: String(c.added.length), removed: String(c.removed.length) })
     case 'aspas-update': return aspasUpdateSummary(c, s)

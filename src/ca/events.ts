@@ -26,6 +26,8 @@ export type CaEvent =
   | { type: 'child-removed'; handle: string }
   | { type: 'child-certificate-issued'; child: string; cert: IssuedCert }
   | { type: 'child-key-revoked'; child: string; keyId: string }
+  | { type: 'child-suspended'; handle: string; inactive: boolean }
+  | { type: 'child-unsuspended'; handle: string }
   | { type: 'roas-updated'; changes: RouteChanges }
   | { type: 'key-roll-initiated'; className: string; keyId: string }
   | { type: 'key-roll-activated'; className: string }
@@ -95,6 +97,12 @@ function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
     case 'child-key-revoked':
       delete s.children[e.child].issued[e.keyId]
       return
+    case 'child-suspended':
+      s.children[e.handle].suspended = true
+      return
+    case 'child-unsuspended':
+      delete s.children[e.handle].suspended
+      return
     case 'roas-updated':
       applyRouteChanges(s.routes, e.changes)
       return
@@ -155,6 +163,8 @@ export function eventSummary(e: CaEvent): string {
     case 'child-removed': return `removed child '${e.handle}'`
     case 'child-certificate-issued': return `issued certificate to child '${e.child}' for key ${e.cert.keyId}: ${describe(e.cert.resources)}, serial ${e.cert.serial}`
     case 'child-key-revoked': return `revoked key ${e.keyId} of child '${e.child}'`
+    case 'child-suspended': return `suspended child '${e.handle}'${e.inactive ? ' (inactive)' : ''}: its certificates are withdrawn`
+    case 'child-unsuspended': return `unsuspended child '${e.handle}'`
     case 'roas-updated': return `ROAs: added ${e.changes.added.length}, removed ${e.changes.removed.length}, comments changed ${e.changes.comments.length}`
     case 'key-roll-initiated': return `key roll: new key ${e.keyId} in resource class '${e.className}'`
     case 'key-roll-activated': return `key roll: activated the new key in resource class '${e.className}'`

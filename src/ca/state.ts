@@ -94,6 +94,8 @@ export interface ChildInfo {
   resources: ResourceSetText
   /** Certificates issued to it, by the child's key id. */
   issued: Record<string, IssuedCert>
+  /** Suspended (inactive, or by an operator): its certificates are not published. Absent when active. */
+  suspended?: true
 }
 
 /** Stored in the CA snapshot. */

@@ -147,9 +147,11 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   return { objects: mftCrl.objects, changed: true, refused: [...refused, ...mftCrl.refused] }
 }
 
-/** The certificates this key issued to children: published as they are in the CA state. */
+/** The certificates this key issued to children that are not suspended: published as they are in the CA state. */
 function keepChildCertificates(state: CaState, rc: ResourceClass, keyId: string, work: KeyWork): void {
   for (const ch of Object.values(state.children)) {
+    // A suspended child's certificates are withdrawn (and revoked) until it is back.
+    if (ch.suspended) continue
     for (const c of Object.values(ch.issued)) {
       if (c.signedBy !== keyId || c.className !== rc.name) continue
       const name = certFileName(c.keyId)
