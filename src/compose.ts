@@ -140,7 +140,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     certificateExpired: (ca, parent) => parents!.syncLater(ca, parent),
     releasePublisher: (s, p) => cas!.releasePublisher(s, p),
   })
-  const childServer = new ChildServer({ commands, signers, now, log })
+  // Suspension of inactive children (timing.suspend_child_after_inactive_seconds; 0: off, and no contact is recorded).
+  const suspendAfter = t.suspend_child_after_inactive_seconds
+  const contact = (ca: string, child: string) => stores.status.record(ca, 'child', child, { time: now().toISOString(), uri: '', result: 'success' })
+  const suspendEveryMs = Math.min(3600, Math.max(1, Math.floor(suspendAfter / 2))) * 1000
+  const suspension = suspendAfter > 0
+    ? { afterSeconds: suspendAfter, lastContact: (ca: string, child: string) => stores.status.get(ca, 'child', child)?.time, contact, schedule: (ca: string) => tasks.schedule('suspend-children', ca, '', now().getTime() + suspendEveryMs, { earlier: true }) }
+    : undefined
+  const childServer = new ChildServer({ commands, signers, now, log, ...(suspension ? { contact } : {}) })
   // RFC 6492 messages to a parent CA in this svcd are delivered in-process (the same identities checked; no network, no CMS).
   const rfc6492Prefix = `${config.service_uri}rfc6492/`
   const local: LocalUpdown = (uri, message, senderIdCert) => {
@@ -151,7 +158,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
   const parentClient = new ParentClient({ commands, signers, signer, status: stores.status, post: postMessage, local, now, log, postLimit: config.post_limit_rfc6492 * 8, reissueBeforeSeconds: t.child_cert_reissue_before_seconds })
   parents = new ParentService({ commands, client: parentClient, publisher, status: stores.status, tasks, now, serviceUri: config.service_uri, refreshDelay })
-  const children = new ChildService({ commands, server: childServer, publisher, parents, now, serviceUri: config.service_uri })
+  const children = new ChildService({ commands, server: childServer, publisher, parents, now, serviceUri: config.service_uri, ...(suspension ? { suspension } : {}) })
   const routes = new RoutesView({ commands, objects: stores.objects })
   const pubProblems = (withReason: boolean) => pub?.outputProblems(withReason) ?? []
   cas = new CaService({
@@ -159,7 +166,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     pubProblems: () => pubProblems(true), signer, now, log,
   })
   const repo = new RepoService({ commands, publisher, parents, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
-  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction })
+  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction, ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
 

@@ -76,6 +76,8 @@ export interface TimingConfig {
   retry_seconds: number
   roa_aggregate_threshold: number
   roa_deaggregate_threshold: number
+  /** Suspend a child that has not contacted its parent for this long (0: never; Krill's suspend_child_after_inactive_hours). */
+  suspend_child_after_inactive_seconds: number
 }
 
 /** A start-up configuration problem; the message names the key and the file. */
@@ -165,6 +167,7 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
     parent_refresh_seconds: { kind: 'integer', min: 1 },
     parent_refresh_jitter_seconds: { kind: 'integer', min: 0 },
     retry_seconds: { kind: 'integer', min: 1 },
+    suspend_child_after_inactive_seconds: { kind: 'integer', min: 0 },
     roa_aggregate_threshold: { kind: 'integer', min: 1 },
     roa_deaggregate_threshold: { kind: 'integer', min: 0 },
   },
@@ -233,6 +236,7 @@ export function defaults(): Config {
       retry_seconds: 300,
       roa_aggregate_threshold: 100,
       roa_deaggregate_threshold: 90,
+      suspend_child_after_inactive_seconds: 0,
     },
   }
 }

@@ -87,10 +87,12 @@ export interface AddChildJson {
 export interface UpdateChildJson {
   id_cert?: string
   resources?: ResourceSetText
+  /** Suspend (true) or unsuspend (false) the child (krill-reference.md §1.1 `children suspend`). */
+  suspend?: boolean
 }
 
 export interface ChildInfoJson {
-  state: 'active'
+  state: 'active' | 'suspended'
   id_cert: IdCertInfo
   entitled_resources: ResourceSetText
 }
@@ -155,7 +157,7 @@ export interface BgpAnalysisSuggestion {
   keep?: ConfiguredRoa[]
 }
 
-/** An ASPA configuration (krill-reference.md §1.1 "ASPA"); GET /api/v1/cas/{ca}/aspas answers [] until ASPAs are managed. */
+/** An ASPA configuration (krill-reference.md §1.1 "ASPA"), as GET /api/v1/cas/{ca}/aspas lists them; updates in api/aspas.ts. */
 export interface AspaDefinitionJson {
   customer: number
   providers: number[]
@@ -219,8 +221,9 @@ export function checkAddChild(v: unknown): string | undefined {
 }
 
 export function checkUpdateChild(v: unknown): string | undefined {
-  if (!obj(v)) return 'expected {"id_cert"?, "resources"?}'
+  if (!obj(v)) return 'expected {"id_cert"?, "resources"?, "suspend"?}'
   if (v.id_cert !== undefined && typeof v.id_cert !== 'string') return 'id_cert must be a base64 string'
+  if (v.suspend !== undefined && typeof v.suspend !== 'boolean') return 'suspend must be true or false'
   return v.resources === undefined ? undefined : checkResourcesJson(v.resources)
 }
 

@@ -87,6 +87,7 @@ const PATH_PARAMS: Record<string, [description: string, schema: Schema]> = {
   after: ['Only entries after this time, in unix seconds (0: no lower bound)', count('Unix seconds')],
   before: ['Only entries before this time, in unix seconds', count('Unix seconds')],
   seconds: ['Minimum time without publication, in seconds', count('Seconds')],
+  customer: ['The customer AS of an ASPA definition: `AS65000` or `65000`', { type: 'string', pattern: '^([Aa][Ss])?[0-9]{1,10}$' }],
   file: ['Path of the RRDP file below /rrdp/: `notification.xml` or `<session>/<serial>/<random>/snapshot.xml|delta.xml` (contains `/`)', { type: 'string' }],
 }
 

@@ -75,7 +75,7 @@ function roaAndRepoRoutes(): DescribedRoute[] {
       description: 'svcd has no BGP data: every configured ROA is answered with its objects and state roa_no_announcement_info, or roa_not_held when the CA does not hold its prefix (those first, as Krill orders states).',
     }),
     get('/cas/{ca}/routes/analysis/suggest', { id: 'caRoutesSuggest', tag: 'roas', summary: 'ROA suggestions from BGP data', ok: json('BgpAnalysisSuggestion', 'Without BGP data: {}') }),
-    get('/cas/{ca}/aspas', { id: 'caAspas', tag: 'aspas', summary: 'ASPA configurations', ok: json({ type: 'array', items: ref('AspaDefinitionJson') }, 'None until ASPA management exists: []') }),
+    ...aspaRoutes(),
     get('/cas/{ca}/repo', { id: 'caRepo', tag: 'repo', summary: 'Repository configuration', ok: json('RepoInfoJson', 'The repository in use') }),
     post('/cas/{ca}/repo', {
       id: 'caRepoUpdate', tag: 'repo', summary: 'Change the repository', body: jsonOrXmlBody('RepoUpdateJson', 'The new repository', 'repository_response'), ok: empty('Moved'),
@@ -86,6 +86,29 @@ function roaAndRepoRoutes(): DescribedRoute[] {
     get('/cas/{ca}/issues', { id: 'caIssues', tag: 'issues', summary: 'Issues of a CA', ok: json('CaIssuesJson', 'Current issues') }),
     post('/cas/{ca}/keys/roll_init', { id: 'caKeyRollInit', tag: 'keys', summary: 'Start a key roll', ok: empty('New keys created and requested') }),
     post('/cas/{ca}/keys/roll_activate', { id: 'caKeyRollActivate', tag: 'keys', summary: 'Finish a key roll', description: 'Refused while requests are pending (key-roll-pending-requests).', ok: empty('New keys active') }),
+  ]
+}
+
+/** ASPA definitions (krill-reference.md §1.1 "ASPA"); refusals carry the ca-aspa-* labels and change nothing. */
+function aspaRoutes(): DescribedRoute[] {
+  const tag = 'aspas'
+  const rules = 'Rules (draft-ietf-sidrops-aspa-profile §3.3, Krill): the customer must be held by the CA (ca-aspa-not-entitled), at least one provider (ca-aspa-provider-as-empty), no provider twice (ca-aspa-provider-duplicates), the customer not among its providers (ca-aspa-customer-as-provider), AS0 only alone (ca-aspa-provider-as0).'
+  return [
+    get('/cas/{ca}/aspas', { id: 'caAspas', tag, summary: 'ASPA definitions', ok: json({ type: 'array', items: ref('AspaDefinitionJson') }, 'The definitions, customer ascending') }),
+    post('/cas/{ca}/aspas', {
+      id: 'caAspasUpdate', tag, summary: 'Add, replace and remove ASPA definitions', body: jsonBody('AspaDefinitionUpdatesJson', 'Definitions to add or replace, customers to remove'), ok: empty('Applied'),
+      description: `All or nothing. A customer appears at most once (ca-aspa-customer-as-duplicate); a removed customer must have a definition (ca-aspa-unknown-customer-as). ${rules}`,
+    }),
+    post('/cas/{ca}/aspas/as/{customer}', {
+      id: 'caAspaProvidersUpdate', tag, summary: 'Add and remove providers of one customer', body: jsonBody('AspaProvidersUpdateJson', 'Providers to add and remove'), ok: empty('Applied'),
+      description: `Adding to a customer without a definition creates it (with nothing to add: ca-aspa-unknown-customer-as); removing every provider removes the definition; adding a present or removing an absent provider changes nothing. ${rules}`,
+    }),
+    get('/cas/{ca}/bgpsec', { id: 'caBgpSecList', tag: 'bgpsec', summary: 'BGPsec router keys', ok: json({ type: 'array', items: ref('BgpSecCsrInfoJson') }, 'The router keys, by AS and key identifier') }),
+    post('/cas/{ca}/bgpsec', {
+      id: 'caBgpSecUpdate', tag: 'bgpsec', summary: 'Add and remove BGPsec router keys', body: jsonBody('BgpSecDefinitionUpdatesJson', 'Requests to add, keys to remove'), ok: empty('Applied'),
+      description: 'All or nothing. The CA issues and publishes an RFC 8209 router certificate for each key whose AS it holds, re-issued on key rolls and before expiry. Refused: a request that cannot be read or has no ECDSA P-256 key (ca-bgpsec-csr-invalid), one not signed by its key (ca-bgpsec-invalidly-signed), an AS the CA does not hold (ca-bgpsec-not-entitled), removing an unknown key (ca-bgpsec-unknown).',
+    }),
+    del('/cas/{ca}/aspas/as/{customer}', { id: 'caAspaRemove', tag, summary: "Remove a customer's ASPA definition", description: 'Its ASPA object is withdrawn. Unknown customer: ca-aspa-unknown-customer-as.', ok: empty('Removed') }),
   ]
 }
 

@@ -13,6 +13,7 @@ export function ref(name: string): Reference {
 
 const str = (description: string, extra: Partial<SchemaObject> = {}): SchemaObject => ({ type: 'string', description, ...extra })
 const int = (description: string, extra: Partial<SchemaObject> = {}): SchemaObject => ({ type: 'integer', description, ...extra })
+const asn = (description: string): SchemaObject => int(description, { format: 'int64', minimum: 0, maximum: 4294967295 })
 const base64 = (description: string): SchemaObject => str(`${description} (base64)`, { format: 'byte' })
 const time = (description: string): SchemaObject => str(description, { format: 'date-time' })
 /** Krill's `Timestamp`: whole seconds since the epoch. */
@@ -142,8 +143,8 @@ const cas: Record<string, Schema> = {
     classes: arr(obj('An entitlement', { class_name: str('Parent class name'), resource_set: ref('ResourceSet'), not_after: time('Validity end of the certificate') })),
   }),
   AddChildJson: obj('A child to add', { handle: str('Child handle'), resources: ref('ResourceSet'), id_cert: base64('Child identity certificate, DER') }),
-  UpdateChildJson: obj('Changes to a child: new identity certificate, new resources, or both', { id_cert: base64('New identity certificate, DER'), resources: ref('ResourceSet') }, ['id_cert', 'resources']),
-  ChildInfoJson: obj('A child', { state: literal('active', 'Child state'), id_cert: ref('IdCertInfo'), entitled_resources: ref('ResourceSet') }),
+  UpdateChildJson: obj('Changes to a child: new identity certificate, new resources, suspension', { id_cert: base64('New identity certificate, DER'), resources: ref('ResourceSet'), suspend: { type: 'boolean', description: 'true: suspend (its certificates are withdrawn); false: unsuspend (new certificates are issued)' } }, ['id_cert', 'resources', 'suspend']),
+  ChildInfoJson: obj('A child', { state: str('Child state: suspended while inactive (or by an operator)', { enum: ['active', 'suspended'] }), id_cert: ref('IdCertInfo'), entitled_resources: ref('ResourceSet') }),
   RoaJson: {
     ...obj('A ROA authorisation', { asn: int('Origin AS number', { minimum: 0, maximum: 4294967295 }), prefix: str('IP prefix'), max_length: int('Max length (default: the prefix length)'), comment: nullable(str('Comment')) }, ['max_length', 'comment']),
     example: { asn: 65000, prefix: '10.0.0.0/24', max_length: 24, comment: 'office' },
@@ -173,7 +174,14 @@ const cas: Record<string, Schema> = {
     not_held: arr(ref('ConfiguredRoa'), 'ROAs for prefixes the CA does not hold'),
     keep: arr(ref('ConfiguredRoa'), 'ROAs to keep'),
   }, ['stale', 'not_held', 'keep']),
-  AspaDefinitionJson: obj('An ASPA configuration (krill-reference.md §1.1 "ASPA")', { customer: int('Customer AS number'), providers: arr(int('Provider AS number')) }),
+  AspaDefinitionJson: obj('An ASPA definition (krill-reference.md §1.1 "ASPA"): one ASPA object per customer AS', { customer: asn('Customer AS number'), providers: arr(asn('Provider AS number'), 'Ascending in listings; AS0 alone means no provider') }),
+  AspaDefinitionUpdatesJson: obj('ASPA definitions to add or replace and customers to remove, all or nothing', { add_or_replace: arr(ref('AspaDefinitionJson')), remove: arr(asn('Customer AS number')) }),
+  BgpSecCsrInfoJson: obj('A BGPsec router key (krill-reference.md §1.1 "BGPsec")', { asn: asn('AS number of the router'), key_identifier: str('Router key identifier, 40 upper-case hex digits'), csr: base64("The router's PKCS#10 request (DER)") }),
+  BgpSecDefinitionUpdatesJson: obj('Router keys to add (from requests) and to remove (by name), all or nothing', {
+    add: arr(obj('A router request', { asn: asn('AS number of the router'), csr: base64('PKCS#10 request (DER) with an ECDSA P-256 key, signed by it') })),
+    remove: arr(str('Router key name: ROUTER-<asn as 8 hex digits>-<key identifier>', { pattern: '^ROUTER-[0-9A-Fa-f]{8}-[0-9A-Fa-f]{40}$' })),
+  }),
+  AspaProvidersUpdateJson: obj('Providers to add to and remove from one customer', { added: arr(asn('Provider AS number')), removed: arr(asn('Provider AS number')) }),
   RepoInfoJson: obj('Repository configuration of a CA (spec §2.6)', {
     contact: nullable(obj('The repository in use', {
       type: str('Embedded publication server or a remote one', { enum: ['embedded', 'remote'] }),

@@ -24,6 +24,7 @@ const TAGS: [string, string][] = [
   ['children', 'Children of a CA (RFC 6492 as parent)'],
   ['roas', 'ROA configuration and BGP analysis'],
   ['aspas', 'ASPA configuration'],
+  ['bgpsec', 'BGPsec router keys'],
   ['repo', 'Repository of a CA (RFC 8181 as publisher)'],
   ['history', 'Command history of a CA'],
   ['issues', 'Failures of parent and repository exchanges'],

@@ -6,6 +6,8 @@
 import type { AggregateType } from '../eventsourcing.js'
 import { AppError, reasonOf } from '../errors.js'
 import { parseRoaPayload, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
+import { checkAspaProvidersUpdate, checkAspasUpdate } from './aspas.js'
+import { checkBgpSecUpdate } from './bgpsec.js'
 import { processChildAdd, processChildCertify, processChildRemove, processChildRevoke, processChildUpdate, heldResources, reissueChild, shrinkChild } from './children.js'
 import { commandSummary, type CaCommand } from './commands.js'
 import type { CaContext } from './context.js'
@@ -15,6 +17,7 @@ import {
   processParentAdd, processParentRemove, processParentUpdate,
 } from './parents.js'
 import { checkRoaDelta } from './routes.js'
+import { processChildSuspend, processChildUnsuspend } from './suspension.js'
 import type { CaState, RepoInfo, TaInfo } from './state.js'
 
 /** The state of a new CA: identity only; no repository, parents, children or ROAs yet (spec §1). */
@@ -49,7 +52,12 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'child-remove': return processChildRemove(s, c)
     case 'child-certify': return processChildCertify(s, c, ctx)
     case 'child-revoke': return processChildRevoke(s, c)
+    case 'child-suspend': return processChildSuspend(s, c)
+    case 'child-unsuspend': return processChildUnsuspend(s, c, ctx)
     case 'roas-update': return processRoasUpdate(s, c, ctx)
+    case 'aspas-update': return checkAspasUpdate(s.handle, s.aspas, heldResources(s), c.addOrReplace, c.remove)
+    case 'aspa-providers-update': return checkAspaProvidersUpdate(s.handle, s.aspas, heldResources(s), c.customer, c.added, c.removed)
+    case 'bgpsec-update': return checkBgpSecUpdate(s.handle, s.bgpsec, heldResources(s), c.add, c.remove)
     case 'keyroll-init': return processKeyRollInit(s, ctx)
     case 'keyroll-activate': return withChildrenUnderNewKeys(s, processKeyRollActivate(s), ctx)
     case 'children-shrink': return Object.values(s.children).flatMap((ch) => shrinkChild(s, ch, ctx))

@@ -7,6 +7,7 @@ import type { CommandSummary } from '../eventsourcing.js'
 import { decodeCert } from '../objects/cert.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
 import { fromBase64 } from '../util/base64.js'
+import { aspaLine, asList, asText } from './aspas.js'
 import { certResources } from './parents.js'
 import type { ParentInfo, RepoInfo } from './state.js'
 
@@ -35,7 +36,12 @@ export type CaCommand =
   | { type: 'child-remove'; handle: string }
   | { type: 'child-certify'; handle: string; className: string; csr: string; limit?: Partial<ResourceSetText> }
   | { type: 'child-revoke'; handle: string; className: string; keyId: string }
+  | { type: 'child-suspend'; handle: string; inactive: boolean }
+  | { type: 'child-unsuspend'; handle: string }
   | { type: 'roas-update'; added: { asn: number; prefix: string; max_length: number; comment?: string }[]; removed: { asn: number; prefix: string; max_length: number }[] }
+  | { type: 'aspas-update'; addOrReplace: { customer: number; providers: number[] }[]; remove: number[] }
+  | { type: 'aspa-providers-update'; customer: number; added: number[]; removed: number[] }
+  | { type: 'bgpsec-update'; add: { asn: number; csr: string }[]; remove: string[] }
   | { type: 'keyroll-init' }
   | { type: 'keyroll-activate' }
   | { type: 'children-shrink'; reason: string }
@@ -57,12 +63,30 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'child-update': return s('child-update', `Update child '${c.handle}'${c.resources ? ` with resources '${formatResources(c.resources)}'` : ''}${c.idCert ? ' with a new id certificate' : ''}`, { child: c.handle })
     case 'child-remove': return s('child-remove', `Remove child '${c.handle}'`, { child: c.handle })
     case 'child-certify': return s('child-certify', `Issue certificate to child '${c.handle}' in resource class '${c.className}'`, { child: c.handle, class_name: c.className })
+    case 'child-suspend': return c.inactive ? s('child-suspend-inactive', `Suspend inactive child '${c.handle}'`, { child: c.handle }) : s('child-suspend', `Suspend child '${c.handle}'`, { child: c.handle })
+    case 'child-unsuspend': return s('child-unsuspend', `Unsuspend child '${c.handle}'`, { child: c.handle })
     case 'child-revoke': return s('child-revoke', `Revoke certificate of child '${c.handle}' for key '${c.keyId}'`, { child: c.handle, key: c.keyId })
     case 'roas-update': return s('roas-updated', `Update ROAs add: ${c.added.length} remove: ${c.removed.length}`, { added: String(c.added.length), removed: String(c.removed.length) })
+    case 'aspas-update': return aspasUpdateSummary(c, s)
+    case 'aspa-providers-update': return s('aspas-update-existing', `Update ASPA providers of ${asText(c.customer)}: add ${asList(c.added) || 'none'}, remove ${asList(c.removed) || 'none'}`, { customer: asText(c.customer), added: asList(c.added), removed: asList(c.removed) })
+    case 'bgpsec-update': return bgpSecUpdateSummary(c)
     case 'keyroll-init': return s('keyroll-init', 'Initialise key roll for all resource classes')
     case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
     case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)
   }
+}
+
+/** krill-reference.md §4: `cmd-ca-aspas-update`, or `cmd-ca-aspas-remove` when the update only removes. */
+function aspasUpdateSummary(c: Extract<CaCommand, { type: 'aspas-update' }>, s: (label: string, msg: string, args?: Record<string, string>) => CommandSummary): CommandSummary {
+  const args = { added: String(c.addOrReplace.length), removed: String(c.remove.length) }
+  const parts = [...c.addOrReplace.map((d) => `add or replace '${aspaLine(d)}'`), ...c.remove.map((x) => `remove '${asText(x)}'`)]
+  return s(c.addOrReplace.length === 0 && c.remove.length > 0 ? 'aspas-remove' : 'aspas-update', `Update ASPAs: ${parts.join('; ') || 'nothing'}`, args)
+}
+
+/** krill-reference.md §4: `cmd-bgpsec-update`, with the ASes added for and the keys removed. */
+function bgpSecUpdateSummary(c: Extract<CaCommand, { type: 'bgpsec-update' }>): CommandSummary {
+  const parts = [...c.add.map((a) => `add a router key for ${asText(a.asn)}`), ...c.remove.map((k) => `remove '${k}'`)]
+  return { label: 'cmd-bgpsec-update', msg: `Update BGPsec router keys: ${parts.join('; ') || 'nothing'}`, args: { added: String(c.add.length), removed: String(c.remove.length) } }
 }
 
 /** The resources of a received certificate, as the history shows them; its URI when it cannot be read. */

@@ -3,6 +3,8 @@
  * and never fails for events that `process` produced. Stored in the history with their command.
  */
 import type { ResourceSetText } from '../resources/resource-set.js'
+import { applyAspaEvent, aspaEventSummary, type AspaEvent } from './aspas.js'
+import { applyBgpSecEvent, bgpSecEventSummary, type BgpSecEvent } from './bgpsec.js'
 import { applyRouteChanges, type RouteChanges } from './routes.js'
 import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
 
@@ -24,10 +26,14 @@ export type CaEvent =
   | { type: 'child-removed'; handle: string }
   | { type: 'child-certificate-issued'; child: string; cert: IssuedCert }
   | { type: 'child-key-revoked'; child: string; keyId: string }
+  | { type: 'child-suspended'; handle: string; inactive: boolean }
+  | { type: 'child-unsuspended'; handle: string }
   | { type: 'roas-updated'; changes: RouteChanges }
   | { type: 'key-roll-initiated'; className: string; keyId: string }
   | { type: 'key-roll-activated'; className: string }
   | { type: 'key-roll-finished'; className: string }
+  | AspaEvent
+  | BgpSecEvent
 
 /** Fold one event into the state (mutates `s`). */
 export function applyEvent(s: CaState, e: CaEvent): void {
@@ -109,8 +115,23 @@ function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
     case 'child-key-revoked':
       delete s.children[e.child].issued[e.keyId]
       return
+    case 'child-suspended':
+      s.children[e.handle].suspended = true
+      return
+    case 'child-unsuspended':
+      delete s.children[e.handle].suspended
+      return
     case 'roas-updated':
       applyRouteChanges(s.routes, e.changes)
+      return
+    case 'aspa-config-added':
+    case 'aspa-config-updated':
+    case 'aspa-config-removed':
+      applyAspaEvent((s.aspas ??= {}), e)
+      return
+    case 'bgpsec-definition-added':
+    case 'bgpsec-definition-removed':
+      applyBgpSecEvent((s.bgpsec ??= {}), e)
       return
     default:
       return applyKeyRollEvent(s, e)
@@ -160,10 +181,19 @@ export function eventSummary(e: CaEvent): string {
     case 'child-removed': return `removed child '${e.handle}'`
     case 'child-certificate-issued': return `issued certificate to child '${e.child}' for key ${e.cert.keyId}: ${describe(e.cert.resources)}, serial ${e.cert.serial}`
     case 'child-key-revoked': return `revoked key ${e.keyId} of child '${e.child}'`
+    case 'child-suspended': return `suspended child '${e.handle}'${e.inactive ? ' (inactive)' : ''}: its certificates are withdrawn`
+    case 'child-unsuspended': return `unsuspended child '${e.handle}'`
     case 'roas-updated': return `ROAs: added ${e.changes.added.length}, removed ${e.changes.removed.length}, comments changed ${e.changes.comments.length}`
     case 'key-roll-initiated': return `key roll: new key ${e.keyId} in resource class '${e.className}'`
     case 'key-roll-activated': return `key roll: activated the new key in resource class '${e.className}'`
     case 'key-roll-finished': return `key roll: the old key in resource class '${e.className}' is revoked`
+    case 'aspa-config-added':
+    case 'aspa-config-updated':
+    case 'aspa-config-removed':
+      return aspaEventSummary(e)
+    case 'bgpsec-definition-added':
+    case 'bgpsec-definition-removed':
+      return bgpSecEventSummary(e)
   }
 }
 

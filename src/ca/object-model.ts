@@ -17,16 +17,16 @@ export interface KeyObjectsState {
   revocations: { serial: string; date: string; expires: string }[]
   roaMode: 'simple' | 'aggregate'
 }
-/** A published file of a key. `meta` is kind-specific (ROA payload keys, child handle, EE serial). */
+/** A published file of a key. `meta` is kind-specific (ROA payload keys, ASPA providers, child handle, serial). */
 
 export interface StoredCaObject {
   name: string
-  kind: 'mft' | 'crl' | 'roa' | 'cer'
+  kind: 'mft' | 'crl' | 'roa' | 'asa' | 'cer' | 'router'
   der: Uint8Array
   hash: string
   notAfter: string
   /** Stored in ca_objects.meta: changing this shape needs a migration. */
-  meta: { serial: string; payloads?: string[]; child?: string }
+  meta: { serial: string; payloads?: string[]; providers?: number[]; child?: string }
 }
 
 export interface CaKeyObjects {

@@ -1,7 +1,7 @@
 /**
  * When a CA's objects need work (design.md §3 "Timing defaults", krill-reference.md §3, §5), a pure rule: a
- * manifest and CRL are re-signed `mftReissueSeconds` after their thisUpdate, a ROA `roaReissueBeforeSeconds` before
- * its EE certificate expires; keys whose certificate from the parent expired have nothing to renew (their new
+ * manifest and CRL are re-signed `mftReissueSeconds` after their thisUpdate, a ROA, ASPA or router certificate
+ * `roaReissueBeforeSeconds` before it expires; keys whose certificate from the parent expired have nothing to renew (their new
  * certificate, when it comes, publishes at once).
  */
 import type { CaKeySummary } from './object-model.js'
@@ -28,7 +28,7 @@ export function nextRenewal(state: CaState, keys: readonly CaKeySummary[], now: 
   for (const k of keys) {
     if (expired.has(k.keyId)) continue
     due = Math.min(due, Date.parse(k.state.thisUpdate) + t.mftReissueSeconds * 1000)
-    for (const o of k.objects) if (o.kind === 'roa') due = Math.min(due, Date.parse(o.notAfter) - t.roaReissueBeforeSeconds * 1000)
+    for (const o of k.objects) if (o.kind === 'roa' || o.kind === 'asa' || o.kind === 'router') due = Math.min(due, Date.parse(o.notAfter) - t.roaReissueBeforeSeconds * 1000)
   }
   return Math.max(due, at + 1000)
 }

@@ -4,6 +4,8 @@
  * certificates as base64 DER, resource sets in their canonical text form (style.md §2 rule 4).
  */
 import type { ResourceSetText } from '../resources/resource-set.js'
+import type { AspaConfig } from './aspas.js'
+import type { BgpSecDefinition } from './bgpsec.js'
 import type { RouteConfig } from './routes.js'
 
 /** Stored in the CA snapshot: changing this shape needs a migration. */
@@ -21,6 +23,10 @@ export interface CaState {
   nextClass: number
   children: Record<string, ChildInfo>
   routes: Record<string, RouteConfig>
+  /** ASPA definitions by customer AS (decimal); absent until the first one (CAs stored before ASPAs had none). */
+  aspas?: Record<string, AspaConfig>
+  /** BGPsec router keys by Krill's key (ROUTER-<asn hex>-<key id>); absent until the first one. */
+  bgpsec?: Record<string, BgpSecDefinition>
   /** Only for the embedded trust anchor: its self-signed certificate and where it is published. */
   ta?: TaInfo
 }
@@ -88,6 +94,8 @@ export interface ChildInfo {
   resources: ResourceSetText
   /** Certificates issued to it, by the child's key id. */
   issued: Record<string, IssuedCert>
+  /** Suspended (inactive, or by an operator): its certificates are not published. Absent when active. */
+  suspended?: true
 }
 
 /** Stored in the CA snapshot. */

@@ -13,6 +13,8 @@ import { inspectCommands } from './commands/inspect.js'
 import { parentsCommands } from './commands/parents.js'
 import { publishersCommands } from './commands/publishers.js'
 import { repoCommands } from './commands/repo.js'
+import { aspasCommands } from './commands/aspas.js'
+import { bgpsecCommands } from './commands/bgpsec.js'
 import { roasCommands } from './commands/roas.js'
 import { serverCommands } from './commands/server.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
@@ -22,6 +24,8 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...childrenCommands,
   ...parentsCommands,
   ...roasCommands,
+  ...aspasCommands,
+  ...bgpsecCommands,
   ...repoCommands,
   ...publishersCommands,
   ...bulkCommands,
@@ -34,7 +38,8 @@ const GROUPS: Record<string, string> = {
   parents: 'Manage parents of a CA (our side as child)',
   roas: 'Manage route origin authorisations',
   'roas bgp': 'BGP analysis of the ROAs (svcd has no BGP data)',
-  aspas: 'ASPA configurations',
+  aspas: 'ASPA definitions',
+  bgpsec: 'BGPsec router keys (RFC 8209)',
   repo: "Manage the CA's repository",
   publishers: 'Manage publishers of the publication server',
   bulk: 'Operations on all CAs',

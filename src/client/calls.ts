@@ -7,6 +7,8 @@ import type {
   AddChildJson, AddParentJson, AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, BulkIssuesJson, CaIssuesJson, CommandDetailsJson, CommandHistoryJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
   ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, UpdateChildJson,
 } from '../api/cas.js'
+import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../api/aspas.js'
+import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgpsec.js'
 import type { LoggedInUser, ServerInfo } from '../api/status.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
@@ -60,6 +62,11 @@ export const calls = {
   caRoutesAnalysis: (ca: string): ApiCall<BgpAnalysisEntry[]> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/full`, 'json'),
   caRoutesSuggest: (ca: string): ApiCall<BgpAnalysisSuggestion> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/suggest`, 'json'),
   caAspas: (ca: string): ApiCall<AspaDefinitionJson[]> => call('GET', `/api/v1/cas/${seg(ca)}/aspas`, 'json'),
+  caAspasUpdate: (ca: string, updates: AspaDefinitionUpdatesJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/aspas`, 'empty', updates),
+  caAspaProvidersUpdate: (ca: string, customer: number, update: AspaProvidersUpdateJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/aspas/as/AS${customer}`, 'empty', update),
+  caAspaRemove: (ca: string, customer: number): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}/aspas/as/AS${customer}`, 'empty'),
+  caBgpSecList: (ca: string): ApiCall<BgpSecCsrInfoJson[]> => call('GET', `/api/v1/cas/${seg(ca)}/bgpsec`, 'json'),
+  caBgpSecUpdate: (ca: string, updates: BgpSecDefinitionUpdatesJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/bgpsec`, 'empty', updates),
 
   caRepo: (ca: string): ApiCall<RepoInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo`, 'json'),
   caRepoUpdate: (ca: string, response: RepositoryResponseJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/repo`, 'empty', { repository_response: response }),

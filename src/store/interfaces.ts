@@ -90,7 +90,7 @@ export interface CaStatusStore {
 
 //------------ Scheduled tasks --------------------------------------------------------------------------------------
 
-export type TaskKind = 'republish' | 'sync-parent'
+export type TaskKind = 'republish' | 'sync-parent' | 'suspend-children'
 /** Stored in the tasks table: changing this shape needs a migration. */
 export interface Task {
   key: string

@@ -25,6 +25,9 @@ const SAMPLES: Record<string, string> = {
   class_name: '0',
   time: '2027-06-01T00:00:00.000Z',
   retry_after: '6',
+  customer: 'AS65000',
+  asn: 'AS65000',
+  providers: 'AS65001',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

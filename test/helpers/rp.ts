@@ -24,6 +24,8 @@ export interface RpResult {
   lines: string
   /** Each validator's log (rp-validate's `<v>.log`: the command line, then everything the validator printed). */
   logs: Record<string, string>
+  /** With `routerKeys`: the BGPsec router keys rpki-client (`bgpsec_keys`) and FORT (--output.bgpsec) report, as `AS<asn>,<SKI hex>` lines, sorted. */
+  routerKeys?: { 'rpki-client'?: string[]; fort?: string[] }
 }
 
 /**
@@ -53,18 +55,20 @@ export function compareVersions(a: string, b: string): number {
 
 /**
  * Validate the repository behind `talUrl` with all three validators (or `validators`) over one transport, expecting
- * exactly `vrps` (`AS<n>,<prefix>,<maxlen>` lines) and no warnings (--strict). `env` is added to the validators'
+ * exactly `vrps` (`AS<n>,<prefix>,<maxlen>` lines), with `aspas` exactly those ASPAs (`AS<customer>,AS<p1> AS<p2>`; rpki-client
+ * only, rp-validate --expect-aspa), and no warnings (--strict). `env` is added to the validators'
  * environment (a shifted clock, say). `verbose` runs rpki-client at -vv (and FORT/OctoRPKI at debug level): their
  * progress lines then count as problems for --strict, so the caller judges `logs` itself. `rpkiClientArgs` are extra
  * rpki-client arguments (word-split), e.g. `-P <seconds>` to validate at another time.
  */
-export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string>; verbose?: boolean; rpkiClientArgs?: string }): Promise<RpResult> {
+export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; aspas?: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string>; verbose?: boolean; rpkiClientArgs?: string; routerKeys?: boolean }): Promise<RpResult> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rp-'))
   try {
     const tal = await (await fetchInsecure(opts.talUrl)).text()
     writeFileSync(join(dir, 'svc-ta.tal'), tal)
     writeFileSync(join(dir, 'expect.csv'), opts.vrps.join('\n') + '\n')
-    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : []), ...(opts.verbose ? ['--verbose'] : []), ...(opts.rpkiClientArgs ? ['--rpki-client-args', opts.rpkiClientArgs] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
+    if (opts.aspas) writeFileSync(join(dir, 'expect-aspa.csv'), opts.aspas.length ? opts.aspas.join('\n') + '\n' : '')
+    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', ...(opts.aspas ? ['--expect-aspa', join(dir, 'expect-aspa.csv')] : []), '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : []), ...(opts.verbose ? ['--verbose'] : []), ...(opts.rpkiClientArgs ? ['--rpki-client-args', opts.rpkiClientArgs] : []), ...(opts.routerKeys ? ['--fort-args', `--output.bgpsec=${join(dir, 'fort-bgpsec.csv')}`] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
     const summary = existsSync(join(dir, 'out', 'summary.txt')) ? readFileSync(join(dir, 'out', 'summary.txt'), 'utf8') : r.stdout + r.stderr
     const lines = summary.split('\n').filter((l) => /^(RESULT|PROBLEM|DIFF|OVERALL)/.test(l)).join('\n')
     const logs: Record<string, string> = {}
@@ -74,10 +78,27 @@ export async function validate(opts: { talUrl: string; tlsCert: string; vrps: st
     }
     const old = tooOld(summary)
     if (old.length > 0) return { code: -1, summary, lines: `validators too old: ${old.join('; ')}\n${lines}`, logs }
-    return { code: r.status, summary, lines, logs }
+    return { code: r.status, summary, lines, logs, ...(opts.routerKeys ? { routerKeys: readRouterKeys(dir) } : {}) }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** The router keys in rpki-client's JSON (`bgpsec_keys`) and FORT's BGPsec CSV, as sorted `AS<asn>,<SKI hex>` lines. */
+function readRouterKeys(dir: string): { 'rpki-client'?: string[]; fort?: string[] } {
+  const out: { 'rpki-client'?: string[]; fort?: string[] } = {}
+  const hex = (ski: string) => (/^[0-9A-Fa-f:]+$/.test(ski) ? ski.replace(/:/g, '') : Buffer.from(ski, 'base64url').toString('hex')).toUpperCase()
+  const rc = join(dir, 'out', 'rpki-client.raw.json')
+  if (existsSync(rc)) {
+    const keys = (JSON.parse(readFileSync(rc, 'utf8')) as { bgpsec_keys?: { asn: number; ski: string }[] }).bgpsec_keys ?? []
+    out['rpki-client'] = keys.map((k) => `AS${k.asn},${hex(k.ski)}`).sort()
+  }
+  const fort = join(dir, 'fort-bgpsec.csv')
+  if (existsSync(fort)) {
+    const rows = readFileSync(fort, 'utf8').split('\n').filter((l) => /^(AS)?\d+,/.test(l.trim()))
+    out.fort = rows.map((l) => l.trim().split(',')).map(([asn, ski]) => `AS${asn!.replace(/^AS/, '')},${hex(ski!)}`).sort()
+  }
+  return out
 }
 
 async function fetchInsecure(url: string): Promise<Response> {

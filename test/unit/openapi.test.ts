@@ -7,6 +7,8 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { createConfig, lintFromString } from '@redocly/openapi-core'
+import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../src/api/aspas.js'
+import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../src/api/bgpsec.js'
 import type { AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, RoaJson, UpdateChildJson } from '../../src/api/cas.js'
 import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
@@ -118,6 +120,10 @@ const sameSchemas: Record<string, true> = {
   BgpAnalysisEntry: true as Same<S['BgpAnalysisEntry'], BgpAnalysisEntry>,
   BgpAnalysisSuggestion: true as Same<S['BgpAnalysisSuggestion'], BgpAnalysisSuggestion>,
   AspaDefinitionJson: true as Same<S['AspaDefinitionJson'], AspaDefinitionJson>,
+  AspaDefinitionUpdatesJson: true as Same<S['AspaDefinitionUpdatesJson'], AspaDefinitionUpdatesJson>,
+  AspaProvidersUpdateJson: true as Same<S['AspaProvidersUpdateJson'], AspaProvidersUpdateJson>,
+  BgpSecCsrInfoJson: true as Same<S['BgpSecCsrInfoJson'], BgpSecCsrInfoJson>,
+  BgpSecDefinitionUpdatesJson: true as Same<S['BgpSecDefinitionUpdatesJson'], BgpSecDefinitionUpdatesJson>,
   ErrorBody: true as Same<S['ErrorBody'], ErrorBody>,
 }
 

@@ -7,6 +7,10 @@ import {
   childRequestJson, MAX_HISTORY_ROWS, ROAS_PAGE_MAX, type AspaDefinitionJson, type BgpAnalysisEntry, type BgpAnalysisSuggestion, type BulkIssuesJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildRequestJson, type CommandDetailsJson,
   type CommandHistoryJson, type ConfiguredRoa, type RoaDeltaJson,
 } from '../../api/cas.js'
+import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../api/aspas.js'
+import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
+import { aspaConfigs } from '../../ca/aspas.js'
+import { bgpSecDefinitions } from '../../ca/bgpsec.js'
 import { heldResources } from '../../ca/children.js'
 import { bgpAnalysisReport, emptySuggestion } from './bgp-analysis.js'
 import { publisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
@@ -173,16 +177,47 @@ export class CaService {
     return emptySuggestion()
   }
 
-  /** GET …/aspas: ASPA configurations; none until ASPA management exists. */
+  //------------ ASPAs (krill-reference.md §1.1 "ASPA") -----------------------------------------------------------
+
+  /** GET …/aspas: the ASPA definitions, customer ascending. */
   caAspas(ca: string): AspaDefinitionJson[] {
+    return aspaConfigs(this.d.commands.state(caPath(ca)).aspas).map((c) => ({ customer: c.customer, providers: [...c.providers] }))
+  }
+
+  /** POST …/aspas: add or replace definitions and remove customers, all or nothing (ca/aspas.ts). */
+  async caAspasUpdate(ca: string, u: AspaDefinitionUpdatesJson): Promise<void> {
     this.known(ca)
-    return []
+    await this.d.publisher.change(ca, { type: 'aspas-update', addOrReplace: u.add_or_replace.map((d) => ({ customer: d.customer, providers: [...d.providers] })), remove: [...u.remove] })
+  }
+
+  /** POST …/aspas/as/{customer}: add and remove providers of one customer. */
+  async caAspaProvidersUpdate(ca: string, customer: number, u: AspaProvidersUpdateJson): Promise<void> {
+    this.known(ca)
+    await this.d.publisher.change(ca, { type: 'aspa-providers-update', customer, added: [...u.added], removed: [...u.removed] })
+  }
+
+  /** DELETE …/aspas/as/{customer}: remove one customer's definition. */
+  caAspaRemove(ca: string, customer: number): Promise<void> {
+    return this.caAspasUpdate(ca, { add_or_replace: [], remove: [customer] })
   }
 
   async caRoasUpdate(ca: string, delta: RoaDeltaJson): Promise<void> {
     this.known(ca)
     const norm = (r: RoaDeltaJson['added'][number]) => ({ asn: r.asn, prefix: r.prefix, max_length: r.max_length ?? Number(r.prefix.split('/')[1]), ...(r.comment ? { comment: r.comment } : {}) })
     await this.d.publisher.change(ca, { type: 'roas-update', added: (delta.added ?? []).map(norm), removed: (delta.removed ?? []).map(norm) })
+  }
+
+  //------------ BGPsec router keys (krill-reference.md §1.1 "BGPsec") -----------------------------------------------
+
+  /** GET …/bgpsec: the router keys, by AS then key identifier. */
+  caBgpSecList(ca: string): BgpSecCsrInfoJson[] {
+    return bgpSecDefinitions(this.d.commands.state(caPath(ca)).bgpsec).map((d) => ({ asn: d.asn, key_identifier: d.keyId, csr: d.csr }))
+  }
+
+  /** POST …/bgpsec: add router keys from their requests and remove others, all or nothing (ca/bgpsec.ts). */
+  async caBgpSecUpdate(ca: string, u: BgpSecDefinitionUpdatesJson): Promise<void> {
+    this.known(ca)
+    await this.d.publisher.change(ca, { type: 'bgpsec-update', add: u.add.map((a) => ({ asn: a.asn, csr: a.csr })), remove: [...u.remove] })
   }
 
   //------------ History (spec §2.9, krill-reference.md §4) ----------------------------------------------------------

@@ -18,6 +18,8 @@ export interface CaTasksDeps {
   repoFailure: (ca: string) => string | undefined
   now: () => Date
   refreshDelay: (atStart: boolean) => number
+  /** Suspend the CA's inactive children, when configured (ChildService.suspendInactive), every this many ms. */
+  suspendInactive?: { run: (ca: string) => Promise<void>; everyMs: number }
   /** One transaction around many task writes. */
   transaction: <T>(fn: () => T) => T
 }
@@ -32,6 +34,7 @@ export class CaTasks {
     d.transaction(() => {
       for (const ca of d.commands.handles()) {
         d.tasks.schedule('republish', ca, '', now, { earlier: true })
+        if (d.suspendInactive) d.tasks.schedule('suspend-children', ca, '', now + d.suspendInactive.everyMs, { earlier: true })
         for (const p of Object.keys(d.commands.state(ca).parents)) d.tasks.schedule('sync-parent', ca, p, now + d.refreshDelay(true), { earlier: true })
       }
     })
@@ -46,6 +49,11 @@ export class CaTasks {
       const failure = d.repoFailure(task.ca)
       if (failure !== undefined) throw new Error(`repository sync failed: ${failure}`)
       return d.publisher.nextRepublish(task.ca)
+    }
+    if (task.kind === 'suspend-children') {
+      if (!d.suspendInactive) return undefined
+      await d.suspendInactive.run(task.ca)
+      return d.now().getTime() + d.suspendInactive.everyMs
     }
     if (!d.commands.state(task.ca).parents[task.arg]) return undefined
     await d.parents.sync(task.ca, task.arg)

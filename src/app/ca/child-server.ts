@@ -27,6 +27,8 @@ export interface ChildServerDeps {
   signers: MessageSigners
   now: () => Date
   log: Logger
+  /** Record that a child contacted its parent (only when inactive children are suspended). */
+  contact?: (ca: string, child: string) => void
 }
 
 /** The RFC 6492 server of every CA in this svcd. */
@@ -99,11 +101,18 @@ export class ChildServer {
   }
 
   /** Answer a decoded message once `authenticate` accepted its sender (it throws when not). */
-  private async answer(s: CaState, msg: ProvisioningMessage, authenticate: (ch: ChildInfo) => void, published: (h: string) => void): Promise<ProvisioningPayload> {
+  private async answer(state: CaState, msg: ProvisioningMessage, authenticate: (ch: ChildInfo) => void, published: (h: string) => void): Promise<ProvisioningPayload> {
+    let s = state
     const ch = s.children[msg.sender ?? '']
     if (!ch) throw new AppError('ca-child-unknown', { ca: s.handle, child: msg.sender ?? '' })
     authenticate(ch)
     if (msg.recipient !== s.handle) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: `the message is addressed to '${msg.recipient}'` })
+    this.d.contact?.(s.handle, ch.handle)
+    // A suspended child that asks again is back: new certificates, published (ca/suspension.ts).
+    if (ch.suspended) {
+      s = (await this.d.commands.run(s.handle, { type: 'child-unsuspend', handle: ch.handle }, `child:${ch.handle}`)).state
+      published(s.handle)
+    }
     const p = msg.payload
     switch (p.type) {
       case 'list':

@@ -8,6 +8,8 @@ import { parentResponseJson, resourcesFromJson, type AddChildJson, type ChildInf
 import { AppError } from '../../errors.js'
 import { encodeParentResponse, type ParentResponse } from '../../protocol/idexchange.js'
 import { ResourceSet } from '../../resources/resource-set.js'
+import type { CaState } from '../../ca/state.js'
+import { inactiveChildren } from '../../ca/suspension.js'
 import { fromBase64 } from '../../util/base64.js'
 import type { CaCommands } from './ca-commands.js'
 import type { CaPublisher } from './ca-publisher.js'
@@ -24,6 +26,14 @@ export interface ChildServiceDeps {
   now: () => Date
   /** svcd's own service URI (its RFC 6492 endpoints are `<uri>rfc6492/<ca>`). */
   serviceUri: string
+  /** Suspension of inactive children, when configured: the threshold, the children's last contacts, and the check task. */
+  suspension?: { afterSeconds: number; lastContact: (ca: string, child: string) => string | undefined; contact: (ca: string, child: string) => void; schedule: (ca: string) => void }
+}
+
+/** The child's handle, or 404 ca-child-unknown. */
+function checkKnownChild(s: CaState, ca: string, child: string): string {
+  if (!s.children[child]) throw new AppError('ca-child-unknown', { ca, child })
+  return child
 }
 
 export class ChildService {
@@ -35,7 +45,22 @@ export class ChildService {
     const idCert = 'xml' in body ? childRequestInput(body.xml, this.d.now()) : checkIdCert(body.id_cert, this.d.now())
     const resources = ResourceSet.parse(resourcesFromJson(body.resources ?? {})).toJSON()
     await this.d.publisher.change(ca, { type: 'child-add', handle, idCert, resources })
+    this.d.suspension?.schedule(ca)
     return parentResponseJson(this.parentResponseFor(ca, handle))
+  }
+
+  /**
+   * Suspend the children of `ca` that have not asked for `afterSeconds` (scheduled task; ca/suspension.ts). A child
+   * never heard of since suspension was configured gets its first contact now, which starts its clock.
+   */
+  async suspendInactive(ca: string): Promise<void> {
+    const sus = this.d.suspension
+    if (!sus) return
+    const s = this.d.commands.state(caPath(ca))
+    for (const ch of Object.keys(s.children)) if (sus.lastContact(ca, ch) === undefined) sus.contact(ca, ch)
+    for (const child of inactiveChildren(s, (c) => sus.lastContact(ca, c), this.d.now(), sus.afterSeconds)) {
+      await this.d.publisher.change(ca, { type: 'child-suspend', handle: child, inactive: true }, 'svc')
+    }
   }
 
   caChildContact(ca: string, child: string): ParentResponseJson {
@@ -54,6 +79,11 @@ export class ChildService {
 
   async caChildUpdate(ca: string, child: string, body: UpdateChildJson): Promise<void> {
     this.d.commands.state(caPath(ca))
+    if (body.suspend !== undefined) {
+      // Krill's `children suspend|unsuspend`: no local sync afterwards (the child's next request unsuspends it).
+      await this.d.publisher.change(ca, body.suspend ? { type: 'child-suspend', handle: checkKnownChild(this.d.commands.state(caPath(ca)), ca, child), inactive: false } : { type: 'child-unsuspend', handle: checkKnownChild(this.d.commands.state(caPath(ca)), ca, child) })
+      if (body.id_cert === undefined && body.resources === undefined) return
+    }
     const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert, this.d.now()) } : {}), ...(body.resources ? { resources: ResourceSet.parse(resourcesFromJson(body.resources)).toJSON() } : {}) }
     await this.d.publisher.change(ca, update)
     this.d.parents.syncLocalChildren(ca, child)

@@ -1,17 +1,16 @@
 /**
  * A CA's published objects per key (design.md §3 "Timing defaults", krill-reference.md §3 and §5): ROAs per
- * resource class (current key only), certificates issued to children, and for every certified key a manifest and a
+ * resource class (current key only), ASPAs and BGPsec router certificates (aspa-objects.ts, router-objects.ts; current key
+ * only, and only for a CA that has any), certificates issued to children, and for every certified key a manifest and a
  * CRL. Objects are re-signed only when needed: a changed set, a ROA close to expiry, or a manifest due for renewal.
  * New one-off EE keys come from the key pool in parallel. Every new object is checked with the library's
  * inspect/verify before it may be published. Not evented (the hybrid rule): the result is stored per CA.
  */
-import { createHash } from 'node:crypto'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { decodeCert, serialFromRandom, type ResourceCert } from '../../objects/cert.js'
 import { buildCrl, decodeCrl, inspectCrl, verifyCrl } from '../../objects/crl.js'
 import { buildManifest, decodeManifest, fileHash, inspectManifest, verifyManifest } from '../../objects/manifest.js'
 import { buildRoa, decodeRoa, inspectRoa, verifyRoa } from '../../objects/roa.js'
-import { errorsOf, formatProblem, type Problem } from '../../objects/problem.js'
 import type { ObjectIssuer } from '../../objects/signed-object.js'
 import { certResources } from '../../ca/parents.js'
 import { crlUri, classDir, mftUri } from '../../ca/locations.js'
@@ -19,13 +18,18 @@ import { nextObjectNumber, NUMBERS_EXHAUSTED } from '../../ca/numbering.js'
 import { nextRoaMode, planRoas, type PlannedRoa } from '../../ca/routes.js'
 import { certifiedKeys, type CaKey, type CaState, type IncomingCert, type ResourceClass } from '../../ca/state.js'
 import { keyIdentifier } from '../../crypto/key-id.js'
-import type { OneOffKey, Signer } from '../../crypto/signer.js'
+import type { Signer } from '../../crypto/signer.js'
 import { roaPayloadKey } from '../../resources/roa-payload.js'
 import { ResourceSet } from '../../resources/resource-set.js'
 import { fromBase64 } from '../../util/base64.js'
 import { aggregateRoaFileName, certFileName, crlFileName, manifestFileName, roaFileName } from '../../objects/naming.js'
 import type { CaKeyObjects, KeyObjectsState, PublishedFile, StoredCaObject } from '../../ca/object-model.js'
 import { certificateExpired } from '../../ca/renewal.js'
+import { updateAspas } from './aspa-objects.js'
+import { updateRouterCerts } from './router-objects.js'
+import { destroy, eeValidity, selfCheck, sha256Hex, type KeyWork } from './object-signing.js'
+
+export { sha256Hex }
 
 export interface ObjectsTiming {
   mftNextUpdateSeconds: number
@@ -105,15 +109,6 @@ interface KeyUpdate {
   refused: string[]
 }
 
-/** What a key's previous objects become: kept as they are, replaced (old one revoked), or gone (revoked). */
-interface KeyWork {
-  kept: StoredCaObject[]
-  /** Previous ROAs and certificates not yet accounted for: what is left at the end is withdrawn. */
-  old: Map<string, StoredCaObject>
-  revoke(o: StoredCaObject): void
-  changed: boolean
-}
-
 async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'next' | 'old', key: CaKey & { cert: IncomingCert }, stored: CaKeyObjects | undefined, ctx: ObjectsContext): Promise<KeyUpdate> {
   const now = ctx.now
   // After a repository change every object is made anew for the new jail (spec §3 rule 1); the numbers continue.
@@ -132,13 +127,15 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   const revocations = (prev?.state.revocations ?? []).filter((r) => Date.parse(r.expires) > now.getTime())
   const work: KeyWork = {
     kept: [],
-    old: new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'cer').map((o) => [o.name, o])),
+    old: new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'asa' || o.kind === 'router' || o.kind === 'cer').map((o) => [o.name, o])),
     revoke: (o) => revocations.push({ serial: o.meta.serial, date: now.toISOString(), expires: o.notAfter }),
     changed: false,
   }
   keepChildCertificates(state, rc, key.keyId, work)
   const mode = nextRoaMode(prev?.state.roaMode ?? 'simple', role === 'current' ? Object.keys(state.routes).length : 0, { aggregate: ctx.timing.roaAggregateThreshold, deaggregate: ctx.timing.roaDeaggregateThreshold })
   const refused = await updateRoas(state, rc, role, issuer, issuerCert, mode, work, ctx)
+  if (role === 'current' && state.aspas) refused.push(...(await updateAspas(state, rc, issuer, issuerCert, work, ctx)))
+  if (role === 'current' && state.bgpsec) refused.push(...updateRouterCerts(state, issuer, issuerCert, work, ctx))
   // Whatever is left in `old` is no longer wanted: withdrawn, and revoked while it is still valid.
   for (const o of work.old.values()) {
     work.revoke(o)
@@ -150,9 +147,11 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   return { objects: mftCrl.objects, changed: true, refused: [...refused, ...mftCrl.refused] }
 }
 
-/** The certificates this key issued to children: published as they are in the CA state. */
+/** The certificates this key issued to children that are not suspended: published as they are in the CA state. */
 function keepChildCertificates(state: CaState, rc: ResourceClass, keyId: string, work: KeyWork): void {
   for (const ch of Object.values(state.children)) {
+    // A suspended child's certificates are withdrawn (and revoked) until it is back.
+    if (ch.suspended) continue
     for (const c of Object.values(ch.issued)) {
       if (c.signedBy !== keyId || c.className !== rc.name) continue
       const name = certFileName(c.keyId)
@@ -201,8 +200,7 @@ const ROA_NAMES = { simple: roaFileName, aggregate: aggregateRoaFileName }
 /** Build ROAs with one-off keys taken from the pool concurrently; each is self-checked before it is kept. */
 async function buildRoas(planned: readonly PlannedRoa[], issuer: ObjectIssuer, issuerCert: ResourceCert, rc: ResourceClass, state: CaState, ctx: ObjectsContext): Promise<{ objects: StoredCaObject[]; refused: string[] }> {
   const now = ctx.now
-  const notBefore = new Date(Math.floor(now.getTime() / 1000) * 1000 - 5 * 60_000)
-  const notAfter = new Date(Math.min(now.getTime() + ctx.timing.roaValidSeconds * 1000, issuerCert.notAfter.getTime()))
+  const { notBefore, notAfter } = eeValidity(now, ctx.timing.roaValidSeconds, issuerCert.notAfter)
   const objects: StoredCaObject[] = []
   const refused: string[] = []
   await Promise.all(
@@ -262,35 +260,12 @@ async function signManifestAndCrl(
   return { objects: { keyId: key.keyId, state: state2, objects: [...kept, crl, mft] }, refused }
 }
 
-/** Run a decode + verify + inspect; undefined when the object is fine, else the problems as text. */
-function selfCheck(check: () => Problem[]): string | undefined {
-  try {
-    const errors = errorsOf(check())
-    return errors.length ? errors.map(formatProblem).join('; ') : undefined
-  } catch (e) {
-    return (e as Error).message
-  }
-}
-
 /** Our own certificate as an issuer for verification: resources explicit as received from the parent. */
 function ownCert(cert: IncomingCert): ResourceCert {
   const c = decodeCert(fromBase64(cert.der))
   return { ...c, keyId: keyIdentifier(c.spki), resources: ResourceSet.parse(cert.resources), profile: 'rpki' }
 }
 
-function destroy(k: OneOffKey): void {
-  try {
-    k.destroy()
-  } catch {
-    /* already gone */
-  }
-}
-
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i])
 }
-
-export function sha256Hex(b: Uint8Array): string {
-  return createHash('sha256').update(b).digest('hex')
-}
-

@@ -50,8 +50,8 @@ export function certAuthInfo(s: CaState, objects: readonly CaKeySummary[]): Cert
     parents: Object.keys(s.parents).sort().map((handle) => ({ handle, kind: 'rfc6492' as const })),
     resources: heldResources(s).toJSON(),
     resource_classes: classes,
-    children: Object.keys(s.children).sort(),
-    suspended_children: [],
+    children: Object.keys(s.children).filter((c) => !s.children[c]!.suspended).sort(),
+    suspended_children: Object.keys(s.children).filter((c) => s.children[c]!.suspended).sort(),
   }
 }
 
@@ -86,7 +86,7 @@ export function parentStatus(s: CaState, name: string, status: ExchangeStatus | 
 
 export function childInfo(s: CaState, child: string): ChildInfoJson {
   const c = s.children[child]
-  return { state: 'active', id_cert: idCertJson(c.idCert), entitled_resources: canonical(c.resources) }
+  return { state: c.suspended ? 'suspended' : 'active', id_cert: idCertJson(c.idCert), entitled_resources: canonical(c.resources) }
 }
 
 /** A stored resource set in the canonical text of today ('AS1-AS2', Krill's form). */

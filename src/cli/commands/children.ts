@@ -45,6 +45,24 @@ export const childrenCommands: CommandDef[] = [
     },
   },
   {
+    path: ['children', 'suspend'],
+    summary: "Suspend a child: its certificates are withdrawn from publication until it next asks, or it is unsuspended",
+    options: [child],
+    async run(ctx, opts) {
+      await ctx.send(calls.caChildUpdate(ctx.ca(), String(opts.child), { suspend: true }))
+      return { text: '' }
+    },
+  },
+  {
+    path: ['children', 'unsuspend'],
+    summary: 'Unsuspend a child: it gets new certificates, published at once',
+    options: [child],
+    async run(ctx, opts) {
+      await ctx.send(calls.caChildUpdate(ctx.ca(), String(opts.child), { suspend: false }))
+      return { text: '' }
+    },
+  },
+  {
     path: ['children', 'update'],
     summary: 'Update the resources (a full replacement) or the id certificate of a child',
     options: [child, ...resources, { flags: '--idcert <file>', description: "the child's new DER encoded id certificate" }],

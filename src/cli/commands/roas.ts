@@ -82,14 +82,6 @@ export const roasCommands: CommandDef[] = [
       return { json: suggestion, text: lists.length === 0 ? 'no suggestions' : lists.map(([k, l]) => `${k}: ${(l as unknown[]).length}`).join('\n') }
     },
   },
-  {
-    path: ['aspas', 'list'],
-    summary: 'Show the ASPA configurations (none until ASPA management exists)',
-    async run(ctx) {
-      const aspas = await ctx.send(calls.caAspas(ctx.ca()))
-      return { json: aspas, text: aspas.map((a) => `AS${a.customer} => ${a.providers.map((p) => `AS${p}`).join(', ')}`).join('\n') }
-    },
-  },
 ]
 
 function count(v: unknown, flag: string, dflt: number): number {

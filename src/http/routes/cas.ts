@@ -5,6 +5,8 @@
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
+import { checkAspaDefinitionUpdates, checkAspaProvidersUpdate, customerFromPath, type AspaDefinitionUpdatesJson, type AspaProvidersUpdateJson } from '../../api/aspas.js'
+import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
@@ -26,6 +28,7 @@ export function casRouter(deps: HttpDeps): Router {
   parentRoutes(r, deps)
   childRoutes(r, deps)
   roaAndRepoRoutes(r, deps)
+  aspaRoutes(r, deps)
   historyRoutes(r, deps)
   actionRoutes(r, deps)
   return r
@@ -115,7 +118,6 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
   })
   r.get('/cas/:ca/routes/analysis/full', async (ctx) => void (ctx.body = await svc.cas.caRoutesAnalysis(ctx.params.ca)))
   r.get('/cas/:ca/routes/analysis/suggest', (ctx) => void (ctx.body = svc.cas.caRoutesSuggest(ctx.params.ca)))
-  r.get('/cas/:ca/aspas', (ctx) => void (ctx.body = svc.cas.caAspas(ctx.params.ca)))
 
   r.get('/cas/:ca/repo', (ctx) => void (ctx.body = svc.repo.caRepo(ctx.params.ca)))
   r.post('/cas/:ca/repo', async (ctx) => {
@@ -125,6 +127,38 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
   r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await svc.repo.caRepoStatus(ctx.params.ca)))
   r.get('/cas/:ca/issues', (ctx) => void (ctx.body = svc.cas.caIssues(ctx.params.ca)))
   r.get('/bulk/cas/issues', (ctx) => void (ctx.body = svc.cas.bulkIssues()))
+}
+
+/** ASPA definitions and BGPsec router keys (krill-reference.md §1.1 "ASPA", "BGPsec"). */
+function aspaRoutes(r: Router, deps: HttpDeps): void {
+  const svc = deps.services
+  const limit = deps.config.post_limit_api
+  const customer = (ctx: Context): number => {
+    const asn = customerFromPath(ctx.params.customer)
+    if (asn === undefined) throw new AppError('api-invalid-path', { reason: `'${ctx.params.customer}' is not an AS number` })
+    return asn
+  }
+  r.get('/cas/:ca/aspas', (ctx) => void (ctx.body = svc.cas.caAspas(ctx.params.ca)))
+  r.post('/cas/:ca/aspas', async (ctx) => {
+    await svc.cas.caAspasUpdate(ctx.params.ca, await readJson<AspaDefinitionUpdatesJson>(ctx, limit, checkAspaDefinitionUpdates))
+    empty(ctx)
+  })
+  r.post('/cas/:ca/aspas/as/:customer', async (ctx) => {
+    const asn = customer(ctx)
+    await svc.cas.caAspaProvidersUpdate(ctx.params.ca, asn, await readJson<AspaProvidersUpdateJson>(ctx, limit, checkAspaProvidersUpdate))
+    empty(ctx)
+  })
+  r.delete('/cas/:ca/aspas/as/:customer', async (ctx) => {
+    await svc.cas.caAspaRemove(ctx.params.ca, customer(ctx))
+    empty(ctx)
+  })
+
+  // BGPsec router keys (krill-reference.md §1.1 "BGPsec").
+  r.get('/cas/:ca/bgpsec', (ctx) => void (ctx.body = svc.cas.caBgpSecList(ctx.params.ca)))
+  r.post('/cas/:ca/bgpsec', async (ctx) => {
+    await svc.cas.caBgpSecUpdate(ctx.params.ca, await readJson<BgpSecDefinitionUpdatesJson>(ctx, limit, checkBgpSecDefinitionUpdates))
+    empty(ctx)
+  })
 }
 
 /** History (krill-reference.md §1.1): /history/commands[/rows[/offset[/after[/before]]]] and /history/details/{key}. */

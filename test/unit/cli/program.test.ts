@@ -52,6 +52,9 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
     'parents contact': ['-p', 'p'], 'parents remove': ['-p', 'p'], 'parents update': ['-p', 'p', '-r', '/dev/null'], 'publishers add': ['-r', '/dev/null'],
     'publishers remove': ['-p', 'x'], 'publishers response': ['-p', 'x'], 'publishers show': ['-p', 'x'], 'publishers stale': ['--seconds', '10'],
     'repo update': ['-r', '/dev/null'], 'roas update': ['--delta', '/dev/null'],
+    'aspas add': ['--aspa', 'AS65000 => AS65001'], 'aspas remove': ['--customer', 'AS65000'], 'aspas update': ['--customer', 'AS65000', '--add', 'AS65005'],
+    'children suspend': ['--child', 'c'], 'children unsuspend': ['--child', 'c'],
+    'bgpsec add': ['--asn', 'AS65000', '--csr', '/dev/null'], 'bgpsec remove': ['--asn', 'AS65000', '--key', 'AB'.repeat(20)],
   }
   const offline = ['config simple', 'config repo', 'inspect']
   const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update']
