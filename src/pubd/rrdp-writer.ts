@@ -16,6 +16,7 @@ import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnap
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import { retainDeltas, type RrdpRetention } from './delta-retention.js'
 import { RrdpFiles } from './rrdp-cleanup.js'
+import { addElement, COPY_BYTES, emptyLayout, planCopy, type SnapshotLayout } from './snapshot-layout.js'
 import { servedAhead } from './rrdp-served.js'
 import { fsyncDir, readFully, writeAll, writeDurably, writeGzip } from './durable-writer.js'
 import type { PubdStore, RrdpDeltaInfo, RrdpState } from '../store/interfaces.js'
@@ -47,25 +48,6 @@ export interface CycleResult {
   held?: string
 }
 
-/** Where each `<publish>` element of a snapshot file sits, in file order: its URI, offset and length. */
-interface SnapshotLayout {
-  path: string
-  size: number
-  uris: string[]
-  offsets: number[]
-  lengths: number[]
-}
-
-function emptyLayout(path: string): SnapshotLayout {
-  return { path, size: 0, uris: [], offsets: [], lengths: [] }
-}
-
-function addElement(l: SnapshotLayout, uri: string, offset: number, length: number): void {
-  l.uris.push(uri)
-  l.offsets.push(offset)
-  l.lengths.push(length)
-}
-
 /** Default budget of superseded snapshots within the grace period: about four of 100,000 objects, all of small ones. */
 const SUPERSEDED_SNAPSHOT_BYTES = 1024 * 1024 * 1024
 
@@ -76,9 +58,6 @@ const SUPERSEDED_SNAPSHOT_BYTES = 1024 * 1024 * 1024
 const GZIP_LEVEL = 1
 
 const gzipAsync = promisify(gzip)
-
-/** Unchanged elements are copied from the previous snapshot in reads of at most this many bytes. */
-const COPY_BYTES = 16 * 1024 * 1024
 
 export class RrdpWriter {
   private readonly o: RrdpWriterOptions
@@ -367,36 +346,4 @@ function deltaElements(view: PubdView, before: Map<string, string | null>): Delt
     else if (previous) out.push({ type: 'withdraw', uri, hash: previous })
   }
   return out
-}
-
-/** A stretch of the previous snapshot file read at once, and the parts of it that are kept ([offset, length]). */
-interface CopyWindow {
-  from: number
-  to: number
-  keep: [number, number][]
-}
-
-/**
- * The elements of `previous` that are not `changed`, in file order, as windows of at most COPY_BYTES (one larger
- * element gets a window of its own); adjacent kept elements merge into one part. Their new places, after a head of
- * `headBytes`, are noted in `layout`.
- */
-function planCopy(previous: SnapshotLayout, changed: ReadonlyMap<string, unknown>, headBytes: number, layout: SnapshotLayout): CopyWindow[] {
-  const windows: CopyWindow[] = []
-  let w: CopyWindow | undefined
-  let pos = headBytes
-  for (let i = 0; i < previous.uris.length; i++) {
-    const uri = previous.uris[i]
-    if (changed.has(uri)) continue
-    const offset = previous.offsets[i]
-    const length = previous.lengths[i]
-    addElement(layout, uri, pos, length)
-    pos += length
-    if (!w || offset + length - w.from > COPY_BYTES) windows.push((w = { from: offset, to: offset, keep: [] }))
-    const last = w.keep[w.keep.length - 1]
-    if (last && last[0] + last[1] === offset) last[1] += length
-    else w.keep.push([offset, length])
-    w.to = offset + length
-  }
-  return windows
 }

@@ -20,6 +20,7 @@ const LAYERS: Policy['layers'] = [
   ['pubd/content.ts', 'domain'],
   ['pubd/delta-retention.ts', 'domain'],
   ['pubd/publication-errors.ts', 'domain'], // RFC 8181 §2.5 codes by label: a pure table
+  ['pubd/snapshot-layout.ts', 'storage'], // the RRDP writer's plan of a snapshot's byte ranges (pure, but part of the writer)
   ['pubd/*-writer.ts', 'storage'], // rrdp-writer, rsync-writer, and durable-writer: "one durable-write module"
   ['pubd/rrdp-*.ts', 'storage'], // the RRDP writer's parts: file tracking and cleanup, what was served before a restart
   ['store/', 'storage'],
