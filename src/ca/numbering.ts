@@ -2,8 +2,9 @@
  * Manifest and CRL numbers (domain, pure). One counter per CA key serves both, as in Krill (krill-reference.md §3):
  * every issuance takes the previous number plus one (RFC 9286 §4.2.1; RFC 9829 §2 for the CRL number), so a number is
  * never used twice with different content. Both fields hold at most 20 octets, so 2^159-1 is the last number; a key
- * that reached it issues nothing more under that key: RFC 9981 §3 has the CA move to a new key (a key roll), whose
- * manifest starts again from 1 under its own name.
+ * that reached it issues nothing more under that key. RFC 9981 §1: a subordinate CA recovers with a key rollover
+ * (RFC 6489), whose new certificate relying parties treat as a new CA, and whose manifest has another file name, so
+ * they reset the number they keep (§2, §3); §7 lets the CA software alert the operator, which the CA issue does.
  */
 
 /** The largest manifest or CRL number: 20 octets including the sign bit (RFC 9286 §4.2.1, RFC 5280 §5.2.3). */
@@ -19,4 +20,4 @@ export function nextObjectNumber(previous: string | undefined): bigint | undefin
 }
 
 /** Why nothing more is signed under a key whose numbers are used up (the CA's issue text). */
-export const NUMBERS_EXHAUSTED = 'RFC 9981 §3: the manifest number reached 2^159-1; nothing more is signed under this key until a key roll (svcc keyroll init)'
+export const NUMBERS_EXHAUSTED = 'RFC 9981 §1, §7: the manifest number reached 2^159-1; nothing more is signed under this key until a key roll (svcc keyroll init)'
