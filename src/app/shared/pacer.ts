@@ -15,6 +15,12 @@ export interface PacerOptions {
    * d / share ms after it started, so a job whose cost grows with the data (a whole rsync tree) backs off by itself.
    */
   busyShare?: number
+  /**
+   * Wait until the kicks stop for `quietMs`, but no longer than `maxWaitMs` after the first kick not yet served: a job
+   * whose every run costs the same whatever changed (a whole rsync tree) runs once after a burst of changes, and
+   * under constant change at least every `maxWaitMs`, instead of after every change.
+   */
+  settle?: { quietMs: number; maxWaitMs: number }
 }
 
 export class Pacer {
@@ -25,6 +31,9 @@ export class Pacer {
   private failures = 0
   private lastStart = 0
   private lastDurationMs = 0
+  /** The last kick, and the first one not yet served by a run (for `settle`). */
+  private lastKick = 0
+  private pendingSince: number | undefined
   private stopped = false
   private waiters: (() => void)[] = []
 
@@ -38,12 +47,18 @@ export class Pacer {
   /** Ask for a run; returns at once. */
   kick(): void {
     if (this.stopped) return
-    if (this.running || this.timer) {
+    const now = Date.now()
+    this.lastKick = now
+    this.pendingSince ??= now
+    if (this.running || (this.timer && !this.o.settle)) {
       this.dirty = true
       return
     }
+    clearTimeout(this.timer) // with `settle`, each kick moves the run later (up to maxWaitMs after the first)
     const spacing = Math.max(this.minIntervalMs, this.o.busyShare ? this.lastDurationMs / this.o.busyShare : 0)
-    const wait = Math.max(0, this.lastStart + spacing - Date.now())
+    let at = this.lastStart + spacing
+    if (this.o.settle) at = Math.max(at, Math.min(this.lastKick + this.o.settle.quietMs, this.pendingSince + this.o.settle.maxWaitMs))
+    const wait = Math.max(0, at - now)
     this.timer = setTimeout(() => {
       this.timer = undefined
       this.start()
@@ -76,6 +91,7 @@ export class Pacer {
   /** Start a run now (a pending retry is replaced by it); kicks during the run lead to one more. */
   private start(): void {
     this.dirty = false
+    this.pendingSince = undefined
     this.lastStart = Date.now()
     clearTimeout(this.retryTimer)
     this.retryTimer = undefined

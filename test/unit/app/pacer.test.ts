@@ -84,3 +84,29 @@ t.test('with busyShare a run of d ms is followed by the next no sooner than d / 
   t.equal(starts.length, 2, 'the kicks during the run lead to one more run')
   t.ok(starts[1]! - starts[0]! >= 235, `a 60 ms run at a share of 0.25 spaces runs by 240 ms (gap ${starts[1]! - starts[0]!} ms)`)
 })
+
+t.test('with settle, a burst of kicks makes one run after the kicks stop, and constant kicks at least one per maxWaitMs', async (t) => {
+  const runs: number[] = []
+  const p = new Pacer(async () => void runs.push(Date.now()), 0, () => undefined, { settle: { quietMs: 150, maxWaitMs: 60_000 } })
+  t.teardown(() => p.stop())
+  const burstEnd = Date.now() + 600
+  while (Date.now() < burstEnd) {
+    p.kick()
+    await sleep(20)
+  }
+  t.equal(runs.length, 0, 'no run while the kicks go on (each one moves it later)')
+  const lastKick = Date.now()
+  await p.idle()
+  t.equal(runs.length, 1, 'one run for the whole burst')
+  t.ok(runs[0] - lastKick >= 100, `after the kicks stopped for the quiet time (${runs[0] - lastKick} ms)`)
+
+  const q = new Pacer(async () => void runs.push(Date.now()), 0, () => undefined, { settle: { quietMs: 10_000, maxWaitMs: 200 } })
+  t.teardown(() => q.stop())
+  runs.length = 0
+  const end = Date.now() + 1500
+  while (Date.now() < end) {
+    q.kick()
+    await sleep(20)
+  }
+  t.ok(runs.length >= 1, `under constant kicks it still runs, bounded by maxWaitMs (${runs.length} runs in 1.5 s)`)
+})
