@@ -183,6 +183,8 @@ t.test('the safety floor holds a cycle that removes too much, until an operator 
   const names = ['a', 'b', 'c', 'd']
   await alice.send({ type: 'delta', pdus: names.map((n) => ({ type: 'publish' as const, uri: `${jail}${n}.cer`, content: bytes(n) })) })
   const before = await waitRrdp(d.url, (v) => v.objects.size === 4)
+  // The rsync tree follows once the changes have paused (a second): it holds the four before the withdrawal.
+  await waitFor(async () => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/d.cer`]).status === 0 ? true : undefined))
   t.equal((await httpsRequest(d.url + 'ready')).status, 200)
   await alice.send({ type: 'delta', pdus: names.slice(1).map((n) => ({ type: 'withdraw' as const, uri: `${jail}${n}.cer`, hash: sha(n) })) })
   const ready = await waitFor(async () => {

@@ -103,7 +103,8 @@ t.test('publish, replace, withdraw, list: RRDP, deltas and the rsync tree follow
 
   t.equal((await svcc(['publishers', 'remove', '-p', 'alice'], { env: d.env })).code, 0)
   await waitRrdp(d.url, (v) => v.objects.size === 0)
-  t.same(rsyncFetch(d.rsyncBase).size, 0, 'removing a publisher withdraws all its content')
+  // The rsync tree follows once the changes have paused for a second.
+  t.same(await waitFor(() => (rsyncFetch(d.rsyncBase).size === 0 ? 0 : undefined)), 0, 'removing a publisher withdraws all its content')
 })
 
 t.test('hostile publishing is refused with the right RFC 8181 error and changes nothing', async (t) => {
