@@ -78,7 +78,8 @@ export function copyForEvents(s: CaState, events: readonly CaEvent[]): CaState {
   copy.children = { ...children }
   copy.routes = { ...routes }
   for (const e of events) {
-    const child = e.type === 'child-resources-updated' || e.type === 'child-id-cert-updated' ? e.handle : e.type === 'child-certificate-issued' || e.type === 'child-key-revoked' ? e.child : undefined
+    // Every child event names its child (as `handle` or `child`): that entry is copied, whatever the event changes.
+    const child = e.type.startsWith('child-') ? ('handle' in e ? e.handle : 'child' in e ? e.child : undefined) : undefined
     if (child !== undefined && children[child] && copy.children[child] === children[child]) copy.children[child] = structuredClone(children[child])
     if (e.type === 'roas-updated') for (const { key } of e.changes.comments) if (routes[key] && copy.routes[key] === routes[key]) copy.routes[key] = structuredClone(routes[key])
   }

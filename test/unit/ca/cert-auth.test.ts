@@ -145,6 +145,10 @@ t.test('copyForEvents: the entries events change are copies, the rest is shared,
   t.equal(copy2.routes.r1, s.routes.r1)
   t.not(copy2.children.a, s.children.a, 'an entry an event changes is a copy')
   t.not(copy2.classes, s.classes, 'the rest of the state is a copy')
+  const copy3 = copyForEvents(s, [{ type: 'child-suspended', handle: 'c', inactive: true }])
+  applyEvent(copy3, { type: 'child-suspended', handle: 'c', inactive: true })
+  t.ok(copy3.children.c.suspended, 'any child event gets its own copy of the child (here: suspension)')
+  t.notOk(s.children.c.suspended)
 })
 
 t.test('entitledUntil: a list and the issue a moment later name the same end of validity (down to the hour)', async (t) => {
