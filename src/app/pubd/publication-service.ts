@@ -74,11 +74,11 @@ export class PublicationService {
     this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp') })
     // A cycle links every file into a new tree, so its cost grows with the repository (about 30 µs of CPU per file
     // here, mostly the kernel's link()) and not with what changed. So a tree is built once the changes have paused
-    // for a second, or under constant change at least every minute, and trees take at most a hundredth of the time
+    // for half a second, or under constant change at least every 10 s, and trees take at most a hundredth of the time
     // (a tree of 100,000 files then every few minutes): more often than relying parties refresh over rsync (the
     // publication-server BCP's rule for an rsync repository), while a repository under constant change no longer
     // spends a fifth of a core on trees nobody fetches in between.
-    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.recovered('rsync'), busyShare: 0.01, settle: { quietMs: 1000, maxWaitMs: 60_000 } })
+    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.recovered('rsync'), busyShare: 0.01, settle: { quietMs: 500, maxWaitMs: 10_000 } })
   }
 
   /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if there is one. */
