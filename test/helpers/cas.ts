@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import { freePort, startDaemon, svcc, tempDir, type Daemon, type DaemonOptions } from './daemon.js'
 import { readRrdp, rsyncFetch } from './repo.js'
+import { waitFor } from './wait.js'
 
 export interface RepoDaemon extends Daemon {
   rsyncPort: number
@@ -57,21 +58,7 @@ export async function connect(parentD: RepoDaemon, parent: string, childD: RepoD
   await childD.cli(['parents', 'add', '-c', child, '-p', localName, '-r', resp])
 }
 
-/** Poll until `cond` holds (or fail after `ms`, with the last error). */
-export async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms
-  let last: unknown
-  while (Date.now() < end) {
-    try {
-      const v = await fn()
-      if (v !== undefined && v !== false) return v
-    } catch (e) {
-      last = e
-    }
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`)
-}
+export { waitFor }
 
 /** The number of certified keys and ROA objects a CA has (from `show --format json`). */
 export async function caObjects(d: RepoDaemon, ca: string): Promise<{ active: number; roas: number; objects: string[] }> {

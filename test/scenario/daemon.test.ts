@@ -12,6 +12,7 @@ import tls from 'node:tls'
 import { join } from 'node:path'
 import { freePort, httpsRequest, startDaemon, svcc, svcdOnce, tempDir } from '../helpers/daemon.js'
 import { SHARED } from '../helpers/paths.js'
+import { waitFor } from '../helpers/wait.js'
 
 t.test('svcc info, health and --api against a running svcd', async (t) => {
   const d = await startDaemon(t)
@@ -200,10 +201,10 @@ t.test('https_mode = "existing": a renewed certificate is picked up, a broken on
   t.equal(await peerFingerprint(d.port), fpA)
   copyFileSync(b.key, live.key)
   copyFileSync(b.cert, live.cert)
-  await waitFor(async () => (await peerFingerprint(d.port)) === fpB)
+  await waitFor('the new TLS certificate to be served', async () => (await peerFingerprint(d.port)) === fpB, 10_000, 100)
   t.equal(await peerFingerprint(d.port), fpB, 'renewed certificate in use without a restart')
   writeFileSync(live.cert, 'not a certificate\n')
-  await waitFor(async () => /TLS certificate change ignored/.test(d.output()))
+  await waitFor('the ignored TLS change in the log', async () => /TLS certificate change ignored/.test(d.output()), 10_000, 100)
   t.equal(await peerFingerprint(d.port), fpB, 'a broken file leaves the previous certificate in use')
 })
 
@@ -218,7 +219,7 @@ t.test('a second daemon with a minimal config runs beside the first', async (t) 
   const p = spawn(process.execPath, [SVCD, '-c', file], { stdio: 'ignore' })
   t.teardown(() => p.kill('SIGKILL'))
   const env = { SVC_CLI_SERVER: `https://localhost:${port}/`, SVC_CLI_TOKEN: 'second-daemon-token' }
-  await waitFor(async () => (await svcc(['health'], { env })).code === 0)
+  await waitFor('svcc health to succeed', async () => (await svcc(['health'], { env })).code === 0, 10_000, 100)
   t.equal((await svcc(['health'], { env })).code, 0)
   t.equal((await svcc(['health'], { env: first.env })).code, 0)
 })
@@ -232,12 +233,4 @@ async function peerFingerprint(port: number): Promise<string> {
     })
     s.on('error', reject)
   })
-}
-
-async function waitFor(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    if (await cond()) return
-    await new Promise((r) => setTimeout(r, 100))
-  }
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
 import { decodeCrl } from '../../src/objects/crl.js'
 import { freePort, httpsRequest, startDaemon, svcc, tempDir, type Daemon } from '../helpers/daemon.js'
+import { waitFor } from '../helpers/wait.js'
 import { TestPublisher } from '../helpers/publisher.js'
 import { readDeltas, readRrdp, sha, waitRrdp } from '../helpers/repo.js'
 
@@ -36,16 +37,6 @@ async function publisher(t: Test, d: Daemon): Promise<{ alice: TestPublisher; ja
   if (r.code !== 0) throw new Error(r.stderr)
   alice.useResponse(r.stdout)
   return { alice, jail: alice.response!.siaBase }
-}
-
-async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    const v = await fn()
-    if (v !== undefined) return v
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('timed out')
 }
 
 t.test('RRDP is gzip-compressed for a client that asks, plain otherwise', async (t) => {
@@ -92,7 +83,7 @@ t.test('rsync files have deterministic mtimes; replaced trees are kept, at most 
   const { alice, jail } = await publisher(t, d)
   await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: jail + 'ca.crl', content: CRL }] })
   const thisUpdate = decodeCrl(CRL).thisUpdate
-  const listed = await waitFor(() => {
+  const listed = await waitFor('ca.crl in the rsync listing', () => {
     const r = spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/`], { encoding: 'utf8', env: { ...process.env, TZ: 'UTC' } })
     return r.stdout.includes('ca.crl') ? r.stdout : undefined
   })
@@ -103,9 +94,9 @@ t.test('rsync files have deterministic mtimes; replaced trees are kept, at most 
   const trees = join(d.dataDir, 'repo', 'rsync', 'trees')
   for (let i = 0; i < 5; i++) {
     await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: `${jail}o${i}.roa`, content: bytes(`o${i}`) }] })
-    await waitFor(() => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/o${i}.roa`], { encoding: 'utf8' }).status === 0 ? true : undefined))
+    await waitFor(`o${i}.roa in the rsync tree`, () => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/o${i}.roa`], { encoding: 'utf8' }).status === 0 ? true : undefined))
   }
-  await waitFor(() => (readdirSync(trees).length <= 3 ? true : undefined), 5000)
+  await waitFor('at most 3 trees', () => (readdirSync(trees).length <= 3 ? true : undefined), 5000)
   t.equal(readdirSync(trees).length, 3, 'the current tree and the 2 newest replaced ones (within the 2-hour grace period)')
 })
 
@@ -114,10 +105,10 @@ t.test('rsync_tree_grace_seconds = 0: a replaced tree goes at once', { skip: noR
   const { alice, jail } = await publisher(t, d)
   for (let i = 0; i < 3; i++) {
     await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: `${jail}o${i}.roa`, content: bytes(`o${i}`) }] })
-    await waitFor(() => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/o${i}.roa`], { encoding: 'utf8' }).status === 0 ? true : undefined))
+    await waitFor(`o${i}.roa in the rsync tree`, () => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/o${i}.roa`], { encoding: 'utf8' }).status === 0 ? true : undefined))
   }
   const trees = join(d.dataDir, 'repo', 'rsync', 'trees')
-  await waitFor(() => (readdirSync(trees).length === 1 ? true : undefined), 5000)
+  await waitFor('one tree', () => (readdirSync(trees).length === 1 ? true : undefined), 5000)
   t.equal(readdirSync(trees).length, 1)
 })
 
@@ -184,10 +175,10 @@ t.test('the safety floor holds a cycle that removes too much, until an operator 
   await alice.send({ type: 'delta', pdus: names.map((n) => ({ type: 'publish' as const, uri: `${jail}${n}.cer`, content: bytes(n) })) })
   const before = await waitRrdp(d.url, (v) => v.objects.size === 4)
   // The rsync tree follows once the changes have paused (a second): it holds the four before the withdrawal.
-  await waitFor(async () => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/d.cer`]).status === 0 ? true : undefined))
+  await waitFor('d.cer in the rsync tree', async () => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/d.cer`]).status === 0 ? true : undefined))
   t.equal((await httpsRequest(d.url + 'ready')).status, 200)
   await alice.send({ type: 'delta', pdus: names.slice(1).map((n) => ({ type: 'withdraw' as const, uri: `${jail}${n}.cer`, hash: sha(n) })) })
-  const ready = await waitFor(async () => {
+  const ready = await waitFor('/ready 503', async () => {
     const r = await httpsRequest(d.url + 'ready')
     return r.status === 503 ? r : undefined
   })
@@ -203,8 +194,8 @@ t.test('the safety floor holds a cycle that removes too much, until an operator 
   t.equal((await svcc(['publishers', 'release'], { env: d.env })).code, 0)
   const v = await waitRrdp(d.url, (v) => v.objects.size === 1)
   t.same([...v.objects.keys()], [jail + 'a.cer'])
-  await waitFor(() => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/d.cer`]).status !== 0 ? true : undefined))
-  await waitFor(async () => ((await httpsRequest(d.url + 'ready')).status === 200 ? true : undefined))
+  await waitFor('d.cer gone from the rsync tree', () => (spawnSync('rsync', ['--list-only', `${d.rsyncBase}alice/d.cer`]).status !== 0 ? true : undefined))
+  await waitFor('/ready 200', async () => ((await httpsRequest(d.url + 'ready')).status === 200 ? true : undefined))
   t.pass('ready again once released')
 })
 

@@ -19,6 +19,7 @@ import { join } from 'node:path'
 import type { PublicationReply, PublishPdu, WithdrawPdu } from '../../src/protocol/publication.js'
 import { encodePublicationQuery } from '../../src/protocol/publication.js'
 import { freePort, httpsRequest, startDaemon, svcc, tempDir, type Daemon } from '../helpers/daemon.js'
+import { waitFor } from '../helpers/wait.js'
 import { TestPublisher } from '../helpers/publisher.js'
 import { readRrdp, sha, waitRrdp } from '../helpers/repo.js'
 
@@ -52,16 +53,6 @@ function rsyncTree(d: Daemon): Map<string, string> {
   }
   if (existsSync(root)) walk(root, '')
   return files
-}
-
-async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    const v = await Promise.resolve().then(fn).catch(() => undefined)
-    if (v !== undefined) return v
-    await new Promise((r) => setTimeout(r, 200))
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`)
 }
 
 const pub = (uri: string, c: string): PublishPdu => ({ type: 'publish', uri, content: bytes(c) })

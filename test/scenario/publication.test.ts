@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { encodePublicationQuery, type PublicationReply } from '../../src/protocol/publication.js'
 import { freePort, httpsRequest, startDaemon, svcc, tempDir, type Daemon } from '../helpers/daemon.js'
+import { waitFor } from '../helpers/wait.js'
 import { TestPublisher, testKey } from '../helpers/publisher.js'
 import { readDeltas, readRrdp, rsyncFetch, sha, waitRrdp } from '../helpers/repo.js'
 import { validateWithSchema, xmllintMissing } from '../helpers/xmllint.js'
@@ -72,7 +73,7 @@ t.test('publish, replace, withdraw, list: RRDP, deltas and the rsync tree follow
     t.ok(validateWithSchema(v.snapshotXml, 'rfc8182').ok, 'snapshot validates')
     for (const x of deltas) t.ok(validateWithSchema(x.xml, 'rfc8182').ok, `delta ${x.serial} validates`)
   }
-  const tree = await waitFor(() => {
+  const tree = await waitFor('the rsync tree to hold the changed set', () => {
     const files = rsyncFetch(d.rsyncBase)
     return files.get('alice/a.cer') === sha('A2') && files.size === 3 ? files : undefined
   })
@@ -104,7 +105,7 @@ t.test('publish, replace, withdraw, list: RRDP, deltas and the rsync tree follow
   t.equal((await svcc(['publishers', 'remove', '-p', 'alice'], { env: d.env })).code, 0)
   await waitRrdp(d.url, (v) => v.objects.size === 0)
   // The rsync tree follows once the changes have paused for a second.
-  t.same(await waitFor(() => (rsyncFetch(d.rsyncBase).size === 0 ? 0 : undefined)), 0, 'removing a publisher withdraws all its content')
+  t.same(await waitFor('the rsync tree to be empty', () => (rsyncFetch(d.rsyncBase).size === 0 ? 0 : undefined)), 0, 'removing a publisher withdraws all its content')
 })
 
 t.test('hostile publishing is refused with the right RFC 8181 error and changes nothing', async (t) => {
@@ -178,7 +179,7 @@ t.test('kill -9 in a publish loop: serials never go back, acknowledged objects s
       }
     }
   })()
-  await waitFor(async () => (acked.length >= 15 ? true : undefined))
+  await waitFor('15 acknowledged publications', async () => (acked.length >= 15 ? true : undefined))
   serialBefore = Number((await readRrdp(first.url)).notification.serial)
   await first.stop('SIGKILL')
   await loop
@@ -194,14 +195,4 @@ t.test('kill -9 in a publish loop: serials never go back, acknowledged objects s
   const settled = await waitRrdp(again.url, (v) => v.objects.size === held.length && held.every((e) => v.objects.get(e.uri) === e.hash))
   t.equal(settled.objects.size, held.length, 'RRDP holds exactly what the database holds: nothing half-applied')
 })
-
-async function waitFor<T>(fn: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms
-  while (Date.now() < end) {
-    const v = await fn()
-    if (v !== undefined) return v
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  throw new Error('timed out')
-}
 

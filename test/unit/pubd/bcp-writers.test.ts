@@ -19,9 +19,8 @@ import { publishedTime, RsyncWriter } from '../../../src/pubd/rsync-writer.js'
 import { Db } from '../../../src/store/db.js'
 import { PubdReader, SqlitePubdStore } from '../../../src/store/pubd-store.js'
 import { tempDir } from '../../helpers/daemon.js'
+import { RRDP, RSYNC, writersSetup } from '../../helpers/writers.js'
 
-const RSYNC = 'rsync://localhost:3873/repo/'
-const RRDP = 'https://localhost:3000/rrdp/'
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
 const bytes = (s: string) => new TextEncoder().encode(s)
 const sample = (p: string) => readFileSync(new URL(`../../../fixtures/objects/sample/${p}`, import.meta.url))
@@ -30,22 +29,10 @@ const MFT = sample('repo/ca/1EB86521C59E475B6E9E5E9239C3670FC8FED843.mft')
 const CER = sample('repo/ta/1EB86521C59E475B6E9E5E9239C3670FC8FED843.cer')
 
 function setup(t: Test, o: { hold?: (b: number, a: number) => string | undefined; graceSeconds?: number; maxTrees?: number } = {}) {
-  const dir = tempDir(t)
-  const dbPath = join(dir, 'svcd.db')
-  const db = Db.open(dbPath)
-  const store = new SqlitePubdStore(db)
-  const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
-  t.teardown(() => [db, ...readers].forEach((d) => d.close()))
-  const now = () => new Date()
-  const retention = { minNr: 2, minSeconds: 0, maxNr: 3, maxSeconds: 7200 }
-  const rrdp = new RrdpWriter({ dir: join(dir, 'rrdp'), baseUri: RRDP, store, reader: new PubdReader(readers[0]), now, retention, graceSeconds: 0, hold: o.hold })
-  const rsync = new RsyncWriter({ dir: join(dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(readers[1]), now, graceSeconds: o.graceSeconds ?? 0, maxTrees: o.maxTrees, hold: o.hold })
-  store.addPublisher({ handle: 'p', idCert: bytes('cert'), baseUri: RSYNC + 'p/', created: now().toISOString() })
-  const publish = (changes: ContentChange[]) => store.applyChanges('p', changes, now())
-  const put = (name: string, content: Uint8Array) => publish([{ type: 'publish', uri: RSYNC + 'p/' + name, content, hash: sha(content) }])
-  const withdraw = (name: string, content: Uint8Array) => publish([{ type: 'withdraw', uri: RSYNC + 'p/' + name, previous: sha(content) }])
-  const notification = () => decodeNotification(readFileSync(join(dir, 'rrdp', 'notification.xml')))
-  return { dir, store, rrdp, rsync, put, withdraw, notification }
+  const w = writersSetup(t, { now: () => new Date(), ...o })
+  const put = (name: string, content: Uint8Array) => w.publish([{ type: 'publish', uri: RSYNC + 'p/' + name, content, hash: sha(content) }])
+  const withdraw = (name: string, content: Uint8Array) => w.publish([{ type: 'withdraw', uri: RSYNC + 'p/' + name, previous: sha(content) }])
+  return { ...w, put, withdraw }
 }
 
 t.test('every RRDP file has a gzip copy with the same bytes; old copies go with their files', async (t) => {

@@ -14,33 +14,20 @@ import { RsyncWriter } from '../../../src/pubd/rsync-writer.js'
 import { Db } from '../../../src/store/db.js'
 import { PubdReader } from '../../../src/store/pubd-store.js'
 import { tempDir } from '../../helpers/daemon.js'
+import { RRDP, RSYNC, writersSetup } from '../../helpers/writers.js'
 import type { PubdStore } from '../../../src/store/interfaces.js'
 import { SqlitePubdStore } from '../../../src/store/pubd-store.js'
 
-const RSYNC = 'rsync://localhost:3873/repo/'
-const RRDP = 'https://localhost:3000/rrdp/'
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
 const bytes = (s: string) => new TextEncoder().encode(s)
 
 function setup(t: Test) {
-  const dir = tempDir(t)
-  const dbPath = join(dir, 'svcd.db')
-  const db = Db.open(dbPath)
-  const store = new SqlitePubdStore(db)
-  const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
-  t.teardown(() => [db, ...readers].forEach((d) => d.close()))
   let now = new Date('2026-01-01T00:00:00Z')
-  const clock = () => now
-  const rrdp = new RrdpWriter({ dir: join(dir, 'rrdp'), baseUri: RRDP, store, reader: new PubdReader(readers[0]), now: clock, retention: { minNr: 2, minSeconds: 0, maxNr: 3, maxSeconds: 7200 }, graceSeconds: 0 })
-  const rsync = new RsyncWriter({ dir: join(dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(readers[1]), now: clock, graceSeconds: 0 })
-  store.addPublisher({ handle: 'p', idCert: bytes('cert'), baseUri: RSYNC + 'p/', created: now.toISOString() })
-  const publish = (changes: ContentChange[]) => store.applyChanges('p', changes, now)
+  const w = writersSetup(t, { now: () => now })
   // A large object that never changes: the snapshot outweighs the deltas, so the size rule keeps them.
   const big = bytes('Z'.repeat(20000))
-  const ballast = () => publish([{ type: 'publish', uri: RSYNC + 'p/ballast.cer', content: big, hash: sha(big) }])
-  const notification = () => decodeNotification(readFileSync(join(dir, 'rrdp', 'notification.xml')))
-  const file = (uri: string) => readFileSync(join(dir, 'rrdp', uri.slice(RRDP.length)))
-  return { dir, db, store, rrdp, rsync, publish, ballast, notification, file, tick: (s: number) => (now = new Date(now.getTime() + s * 1000)) }
+  const ballast = () => w.publish([{ type: 'publish', uri: RSYNC + 'p/ballast.cer', content: big, hash: sha(big) }])
+  return { ...w, ballast, tick: (s: number) => (now = new Date(now.getTime() + s * 1000)) }
 }
 
 t.test('serial 1 is an empty snapshot; each cycle adds one delta and a full snapshot', async (t) => {
