@@ -27,6 +27,9 @@ import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
 import { openRrdpFile, type RrdpFile } from './rrdp-files.js'
 import type { SafetyFloor } from './safety-floor.js'
 
+/** The share of the time RRDP serials may take (the pacer's busyShare; see the constructor). */
+export const RRDP_BUSY_SHARE = 0.05
+
 /** The settings the service reads (from the config's service_uri and [repository]). */
 export interface PublicationConfig {
   /** svcd's service_uri: a publisher's RFC 8181 service URI is `<serviceUri>rfc8181/<handle>/`. */
@@ -51,6 +54,12 @@ export interface PublicationServiceDeps {
   codec: MessageCodec
   now: () => Date
   log: Logger
+  /**
+   * Several instances on one database (design.md §7): whether this one leads (only the leader makes serials; the
+   * others copy them from the database), and how often to look for changes other instances accepted or serials the
+   * leader made. Without it the instance is alone and leads.
+   */
+  cluster?: { leading: () => boolean; pollMs: number }
   config: PublicationConfig
   /** The safety floor the writers' `hold` hooks consult; released through pubdRelease. */
   floor?: SafetyFloor
@@ -63,6 +72,9 @@ export class PublicationService {
   private readonly rsyncPacer: Pacer
   private readonly problems = new Problems()
   private readonly endpoint: Rfc8181Endpoint
+  /** Whether the RRDP files were brought in line with the database since this instance began to lead. */
+  private initialised = false
+  private poll: NodeJS.Timeout | undefined
 
   constructor(deps: PublicationServiceDeps) {
     this.d = deps
@@ -71,7 +83,12 @@ export class PublicationService {
     // Issue 10: a failed write (full disk, I/O error) is retried by itself until the output holds everything
     // accepted, and is a problem (GET /ready, stats, one log line per change of state) until then.
     const retry = { firstMs: 1000, maxMs: 30_000 }
-    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp') })
+    // A serial writes a whole new snapshot (a copy of the previous one plus what changed), so its cost grows with the
+    // repository, not with the change. Serials take at most a twentieth of the time: a small repository still gets a
+    // serial within a few tens of milliseconds of a change, while a large one under a stream of changes (a thousand
+    // CAs being created, or thousands of publishers) batches them into fewer serials, one every few seconds, as the
+    // publication-server BCP advises, and `rrdp_delta_interval_min_seconds` can space them further.
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE })
     // A cycle links every file into a new tree, so its cost grows with the repository (about 30 µs of CPU per file
     // here, mostly the kernel's link()) and not with what changed. So a tree is built once the changes have paused
     // for half a second, or under constant change at least every 10 s, and trees take at most a hundredth of the time
@@ -83,15 +100,28 @@ export class PublicationService {
 
   /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if there is one. */
   async start(): Promise<void> {
-    const reset = await this.d.rrdp.init()
-    if (reset) this.d.log.info('RRDP session started', { session: this.store.rrdpState()?.session, reason: reset })
+    if (this.leading()) await this.initRrdp()
+    else this.initialised = false
     this.d.rsync.init()
     this.rrdpPacer.kick()
     this.rsyncPacer.kick()
     this.d.daemon?.start(this.d.rsync.currentTree())
+    if (this.d.cluster) this.poll = setInterval(() => this.rrdpPacer.kick(), this.d.cluster.pollMs)
+  }
+
+  /** This instance now leads (or no longer does): its next RRDP cycle starts from the database's current serial. */
+  leadershipChanged(): void {
+    this.initialised = false
+    this.rrdpPacer.kick()
+  }
+
+  /** The session and serial of the notification this instance serves. */
+  served(): { session?: string; serial?: number } {
+    return this.d.rrdp.served()
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.poll)
     await this.rrdpPacer.stop()
     await this.rsyncPacer.stop()
     try {
@@ -159,6 +189,7 @@ export class PublicationService {
   }
 
   async pubdSessionReset(): Promise<void> {
+    if (!this.leading()) throw new AppError('sys-not-leader', { action: 'an RRDP session reset', leader: 'see GET /api/v1/cluster' })
     await this.rrdpPacer.idle()
     await this.d.rrdp.resetSession()
     this.d.log.info('RRDP session reset', { session: this.store.rrdpState()?.session })
@@ -246,7 +277,24 @@ export class PublicationService {
 
   //------------ Output cycles and their problems ------------------------------------------------------------------
 
+  private leading(): boolean {
+    return this.d.cluster?.leading() ?? true
+  }
+
+  /** The RRDP files in line with the database; a leader in a cluster first copies what the previous leader made. */
+  private async initRrdp(): Promise<void> {
+    if (this.d.cluster) await this.d.rrdp.mirror()
+    const reset = await this.d.rrdp.init()
+    if (reset) this.d.log.info('RRDP session started', { session: this.store.rrdpState()?.session, reason: reset })
+    this.initialised = true
+  }
+
   private async rrdpCycle(): Promise<void> {
+    if (!this.leading()) {
+      if (await this.d.rrdp.mirror()) this.rsyncPacer.kick()
+      return
+    }
+    if (!this.initialised) await this.initRrdp()
     const r = await this.d.rrdp.cycle()
     if (this.hold('rrdp', r?.held)) return
     if (r) {
