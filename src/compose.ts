@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
@@ -24,6 +25,7 @@ import { PublicationService } from './app/pubd/publication-service.js'
 import { RsyncDaemon } from './app/pubd/rsync-daemon.js'
 import { loadOrCreateIdentity } from './app/shared/identity.js'
 import { postMessage } from './app/shared/protocol-client.js'
+import { ClusterService, SingleInstance, type Leadership } from './app/shared/cluster.js'
 import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
 import type { Config, RepositoryConfig } from './config.js'
@@ -37,9 +39,10 @@ import { RrdpWriter } from './pubd/rrdp-writer.js'
 import { SafetyFloor } from './app/pubd/safety-floor.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
-import type { KeyStore, PubdStore, Stores } from './store/interfaces.js'
+import type { ClusterStore, KeyStore, PubdStore, RrdpFileStore, Stores } from './store/interfaces.js'
 import { KeyEncryptionKey } from './store/kek.js'
 import { FileKeyStore } from './store/key-store.js'
+import { PgClusterStore, PgRrdpFiles } from './store/pg-cluster.js'
 import { PgDb } from './store/pg-db.js'
 import { PgKeyStore } from './store/pg-key-store.js'
 import { createPostgresStores } from './store/postgres.js'
@@ -86,7 +89,18 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const t = config.timing
 
   // Storage and keys. The pool starts filling once svcd listens: until then keys are made on demand only.
-  const { db, stores, openReader, keys } = openStorage(config, dataDir)
+  const { db, stores, openReader, keys, cluster: shared } = openStorage(config, dataDir)
+  // Several instances on one database: what the configuration creates (identities, the testbed) is created once, by
+  // whichever instance holds the start-up lock first; leadership is decided once everything is in place (start).
+  const clusterStore = shared?.store()
+  let leadership: Leadership | undefined
+  let releaseInit: (() => Promise<void>) | undefined
+  try {
+    releaseInit = await clusterStore?.startupLock()
+  } catch (e) {
+    db.close()
+    throw e
+  }
   const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
   const signer = o.signer ?? new SoftSigner(keys(), pool)
   stores.transaction(() => {
@@ -97,8 +111,11 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // The embedded publication server.
   let pubd: { service: PublicationService; close: () => void } | undefined
   try {
-    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, now) : undefined
+    const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership!.fence(), leading: () => leadership?.role() === 'leader', pollMs: config.cluster_poll_ms } : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, now, replication) : undefined
   } catch (e) {
+    await releaseInit?.()
+    await clusterStore?.close()
     db.close()
     throw e
   }
@@ -113,6 +130,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     retryAt: (task, at) => at + Math.min(t.retry_seconds * 1000 * 2 ** Math.min(task.attempts, 10), t.parent_refresh_seconds * 1000),
     now: () => now().getTime(),
     log,
+    fence: clusterStore ? () => stores.transaction(() => leadership!.fence()) : undefined,
   })
   const tasks: TaskScheduling = {
     schedule: (kind, ca, arg, due, opts) => scheduler.schedule(kind, ca, arg, due, opts),
@@ -170,25 +188,54 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const testbed = new TestbedService({ commands, cas, children, parents, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
 
+  // Leadership: alone on SQLite; on PostgreSQL elected among the instances (only the leader runs scheduled tasks).
+  const instanceId = config.instance_id ?? `${hostname()}:${config.port}`
+  const url = `${config.https_mode === 'disable' ? 'http' : 'https'}://${config.ip.includes(':') ? `[${config.ip}]` : config.ip}:${config.port}/`
+  const served = () => pub?.served() ?? {}
+  const cluster = clusterStore
+    ? new ClusterService({
+        store: clusterStore, id: instanceId, url, started, leaseMs: config.cluster_lease_seconds * 1000, served, log,
+        onLead: async () => {
+          pub?.leadershipChanged()
+          caTasks!.resume()
+          scheduler.start()
+        },
+        onFollow: async () => {
+          await scheduler.stop()
+          pub?.leadershipChanged()
+        },
+      })
+    : undefined
+  const single = new SingleInstance(instanceId, url, started, served)
+  leadership = cluster ?? single
+
   const stopCas = async () => {
+    await cluster?.stop()
     await scheduler.stop()
     await parents!.stop()
     await publisher.stop()
     await pub?.stop()
   }
   return {
-    services: { cas, parents, children, repo, pubd: pub, status, testbed },
+    services: { cas, parents, children, repo, pubd: pub, status, testbed, cluster: cluster ?? single },
     signer,
     scheduler,
     async start() {
-      await pub?.start()
-      if (config.testbed.enabled) await testbed.ensure()
+      try {
+        await pub?.start()
+        if (config.testbed.enabled) await testbed.ensure()
+      } finally {
+        await releaseInit?.()
+        releaseInit = undefined
+      }
+      if (cluster) return cluster.start() // the leader resumes the tasks (onLead)
       // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
       caTasks!.resume()
       scheduler.start()
     },
     startKeyPool: () => pool.start(),
     async shutdown() {
+      await releaseInit?.()
       await stopCas()
       pubd?.close()
       await pool.stop()
@@ -208,6 +255,8 @@ export interface Storage {
   where: string
   /** Run after rows were copied in with their own ids (svcd migrate). */
   afterCopy?: () => void
+  /** PostgreSQL: leadership among the instances on the database, and the RRDP files kept in it. */
+  cluster?: { store: () => ClusterStore; files: (db: SqlDb) => RrdpFileStore }
 }
 
 /**
@@ -229,7 +278,8 @@ export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption
       db.close()
       throw e
     }
-    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys, where: target.display, afterCopy: () => db.syncSequences() }
+    const cluster = { store: () => new PgClusterStore(target.uri, db, target.display), files: (on: SqlDb) => new PgRrdpFiles(on) }
+    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys, where: target.display, afterCopy: () => db.syncSequences(), cluster }
   }
   const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
@@ -255,6 +305,19 @@ export interface PublicationParts {
   codec: MessageCodec
   log: Logger
   now: () => Date
+  /** Several instances on one database (PostgreSQL): RRDP files through the database, serials by the leader only. */
+  replication?: Replication
+}
+
+/** What an instance on a shared database needs to make or copy RRDP serials (compose wires it to the leadership). */
+export interface Replication {
+  /** On the stores' database (the leader's writes), and on a reader's connection (the others' copies). */
+  files: RrdpFileStore
+  readerFiles: (db: SqlDb) => RrdpFileStore
+  transaction: <T>(fn: () => T) => T
+  fence: () => void
+  leading: () => boolean
+  pollMs: number
 }
 
 /**
@@ -267,17 +330,20 @@ export function composePublication(o: PublicationParts): { service: PublicationS
   const rrdpDir = join(o.dataDir, 'repo', 'rrdp')
   const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
   const floor = new SafetyFloor({ minObjects: r.safety_min_objects, maxShrinkPercent: r.safety_max_shrink_percent })
-  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention, hold: (b, a) => floor.check('rrdp', b, a) })
+  const rep = o.replication
+  const replicate = rep && { transaction: rep.transaction, fence: rep.fence, files: rep.files, readerFiles: rep.readerFiles(readers[0]!) }
+  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention, hold: (b, a) => floor.check('rrdp', b, a), replicate })
   const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log }) : undefined
   const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
   const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
-  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config, floor })
+  const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs }
+  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config, floor, cluster })
   return { service, close: () => readers.forEach((reader) => reader.close()) }
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, now: () => Date): Promise<{ service: PublicationService; close: () => void }> {
+async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, now: () => Date, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
   const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now })
+  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now, replication })
 }

@@ -21,6 +21,10 @@ export interface Config {
   storage_uri: string | undefined
   /** With PostgreSQL: the file holding the key that seals private keys in the database (store/kek.ts). */
   key_encryption_key_file: string | undefined
+  /** Several instances on one PostgreSQL database: this instance's name (default <host>:<port>), the leader's lease, and how often the others copy its RRDP serials. */
+  instance_id: string | undefined
+  cluster_lease_seconds: number
+  cluster_poll_ms: number
   ip: string
   port: number
   https_mode: HttpsMode
@@ -117,6 +121,9 @@ const TOP: Record<string, OptSpec> = {
   data_dir: { kind: 'string', check: endsWithSlash },
   storage_uri: { kind: 'string', check: (v: string) => storageProblem(v) },
   key_encryption_key_file: { kind: 'string' },
+  instance_id: { kind: 'string', check: (v: string) => (/^[A-Za-z0-9._:-]{1,100}$/.test(v) ? undefined : 'must be 1 to 100 letters, digits, and . _ : -') },
+  cluster_lease_seconds: { kind: 'integer', min: 2, max: 300 },
+  cluster_poll_ms: { kind: 'integer', min: 50, max: 60000 },
   ip: { kind: 'string' },
   port: { kind: 'integer', min: 1, max: 65535 },
   https_mode: { kind: 'string', choices: ['generate', 'existing', 'disable'] },
@@ -192,6 +199,9 @@ export function defaults(): Config {
     data_dir: './data/',
     storage_uri: undefined,
     key_encryption_key_file: undefined,
+    instance_id: undefined,
+    cluster_lease_seconds: 10,
+    cluster_poll_ms: 1000,
     ip: '127.0.0.1',
     port: 3000,
     https_mode: 'generate',

@@ -177,6 +177,7 @@ function pubdRoutes(): DescribedRoute[] {
 function statusRoutes(): DescribedRoute[] {
   return [
     get('/authorized', { id: 'authorized', tag: 'status', summary: 'Check the bearer token', ok: empty('The token is valid') }),
+    get('/cluster', { id: 'cluster', tag: 'status', summary: 'The svcd instances on this database: role, epoch, last heartbeat, RRDP serial served and lag behind the leader (one, the leader, on SQLite)', ok: json('ClusterJson', 'The instances') }),
     get('/openapi.json', { id: 'openApi', tag: 'status', summary: 'This OpenAPI description', ok: json('OpenApiDocumentJson', 'The description') }),
   ]
 }

@@ -55,6 +55,17 @@ const status: Record<string, Schema> = {
     problems: arr(ref('ErrorBody'), 'When not ready: what is wrong (labels sys-store, sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher)'),
   }, ['problems']),
   ServerInfo: obj('Server version and start time', { version: str('svc version', { example: '0.1.0' }), started: int('Start time in unix seconds') }),
+  ClusterInstanceJson: obj('One svcd instance', {
+    id: str('instance_id (default <hostname>:<port>)'), url: str("The instance's own address"), role: str('leader or follower', { enum: ['leader', 'follower'] }),
+    epoch: int('The leader epoch it last saw (its own when it leads)'), started: seconds('Its start time'), last_heartbeat: seconds('Its last heartbeat'),
+    heartbeat_age_seconds: int("Seconds since that heartbeat, by the database's clock"), rrdp_session: str('The RRDP session it serves'),
+    rrdp_serial: int('The RRDP serial it serves'), lag: int("Serials behind the leader's"),
+  }, ['rrdp_session', 'rrdp_serial']),
+  ClusterJson: obj('The instances on the database', {
+    mode: str('single: one svcd on its own database; cluster: several on one PostgreSQL database', { enum: ['single', 'cluster'] }),
+    epoch: int('The leader epoch: one more at each change of leader'), leader: str("The leader's id"), this_instance: str('The instance that answered'),
+    instances: arr(ref('ClusterInstanceJson'), 'Every instance, by id'),
+  }, ['leader']),
   LoggedInUser: obj("A web client's session (Krill's LoggedInUser): the token to send from now on, the user and its attributes", {
     token: str('Bearer token for the following requests'),
     id: str('The user', { example: 'admin-token' }),

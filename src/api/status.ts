@@ -34,3 +34,34 @@ export function isErrorBody(v: unknown): v is ErrorBody {
   const o = v as Record<string, unknown>
   return typeof o.label === 'string' && typeof o.msg === 'string' && typeof o.args === 'object' && o.args !== null
 }
+
+/** One svcd instance in GET /api/v1/cluster. */
+export interface ClusterInstanceJson {
+  id: string
+  /** Where the instance serves its API and repository (its own address, not the shared service_uri). */
+  url: string
+  role: 'leader' | 'follower'
+  /** The leader epoch the instance last saw (its own, when it leads). */
+  epoch: number
+  /** When the instance started, in unix seconds. */
+  started: number
+  /** Its last heartbeat in unix seconds, and how long ago that was (by the database's clock). */
+  last_heartbeat: number
+  heartbeat_age_seconds: number
+  /** The RRDP session and serial it serves, and how many serials that is behind the leader's. */
+  rrdp_session?: string
+  rrdp_serial?: number
+  lag: number
+}
+
+/**
+ * GET /api/v1/cluster: `single` for one svcd on its own database (always the leader), `cluster` for several instances
+ * on one PostgreSQL database: the leader epoch, the leader's id, the instance that answers, and every instance.
+ */
+export interface ClusterJson {
+  mode: 'single' | 'cluster'
+  epoch: number
+  leader?: string
+  this_instance: string
+  instances: ClusterInstanceJson[]
+}

@@ -9,7 +9,7 @@ import type {
 } from '../api/cas.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgpsec.js'
-import type { LoggedInUser, ServerInfo } from '../api/status.js'
+import type { ClusterJson, LoggedInUser, ServerInfo } from '../api/status.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -24,6 +24,7 @@ export function seg(s: string): string {
 export const calls = {
   info: (): ApiCall<ServerInfo> => call('GET', '/stats/info', 'json'),
   authorized: (): ApiCall<void> => call('GET', '/api/v1/authorized', 'empty'),
+  cluster: (): ApiCall<ClusterJson> => call('GET', '/api/v1/cluster', 'json'),
   authLogin: (): ApiCall<LoggedInUser> => call('POST', '/auth/login', 'json'),
 
   caList: (): ApiCall<CaList> => call('GET', '/api/v1/cas', 'json'),

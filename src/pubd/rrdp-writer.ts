@@ -8,18 +8,19 @@
  * object. The layout that makes this possible lives in memory; after a start, the first snapshot is built whole.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
-import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL, type DeltaElement } from '../protocol/rrdp.js'
+import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL } from '../protocol/rrdp.js'
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import { retainDeltas, type RrdpRetention } from './delta-retention.js'
 import { RrdpFiles } from './rrdp-cleanup.js'
+import { deltaElements } from './rrdp-delta.js'
 import { addElement, COPY_BYTES, emptyLayout, planCopy, type SnapshotLayout } from './snapshot-layout.js'
 import { servedAhead } from './rrdp-served.js'
 import { fsyncDir, readFully, writeAll, writeDurably, writeGzip } from './durable-writer.js'
-import type { PubdStore, RrdpDeltaInfo, RrdpState } from '../store/interfaces.js'
+import type { PubdStore, RrdpDeltaInfo, RrdpFileStore, RrdpState } from '../store/interfaces.js'
 
 export interface RrdpWriterOptions {
   /** <data_dir>/repo/rrdp */
@@ -36,6 +37,16 @@ export interface RrdpWriterOptions {
   supersededSnapshotBytes?: number
   /** The safety floor: why a serial from `before` to `after` objects must be held back, or undefined. */
   hold?: (before: number, after: number) => string | undefined
+  /**
+   * Several instances on one database (design.md §7): the leader records each serial together with its files in one
+   * transaction fenced by its epoch, and the others copy the files from the database (`mirror`) through the reader.
+   */
+  replicate?: {
+    transaction: <T>(fn: () => T) => T
+    fence: () => void
+    files: RrdpFileStore
+    readerFiles: RrdpFileStore
+  }
 }
 
 export interface CycleResult {
@@ -151,7 +162,8 @@ export class RrdpWriter {
     const all = [delta, ...this.o.store.rrdpDeltas()]
     const keep = retainDeltas(all, state.snapshotSize, this.o.retention, now)
     const drop = all.filter((d) => !keep.includes(d)).map((d) => d.serial)
-    this.o.store.recordSerial(state, delta, result.maxSeq, drop)
+    const record = () => this.o.store.recordSerial(state, delta, result.maxSeq, drop)
+    await this.recorded(record, [delta.path, state.snapshotPath], [state.snapshotPath, ...keep.map((d) => d.path)])
     this.partial = undefined
     this.layout = result.layout
     await this.writeNotification()
@@ -254,11 +266,60 @@ export class RrdpWriter {
       layout.size = snapshot.size
       await this.writeGzip(layout.path)
       const state: RrdpState = { session, serial: 1, snapshotPath: layout.path, snapshotHash: snapshot.hash, snapshotSize: snapshot.size, updated: this.o.now().toISOString() }
-      this.o.store.resetSession(state, consumed)
+      await this.recorded(() => this.o.store.resetSession(state, consumed), [layout.path], [layout.path])
       this.layout = layout
     })
     await this.writeNotification()
     await this.cleanup(0)
+  }
+
+  /**
+   * Record a serial; with replication, in one transaction fenced by the leader's epoch, together with the files it
+   * wrote (`written`), dropping the files of the database that the new notification no longer names.
+   */
+  private async recorded(record: () => void, written: string[], named: string[]): Promise<void> {
+    const r = this.o.replicate
+    if (!r) return record()
+    const files = await Promise.all(written.map(async (path) => ({ path, content: await readFile(join(this.o.dir, path)) })))
+    r.transaction(() => {
+      r.fence()
+      r.files.put(files)
+      record()
+      r.files.keepOnly(named)
+    })
+  }
+
+  /**
+   * An instance that does not lead: write the files of the database's current serial that are not on disk yet (their
+   * hashes checked), then its notification, from one consistent read. True when a new notification was written.
+   */
+  async mirror(): Promise<boolean> {
+    const r = this.o.replicate
+    if (!r) throw new Error('mirror needs replication')
+    const got = await this.o.reader.read(async (view) => {
+      const state = view.state()
+      if (!state || this.notified === `${state.session}/${state.serial}`) return undefined
+      const deltas = view.deltas()
+      for (const f of [{ path: state.snapshotPath, hash: state.snapshotHash }, ...deltas]) {
+        if (await stat(join(this.o.dir, f.path)).catch(() => undefined)) continue
+        const content = r.readerFiles.get(f.path)
+        if (!content) throw new Error(`RRDP file ${f.path} of serial ${state.serial} is not in the database`)
+        const written = await this.writeFile(f.path, [Buffer.from(content)])
+        if (written.hash !== f.hash) throw new Error(`RRDP file ${f.path} in the database does not match its hash`)
+        await this.writeGzip(f.path)
+      }
+      return { state, deltas }
+    })
+    if (!got) return false
+    await this.writeNotification(got.state, got.deltas)
+    await this.cleanup()
+    return true
+  }
+
+  /** The session and serial of the last notification written (what this instance serves). */
+  served(): { session?: string; serial?: number } {
+    const [session, serial] = this.notified?.split('/') ?? []
+    return session ? { session, serial: Number(serial) } : {}
   }
 
   /** The notification URI (for repository responses and TALs' neighbours). */
@@ -267,13 +328,12 @@ export class RrdpWriter {
   }
 
   /** Write notification.xml from the database state: temp file, fsync, rename, fsync the directory. */
-  private async writeNotification(): Promise<void> {
-    const state = this.o.store.rrdpState()!
+  private async writeNotification(state = this.o.store.rrdpState()!, deltas = this.o.store.rrdpDeltas()): Promise<void> {
     const xml = encodeNotification({
       sessionId: state.session,
       serial: state.serial,
       snapshot: { uri: this.uri(state.snapshotPath), hash: state.snapshotHash },
-      deltas: this.o.store.rrdpDeltas().map((d) => ({ serial: d.serial, uri: this.uri(d.path), hash: d.hash })),
+      deltas: deltas.map((d) => ({ serial: d.serial, uri: this.uri(d.path), hash: d.hash })),
     })
     const plain = Buffer.from(xml, 'utf8')
     // The compressed copy first: either one is a valid notification, and both name files that stay for the grace period.
@@ -334,16 +394,4 @@ export class RrdpWriter {
     const referenced = new Set([state.snapshotPath, ...this.o.store.rrdpDeltas().map((d) => d.path)].flatMap((p) => [p, `${p}.gz`]).map((p) => p.split('\\').join('/')))
     await this.files.cleanup({ referenced, graceSeconds, supersededSnapshotBytes: this.o.supersededSnapshotBytes ?? SUPERSEDED_SNAPSHOT_BYTES })
   }
-}
-
-/** The net change per URI since the last serial: publish (with the old hash when replacing) or withdraw. */
-function deltaElements(view: PubdView, before: Map<string, string | null>): DeltaElement[] {
-  const out: DeltaElement[] = []
-  for (const [uri, previous] of before) {
-    const now = view.object(uri)
-    if (now && now.hash === previous) continue
-    if (now) out.push(previous ? { type: 'publish', uri, hash: previous, content: now.content } : { type: 'publish', uri, content: now.content })
-    else if (previous) out.push({ type: 'withdraw', uri, hash: previous })
-  }
-  return out
 }

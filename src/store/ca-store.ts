@@ -94,9 +94,15 @@ export class SqliteCaStore implements CaStore {
       const hit = this.cache.get(handle)
       const base = hit && hit.version === head.version && hit.tag === head.tag ? hit : undefined
       const rest = restJson(state)
-      const [children, routes] = ROW_TABLES.map((t) => this.writeRows(t, handle, state[t.field] ?? {}, base?.[t.field]))
       const tag = randomUUID()
-      this.db.prepare('UPDATE ca_snapshots SET version = ?, state = ?, tag = ? WHERE handle = ? AND version = ?').run(expectedVersion + 1, rest, tag, handle, expectedVersion)
+      // The snapshot row first, on the condition of the version read: with PostgreSQL a concurrent save by another
+      // instance holds the row until it commits, and then this one changes nothing (and nothing else is written).
+      const updated = this.db.prepare('UPDATE ca_snapshots SET version = ?, state = ?, tag = ? WHERE handle = ? AND version = ?').run(expectedVersion + 1, rest, tag, handle, expectedVersion)
+      if (updated.changes !== 1) {
+        this.cache.delete(handle)
+        throw new StoreError(`CA '${handle}' changed concurrently (expected version ${expectedVersion})`)
+      }
+      const [children, routes] = ROW_TABLES.map((t) => this.writeRows(t, handle, state[t.field] ?? {}, base?.[t.field]))
       const seq = this.append(cmd)
       // Cached only once every write succeeded; a rollback of an enclosing transaction leaves a tag nobody stores.
       this.assemble(handle, expectedVersion + 1, tag, rest, children, routes)

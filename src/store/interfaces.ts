@@ -197,3 +197,58 @@ export interface Stores {
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }
+
+//------------ Several instances on one database (design.md §7) ----------------------------------------------------
+
+/** One svcd instance as it last reported itself. Times are milliseconds of the database's clock. */
+export interface InstanceRecord {
+  id: string
+  url: string
+  role: 'leader' | 'follower'
+  epoch: number
+  started: string
+  heartbeat: number
+  /** The RRDP session and serial this instance serves. */
+  session?: string
+  serial?: number
+}
+
+/** The leader record: its epoch (one more at each change of leader), who, and its last heartbeat. */
+export interface LeaderRecord {
+  epoch: number
+  leader?: string
+  since?: string
+  heartbeat?: number
+}
+
+/**
+ * Leadership and the instances' reports (PostgreSQL: pg-cluster.ts). The leader holds an advisory lock on a connection
+ * of its own; `fence` is checked inside the transactions of writes only the leader may make, on the stores' database.
+ */
+export interface ClusterStore {
+  /** Try to become leader; the new epoch when this instance now holds the lock, else undefined. */
+  tryLead(id: string): Promise<number | undefined>
+  /** The leader's heartbeat: false when the lock's connection is gone or another epoch began (deposed). */
+  beat(epoch: number): Promise<boolean>
+  /** End the session of a leader whose heartbeat is older than `staleMs`, which frees its lock (true if one was ended). */
+  endStaleLeader(staleMs: number): Promise<boolean>
+  /** Give leadership up (the lock's connection is closed). */
+  resign(): Promise<void>
+  /** Write this instance's report; returns the database clock's now (milliseconds). */
+  report(r: Omit<InstanceRecord, 'heartbeat'>): Promise<number>
+  /** Every instance's last report and the leader record, with the database clock's now. */
+  view(): Promise<{ now: number; leader: LeaderRecord; instances: InstanceRecord[] }>
+  /** Wait for the start-up lock (what the configuration creates is created once per database); resolves to its release. */
+  startupLock(): Promise<() => Promise<void>>
+  /** Inside a transaction on the stores' database: throw unless `epoch` is still the current one. */
+  fence(epoch: number): void
+  close(): Promise<void>
+}
+
+/** The RRDP files of the current notification in the database, for the instances that did not write them. */
+export interface RrdpFileStore {
+  put(files: readonly { path: string; content: Uint8Array }[]): void
+  get(path: string): Uint8Array | undefined
+  /** Drop every file not in `keep`. */
+  keepOnly(keep: readonly string[]): void
+}

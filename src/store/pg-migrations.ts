@@ -69,4 +69,27 @@ const m002: Migration = {
   `,
 }
 
-export const PG_MIGRATIONS: readonly Migration[] = [m001, m002]
+/**
+ * Several instances on one database (design.md §7, issue 14): the leader's epoch (svc_cluster, one row: the epoch
+ * goes up by one at each change of leader, and every write only the leader may make checks it), each instance's
+ * heartbeat (milliseconds of the database's clock, so that instances' clocks need not agree) and what it serves
+ * (svc_instances), and the RRDP files of the current notification (rrdp_files), from
+ * which the other instances write their own copies before they serve a notification naming them.
+ */
+const m003: Migration = {
+  version: 3,
+  name: 'cluster',
+  sql: `
+    CREATE TABLE svc_cluster (
+      id integer PRIMARY KEY CHECK (id = 1), epoch bigint NOT NULL, leader text, leader_pid integer, since text, heartbeat bigint
+    );
+    INSERT INTO svc_cluster (id, epoch) VALUES (1, 0);
+    CREATE TABLE svc_instances (
+      id ${C} PRIMARY KEY, url text NOT NULL, role text NOT NULL, epoch bigint NOT NULL, started text NOT NULL,
+      heartbeat bigint NOT NULL, session text, serial bigint
+    );
+    CREATE TABLE rrdp_files (path ${C} PRIMARY KEY, content bytea NOT NULL);
+  `,
+}
+
+export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003]

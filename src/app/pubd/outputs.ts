@@ -16,6 +16,10 @@ export interface RrdpOutput {
   resetSession(): Promise<void>
   /** The notification file's URI (RFC 8183 §5.2.4 rrdp_notification_uri). */
   notificationUri(): string
+  /** An instance that does not lead: copy the database's current serial here; true when a new one was written. */
+  mirror(): Promise<boolean>
+  /** The session and serial of the notification this instance serves. */
+  served(): { session?: string; serial?: number }
 }
 
 /** The rsync tree under <data_dir>/repo/rsync/ (pubd/rsync-writer.ts RsyncWriter). */

@@ -283,7 +283,9 @@ export class PublicationService {
 
   /** The RRDP files in line with the database; a leader in a cluster first copies what the previous leader made. */
   private async initRrdp(): Promise<void> {
-    if (this.d.cluster) await this.d.rrdp.mirror()
+    // Files the database does not hold (a database filled by `svcd migrate`) are no reason to stop: init() then finds
+    // them missing and starts a new session, as continuity cannot be proven.
+    if (this.d.cluster) await this.d.rrdp.mirror().catch((e: unknown) => this.d.log.warn('could not copy the current RRDP serial from the database', { err: reasonOf(e) }))
     const reset = await this.d.rrdp.init()
     if (reset) this.d.log.info('RRDP session started', { session: this.store.rrdpState()?.session, reason: reset })
     this.initialised = true

@@ -22,6 +22,8 @@ export interface SchedulerOptions {
   concurrency?: number
   /** Longest sleep between checks, ms (default 1000): new tasks and clock shifts are noticed within it. */
   tickMs?: number
+  /** Several instances: throws when this instance no longer leads, and then no task starts (checked before each batch). */
+  fence?: () => void
 }
 
 export class Scheduler {
@@ -103,6 +105,7 @@ export class Scheduler {
     const free = (this.o.concurrency ?? 4) - this.running.size
     if (free <= 0) return
     const due = this.o.tasks.due(now, free + this.running.size + this.held.size).filter((x) => !this.running.has(x.key) && !this.held.has(x.key))
+    if (due.length) this.o.fence?.() // a deposed leader starts nothing (the throw is logged by tick, once a spell)
     for (const t of due.slice(0, free)) {
       const p = this.execute(t)
       this.inFlight.push(p)

@@ -27,6 +27,19 @@ export const serverCommands: CommandDef[] = [
     },
   },
   {
+    path: ['cluster'],
+    summary: 'Show the svcd instances on the database: role, epoch, last heartbeat, RRDP serial served and lag behind the leader',
+    async run(ctx) {
+      const c = await ctx.send(calls.cluster())
+      const rows = c.instances.map((i) => [i.id === c.this_instance ? `${i.id} *` : i.id, i.role, String(i.epoch), `${i.heartbeat_age_seconds}s ago`, i.rrdp_serial === undefined ? '-' : String(i.rrdp_serial), String(i.lag), i.url])
+      const head = ['instance', 'role', 'epoch', 'heartbeat', 'serial', 'lag', 'url']
+      const widths = head.map((h, k) => Math.max(h.length, ...rows.map((r) => r[k]!.length)))
+      const line = (r: string[]) => r.map((v, k) => v.padEnd(widths[k]!)).join('  ').trimEnd()
+      const text = [`Mode: ${c.mode}, leader: ${c.leader ?? 'none'}, epoch ${c.epoch} (* answered)`, line(head), ...rows.map(line)].join('\n')
+      return { json: c, text }
+    },
+  },
+  {
     path: ['config', 'simple'],
     summary: 'Print a server configuration for use with external repositories',
     options: [dataOption, logOption],

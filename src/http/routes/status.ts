@@ -2,7 +2,8 @@
  * Server status routes: GET /health (public: the process and its store are alive), GET /ready (public: 200 when the
  * store answers and the repository output holds everything accepted, else 503 with the problems), GET /stats/info
  * (version and start time, as Krill serves it, but behind the token like everything not on the public list of
- * http/auth.ts), GET /api/v1/authorized (200 when the bearer token is valid), and GET /api/v1/openapi.json (the
+ * http/auth.ts), GET /api/v1/authorized (200 when the bearer token is valid), GET /api/v1/cluster (the instances on the
+ * database, app/shared/cluster.ts), and GET /api/v1/openapi.json (the
  * OpenAPI description of all routes, api/openapi.ts).
  */
 import { Router } from '@koa/router'
@@ -29,6 +30,9 @@ export function statusRouter(deps: HttpDeps): Router {
   router.get('/api/v1/authorized', (ctx) => {
     ctx.status = 200
     ctx.body = ''
+  })
+  router.get('/api/v1/cluster', async (ctx) => {
+    ctx.body = await deps.services.cluster.view()
   })
   router.get('/api/v1/openapi.json', (ctx) => {
     ctx.body = OPENAPI

@@ -56,6 +56,8 @@ function outputs() {
     cycle: async () => (calls.push('rrdp.cycle'), { serial: ++serial, elements: 1, snapshotBytes: 10, incremental: true }),
     resetSession: async () => void calls.push('rrdp.resetSession'),
     notificationUri: () => 'https://localhost/rrdp/notification.xml',
+    mirror: async () => (calls.push('rrdp.mirror'), false),
+    served: () => ({ session: '2f0e7a2c-0000-4000-8000-000000000001', serial }),
   }
   const rsync: RsyncOutput = {
     init: () => void calls.push('rsync.init'),

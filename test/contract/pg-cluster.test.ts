@@ -1,0 +1,96 @@
+/**
+ * Leadership among svcd instances on one PostgreSQL database (store/pg-cluster.ts, issue 14 item 4), against a real
+ * cluster: one leader at a time, the epoch goes up at each change, a leader whose session ends (kill -9) frees the
+ * lock at once, a hung leader is ended after the lease, a deposed leader's fenced write lands nothing, the start-up
+ * lock lets one instance at a time through, and the RRDP files the leader stores are what the others read.
+ */
+import t from 'tap'
+import { PgClusterStore, PgRrdpFiles } from '../../src/store/pg-cluster.js'
+import { PgDb } from '../../src/store/pg-db.js'
+import { startPostgres } from '../helpers/postgres.js'
+
+const cluster = await startPostgres(t)
+const uri = cluster.createDatabase('svc_cluster')
+/** One instance: its stores' connection and its cluster store. */
+function instance(name: string) {
+  const db = PgDb.open(uri, name)
+  const store = new PgClusterStore(uri, db, name)
+  t.teardown(async () => {
+    await store.close()
+    db.close()
+  })
+  return { db, store }
+}
+const a = instance('a')
+const b = instance('b')
+const backendOf = (id: string) => cluster.psql('svc_cluster', `SELECT leader_pid FROM svc_cluster WHERE leader = '${id}'`).trim()
+
+t.test('one leader at a time; the epoch goes up at each change', async (t) => {
+  const e1 = await a.store.tryLead('a')
+  t.equal(e1, 1, 'the first instance leads, epoch 1')
+  t.equal(await b.store.tryLead('b'), undefined, 'the second does not')
+  t.equal(await a.store.beat(1), true, 'the leader beats')
+  t.equal(await b.store.beat(1), false, 'another instance cannot beat for it')
+  t.equal(await b.store.endStaleLeader(60_000), false, 'a leader that beats is not ended')
+  await a.store.report({ id: 'a', url: 'https://127.0.0.1:1/', role: 'leader', epoch: 1, started: new Date().toISOString(), session: 's', serial: 7 })
+  await b.store.report({ id: 'b', url: 'https://127.0.0.1:2/', role: 'follower', epoch: 0, started: new Date().toISOString() })
+  const v = await b.store.view()
+  t.match(v.leader, { epoch: 1, leader: 'a' })
+  t.same(v.instances.map((i) => [i.id, i.role, i.serial]), [['a', 'leader', 7], ['b', 'follower', undefined]])
+  t.ok(v.instances.every((i) => Math.abs(v.now - i.heartbeat) < 10_000), "heartbeats by the database's clock")
+
+  // The leader's session ends as if its process were killed: the lock is free at once.
+  cluster.psql('svc_cluster', `SELECT pg_terminate_backend(${backendOf('a')})`)
+  t.equal(await b.store.tryLead('b'), 2, 'the next instance leads at its next try, epoch 2')
+  t.equal(await a.store.beat(1), false, 'the old leader learns it was deposed')
+  t.equal(await a.store.tryLead('a'), undefined, 'and cannot lead while the new one does')
+})
+
+t.test('a deposed leader writes nothing: the fence fails inside its transaction', async (t) => {
+  const write = (db: PgDb, store: PgClusterStore, epoch: number) =>
+    db.transaction(() => {
+      db.prepare('INSERT INTO properties (key, value) VALUES (?, ?)').run(`written-by-${epoch}`, 'x')
+      store.fence(epoch)
+    })
+  t.throws(() => write(a.db, a.store, 1), /no longer the leader \(epoch 1; the database is at 2\)/)
+  t.doesNotThrow(() => write(b.db, b.store, 2), 'the current leader writes')
+  t.equal(cluster.psql('svc_cluster', "SELECT string_agg(key, ',') FROM properties WHERE key LIKE 'written-by-%'").trim(), 'written-by-2', "only the current leader's write landed")
+})
+
+t.test('a leader that stops beating is ended after the lease', async (t) => {
+  // b leads (epoch 2) but stops beating; its heartbeat is made old.
+  cluster.psql('svc_cluster', 'UPDATE svc_cluster SET heartbeat = heartbeat - 60000')
+  t.equal(await a.store.endStaleLeader(30_000), true, 'another instance ends its session')
+  let epoch: number | undefined
+  for (let i = 0; i < 50 && epoch === undefined; i++) {
+    epoch = await a.store.tryLead('a')
+    if (epoch === undefined) await new Promise((r) => setTimeout(r, 100))
+  }
+  t.equal(epoch, 3, 'and leads, epoch 3')
+  t.equal(await b.store.beat(2), false, 'the hung leader is deposed')
+})
+
+t.test('the start-up lock lets one instance through at a time', async (t) => {
+  const order: string[] = []
+  const releaseA = await a.store.startupLock()
+  const bWaits = b.store.startupLock().then((release) => {
+    order.push('b')
+    return release
+  })
+  await new Promise((r) => setTimeout(r, 300))
+  order.push('a')
+  await releaseA()
+  const releaseB = await bWaits
+  await releaseB()
+  t.same(order, ['a', 'b'], 'b got the lock only after a released it')
+})
+
+t.test('RRDP files: stored by the leader, read by the others, dropped when no longer named', async (t) => {
+  const mine = new PgRrdpFiles(a.db)
+  const theirs = new PgRrdpFiles(b.db)
+  mine.put([{ path: 's/1/x/snapshot.xml', content: new Uint8Array([1, 2, 3]) }, { path: 's/2/y/delta.xml', content: new Uint8Array([4]) }])
+  t.same([...(theirs.get('s/1/x/snapshot.xml') ?? [])], [1, 2, 3])
+  mine.keepOnly(['s/2/y/delta.xml'])
+  t.equal(theirs.get('s/1/x/snapshot.xml'), undefined, 'dropped')
+  t.same([...(theirs.get('s/2/y/delta.xml') ?? [])], [4], 'kept')
+})
