@@ -7,7 +7,7 @@
  *
  *   svcd ×3 ── PostgreSQL (own cluster)      publisher bob ──RFC 8181──► a follower
  */
-import { writeFileSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import type { ClusterJson } from '../../src/api/status.js'
@@ -19,7 +19,7 @@ import { TestPublisher } from '../helpers/publisher.js'
 import { sha } from '../helpers/repo.js'
 import { waitFor } from '../helpers/wait.js'
 
-const LEASE_SECONDS = 4
+const LEASE_SECONDS = 6
 const pg = await startPostgres(t)
 const uri = pg.createDatabase('svc_multi')
 const kek = join(tempDir(t), 'kek')
@@ -106,6 +106,9 @@ t.test('three instances, one leader, identical RRDP, failover without loss', asy
   const before = await sameEverywhere(ds, 'the first publication everywhere', (s) => s.includes(jail + 'before.cer'))
 
   // The burst, with the leader killed in the middle of it.
+  const delta2 = join(tempDir(t), 'delta2.txt')
+  writeFileSync(delta2, 'A: 10.2.0.0/16 => 65000\n')
+  const roasBefore = (before.snapshot.toString('utf8').match(/\.roa"/g) ?? []).length
   const acked: string[] = []
   let killedAt = 0
   for (let i = 0; i < 40; i++) {
@@ -115,6 +118,8 @@ t.test('three instances, one leader, identical RRDP, failover without loss', asy
     }
     await publish(`o${i}.cer`)
     acked.push(`o${i}.cer`)
+    // An API change acknowledged while no instance leads yet.
+    if (i === 16) await cli(target, ['roas', 'update', '-c', 'alice', '--delta', delta2])
   }
   const next = await waitFor('another instance to lead', async () => {
     const v = await clusterOf(target)
@@ -124,8 +129,15 @@ t.test('three instances, one leader, identical RRDP, failover without loss', asy
   t.ok(failover <= LEASE_SECONDS * 1000, `a new leader (${next.leader}, epoch ${next.epoch}) within the lease: ${failover} ms after kill -9`)
   t.equal(next.epoch, first.epoch + 1, 'the epoch went up by one')
 
-  const after = await sameEverywhere(followers, 'every acknowledged publish in identical RRDP at both survivors', (s) => acked.every((n) => s.includes(jail + n)))
-  t.pass(`all ${acked.length} acknowledged publishes are served, ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`)
+  const after = await sameEverywhere(followers, 'every acknowledged publish and the new ROA in identical RRDP at both survivors', (s) => acked.every((n) => s.includes(jail + n)) && (s.match(/\.roa"/g) ?? []).length > roasBefore)
+  t.pass(`all ${acked.length} acknowledged publishes and the ROA change made during the failover are served, ${((Date.now() - killedAt) / 1000).toFixed(1)} s after the kill`)
+  t.match(await cli(target, ['roas', 'list', '-c', 'alice']), /10\.2\.0\.0\/16/, 'the ROA change is kept')
+  // Each instance builds its own rsync tree from the database.
+  for (const d of followers) {
+    const tree = join(d.dataDir, 'repo', 'rsync', 'current', 'bob')
+    await waitFor(`bob's files in the rsync tree of ${d.url}`, () => acked.every((n) => existsSync(join(tree, n))), 30_000)
+  }
+  t.pass('both survivors built their rsync trees with every acknowledged file')
   t.equal(after.session, before.session, 'the RRDP session continues')
   t.ok(after.serial > before.serial, `its serial went on (${before.serial} → ${after.serial}), never back`)
   const deltasBefore = decodeNotification(before.xml).deltas
