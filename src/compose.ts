@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
+import { RscService } from './app/ca/rsc-service.js'
 import { CaTasks } from './app/ca/ca-tasks.js'
 import { ChildServer } from './app/ca/child-server.js'
 import { ChildService } from './app/ca/child-service.js'
@@ -183,6 +184,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     commands, publisher, parents, children, repo: repoClient, routes, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, pub: embedded,
     pubProblems: () => pubProblems(true), signer, now, log,
   })
+  const rsc = new RscService({ commands, signer, now, random, log })
   const repo = new RepoService({ commands, publisher, parents, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction, ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub })
@@ -217,7 +219,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await pub?.stop()
   }
   return {
-    services: { cas, parents, children, repo, pubd: pub, status, testbed, cluster: cluster ?? single },
+    services: { cas, parents, children, repo, rsc, pubd: pub, status, testbed, cluster: cluster ?? single },
     signer,
     scheduler,
     async start() {

@@ -67,6 +67,13 @@ export const CATALOGUE = {
   'ca-bgpsec-invalidly-signed': { status: 400, msg: 'The router certificate request for {asn} is not signed by its key: {reason}' },
   'ca-bgpsec-not-entitled': { status: 400, msg: "{asn} of the router certificate is not held by CA '{ca}'" },
   'ca-bgpsec-unknown': { status: 400, msg: "CA '{ca}' has no router key '{key}'" },
+  // RFC 9323 signed checklists (ca/rsc.ts)
+  'ca-rsc-checklist-empty': { status: 400, msg: "A signed checklist of CA '{ca}' needs at least one file" },
+  'ca-rsc-file-invalid': { status: 400, msg: "File '{file}' cannot be in a signed checklist: {reason}" },
+  'ca-rsc-resources-invalid': { status: 400, msg: 'Invalid resources for a signed checklist: {reason}' },
+  'ca-rsc-not-entitled': { status: 400, msg: "Resources {resources} of the signed checklist are not held by CA '{ca}'" },
+  'ca-rsc-resources-split': { status: 400, msg: "The resources {resources} of the signed checklist are held under different keys of CA '{ca}': sign one checklist per resource class" },
+  'ca-rsc-no-certificate': { status: 400, msg: "CA '{ca}' has no current certified key to sign a checklist with" },
   'ca-history-unknown': { status: 404, msg: "CA '{ca}' has no history entry with key '{key}'" },
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },

@@ -7,6 +7,7 @@ import { binary, binaryBody, empty, json, jsonBody, jsonOrXmlBody, route, xml, t
 import { ref } from './openapi-schemas.js'
 import type { Parameter, Response } from './openapi-types.js'
 import { ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER } from './cas.js'
+import { RSC_MAX_VALIDITY_DAYS } from './rsc.js'
 
 const get = (path: string, spec: OperationSpec) => route('get', path, spec)
 const post = (path: string, spec: OperationSpec) => route('post', path, spec)
@@ -109,6 +110,16 @@ function aspaRoutes(): DescribedRoute[] {
       description: 'All or nothing. The CA issues and publishes an RFC 8209 router certificate for each key whose AS it holds, re-issued on key rolls and before expiry. Refused: a request that cannot be read or has no ECDSA P-256 key (ca-bgpsec-csr-invalid), one not signed by its key (ca-bgpsec-invalidly-signed), an AS the CA does not hold (ca-bgpsec-not-entitled), removing an unknown key (ca-bgpsec-unknown).',
     }),
     del('/cas/{ca}/aspas/as/{customer}', { id: 'caAspaRemove', tag, summary: "Remove a customer's ASPA definition", description: 'Its ASPA object is withdrawn. Unknown customer: ca-aspa-unknown-customer-as.', ok: empty('Removed') }),
+  ]
+}
+
+/** Signed checklists (RFC 9323): svc's own; refusals carry the ca-rsc-* labels and sign nothing. */
+function rscRoutes(): DescribedRoute[] {
+  return [
+    post('/cas/{ca}/rsc', {
+      id: 'caRscSign', tag: 'rsc', summary: 'Sign a checklist of file digests (RFC 9323 RSC)', body: jsonBody('RscSignJson', 'File names with their SHA-256 digests; resources and validity optional'), ok: json('RscSignedJson', 'The RSC, base64 DER: save it as a .sig file'),
+      description: `Only digests cross the API: the files stay with the operator. The CA signs under its current key with a one-off EE certificate holding exactly the resources asked for (default: all that key holds), without SIA; the RSC is not published. Validity: validity_days (1 to ${RSC_MAX_VALIDITY_DAYS}, default 365), never beyond the CA certificate. The history records the file names and resources, not the digests. Refused, nothing signed: no files (ca-rsc-checklist-empty), a name that is not an RFC 9323 §4.4 PortableFilename, a digest that is not 64 hex digits or a name given twice (ca-rsc-file-invalid), resources that do not parse or are empty (ca-rsc-resources-invalid), not held (ca-rsc-not-entitled) or held under different keys (ca-rsc-resources-split), no current certified key (ca-rsc-no-certificate).`,
+    }),
   ]
 }
 
@@ -235,5 +246,5 @@ function krillClientRoutes(): DescribedRoute[] {
 
 /** Every described route. */
 export const ROUTES: DescribedRoute[] = [
-  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(),
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(),
 ]

@@ -192,6 +192,18 @@ const cas: Record<string, Schema> = {
     add: arr(obj('A router request', { asn: asn('AS number of the router'), csr: base64('PKCS#10 request (DER) with an ECDSA P-256 key, signed by it') })),
     remove: arr(str('Router key name: ROUTER-<asn as 8 hex digits>-<key identifier>', { pattern: '^ROUTER-[0-9A-Fa-f]{8}-[0-9A-Fa-f]{40}$' })),
   }),
+  RscSignJson: obj('A checklist to sign (RFC 9323): file names with their digests, never the files', {
+    files: arr(obj('A file', { name: str("RFC 9323 §4.4 PortableFilename: a-z, A-Z, 0-9, '.', '_', '-'", { pattern: '^[a-zA-Z0-9._-]{1,255}$' }), sha256: str('SHA-256 of the file, 64 hex digits', { pattern: '^[0-9a-fA-F]{64}$' }) })),
+    resources: obj(`Resources of the checklist, ${RESOURCES}; default: all the current key holds`, { asn: str('AS numbers'), ipv4: str('IPv4 prefixes or ranges'), ipv6: str('IPv6 prefixes or ranges') }, ['asn', 'ipv4', 'ipv6']),
+    validity_days: int('Days the EE certificate is valid (never beyond the CA certificate); default 365', { minimum: 1, maximum: 3650 }),
+  }, ['resources', 'validity_days']),
+  RscSignedJson: obj('A signed checklist', {
+    rsc: base64('The RSC: a CMS signed object, DER'),
+    resources: ref('ResourceSet'),
+    not_before: time('EE certificate notBefore'),
+    not_after: time('EE certificate notAfter'),
+    serial: str('EE certificate serial number, decimal'),
+  }),
   AspaProvidersUpdateJson: obj('Providers to add to and remove from one customer', { added: arr(asn('Provider AS number')), removed: arr(asn('Provider AS number')) }),
   RepoInfoJson: obj('Repository configuration of a CA (spec §2.6)', {
     contact: nullable(obj('The repository in use', {

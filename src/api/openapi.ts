@@ -10,7 +10,7 @@ import { SCHEMAS } from './openapi-schemas.js'
 import type { OpenApiDocument, PathItem, Server } from './openapi-types.js'
 
 /** The version of this description: its own number, bumped when the description changes (spec §9 rule 3). */
-export const OPENAPI_VERSION = '1.3.0'
+export const OPENAPI_VERSION = '1.4.0'
 
 const HOST = { host: { default: 'localhost:3000', description: 'host:port of svcd' } }
 export const API_SERVER: Server = { url: 'https://{host}/api/v1', description: 'The svcd JSON API', variables: HOST }
@@ -25,6 +25,7 @@ const TAGS: [string, string][] = [
   ['roas', 'ROA configuration and BGP analysis'],
   ['aspas', 'ASPA configuration'],
   ['bgpsec', 'BGPsec router keys'],
+  ['rsc', 'Signed checklists (RFC 9323)'],
   ['repo', 'Repository of a CA (RFC 8181 as publisher)'],
   ['history', 'Command history of a CA'],
   ['issues', 'Failures of parent and repository exchanges'],

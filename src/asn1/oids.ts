@@ -15,6 +15,7 @@ export const idCtRouteOriginAuthz = '1.2.840.113549.1.9.16.1.24'
 export const idCtRpkiManifest = '1.2.840.113549.1.9.16.1.26'
 export const idCtXml = '1.2.840.113549.1.9.16.1.28'
 export const idCtRpkiGhostbusters = '1.2.840.113549.1.9.16.1.35'
+export const idCtSignedChecklist = '1.2.840.113549.1.9.16.1.48'
 export const idCtAspa = '1.2.840.113549.1.9.16.1.49'
 
 // CMS signed attributes (RFC 5652 §11, RFC 6019)
@@ -70,6 +71,7 @@ const NAMES: ReadonlyMap<string, string> = new Map([
   [certificatePolicies, 'certificatePolicies'], [authorityKeyIdentifier, 'authorityKeyIdentifier'],
   [extKeyUsage, 'extKeyUsage'], [idAtCommonName, 'commonName'], [idAtSerialNumber, 'serialNumber'],
   [idAtCountryName, 'countryName'], [idAtOrganizationName, 'organizationName'],
+  [idCtSignedChecklist, 'id-ct-signedChecklist'],
 ])
 
 /** 'name (dotted)' for a known OID, the dotted form otherwise; for error messages and inspection output. */

@@ -17,6 +17,7 @@ import {
   processParentAdd, processParentRemove, processParentUpdate,
 } from './parents.js'
 import { checkRoaDelta } from './routes.js'
+import { processRscSign } from './rsc.js'
 import { processChildSuspend, processChildUnsuspend } from './suspension.js'
 import type { CaState, RepoInfo, TaInfo } from './state.js'
 
@@ -61,6 +62,7 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'keyroll-init': return processKeyRollInit(s, ctx)
     case 'keyroll-activate': return withChildrenUnderNewKeys(s, processKeyRollActivate(s), ctx)
     case 'children-shrink': return Object.values(s.children).flatMap((ch) => shrinkChild(s, ch, ctx))
+    case 'rsc-sign': return processRscSign(s, c)
   }
 }
 

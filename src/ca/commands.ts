@@ -9,6 +9,7 @@ import type { ResourceSetText } from '../resources/resource-set.js'
 import { fromBase64 } from '../util/base64.js'
 import { aspaLine, asList, asText } from './aspas.js'
 import { certResources } from './parents.js'
+import { rscSignSummary, type RscSignCommand } from './rsc.js'
 import type { ParentInfo, RepoInfo } from './state.js'
 
 /** One class as listed by a parent (RFC 6492 §3.3.2), reduced to what the child keeps. */
@@ -45,6 +46,7 @@ export type CaCommand =
   | { type: 'keyroll-init' }
   | { type: 'keyroll-activate' }
   | { type: 'children-shrink'; reason: string }
+  | RscSignCommand
 
 /** The history label and text of a command (krill-reference.md §4: `cmd-ca-*` labels). */
 export function commandSummary(c: CaCommand): CommandSummary {
@@ -73,6 +75,7 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'keyroll-init': return s('keyroll-init', 'Initialise key roll for all resource classes')
     case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
     case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)
+    case 'rsc-sign': return rscSignSummary(c)
   }
 }
 

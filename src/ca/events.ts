@@ -6,6 +6,7 @@ import type { ResourceSetText } from '../resources/resource-set.js'
 import { applyAspaEvent, aspaEventSummary, type AspaEvent } from './aspas.js'
 import { applyBgpSecEvent, bgpSecEventSummary, type BgpSecEvent } from './bgpsec.js'
 import { applyRouteChanges, type RouteChanges } from './routes.js'
+import { rscEventSummary, type RscEvent } from './rsc.js'
 import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
 
 /** Stored in the history: changing these shapes needs a migration. */
@@ -34,6 +35,7 @@ export type CaEvent =
   | { type: 'key-roll-finished'; className: string }
   | AspaEvent
   | BgpSecEvent
+  | RscEvent
 
 /** Fold one event into the state (mutates `s`). */
 export function applyEvent(s: CaState, e: CaEvent): void {
@@ -195,6 +197,8 @@ export function eventSummary(e: CaEvent): string {
     case 'bgpsec-definition-added':
     case 'bgpsec-definition-removed':
       return bgpSecEventSummary(e)
+    case 'rsc-signed':
+      return rscEventSummary(e)
   }
 }
 

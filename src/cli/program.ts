@@ -16,6 +16,7 @@ import { repoCommands } from './commands/repo.js'
 import { aspasCommands } from './commands/aspas.js'
 import { bgpsecCommands } from './commands/bgpsec.js'
 import { roasCommands } from './commands/roas.js'
+import { rscCommands } from './commands/rsc.js'
 import { serverCommands } from './commands/server.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 
@@ -26,6 +27,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...roasCommands,
   ...aspasCommands,
   ...bgpsecCommands,
+  ...rscCommands,
   ...repoCommands,
   ...publishersCommands,
   ...bulkCommands,
@@ -40,6 +42,7 @@ const GROUPS: Record<string, string> = {
   'roas bgp': 'BGP analysis of the ROAs (svcd has no BGP data)',
   aspas: 'ASPA definitions',
   bgpsec: 'BGPsec router keys (RFC 8209)',
+  rsc: 'Signed checklists (RFC 9323)',
   repo: "Manage the CA's repository",
   publishers: 'Manage publishers of the publication server',
   bulk: 'Operations on all CAs',

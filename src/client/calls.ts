@@ -9,6 +9,7 @@ import type {
 } from '../api/cas.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgpsec.js'
+import type { RscSignedJson, RscSignJson } from '../api/rsc.js'
 import type { ClusterJson, LoggedInUser, ServerInfo } from '../api/status.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
@@ -68,6 +69,7 @@ export const calls = {
   caAspaRemove: (ca: string, customer: number): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}/aspas/as/AS${customer}`, 'empty'),
   caBgpSecList: (ca: string): ApiCall<BgpSecCsrInfoJson[]> => call('GET', `/api/v1/cas/${seg(ca)}/bgpsec`, 'json'),
   caBgpSecUpdate: (ca: string, updates: BgpSecDefinitionUpdatesJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/bgpsec`, 'empty', updates),
+  caRscSign: (ca: string, body: RscSignJson): ApiCall<RscSignedJson> => call('POST', `/api/v1/cas/${seg(ca)}/rsc`, 'json', body),
 
   caRepo: (ca: string): ApiCall<RepoInfoJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo`, 'json'),
   caRepoUpdate: (ca: string, response: RepositoryResponseJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/repo`, 'empty', { repository_response: response }),

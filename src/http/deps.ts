@@ -5,6 +5,7 @@ import type { CaService } from '../app/ca/ca-service.js'
 import type { ChildService } from '../app/ca/child-service.js'
 import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
+import type { RscService } from '../app/ca/rsc-service.js'
 import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
@@ -16,6 +17,8 @@ export interface HttpServices {
   parents: ParentService
   children: ChildService
   repo: RepoService
+  /** Signed checklists (RFC 9323). */
+  rsc: RscService
   /** The publication service, or undefined when [repository] is not enabled. */
   pubd: PublicationService | undefined
   status: StatusService

@@ -20,7 +20,7 @@ import { signedAttrsCandidates } from './signed-attributes.js'
 
 /** One check that was run: what it covers and its problems (none: it passed). */
 export interface OfflineCheck {
-  readonly check: 'cms-signature' | 'issuer' | 'manifest-files'
+  readonly check: 'cms-signature' | 'issuer' | 'manifest-files' | 'rsc-files'
   readonly problems: readonly Problem[]
 }
 

@@ -59,16 +59,17 @@ export function compareVersions(a: string, b: string): number {
  * only, rp-validate --expect-aspa), and no warnings (--strict). `env` is added to the validators'
  * environment (a shifted clock, say). `verbose` runs rpki-client at -vv (and FORT/OctoRPKI at debug level): their
  * progress lines then count as problems for --strict, so the caller judges `logs` itself. `rpkiClientArgs` are extra
- * rpki-client arguments (word-split), e.g. `-P <seconds>` to validate at another time.
+ * rpki-client arguments (word-split), e.g. `-P <seconds>` to validate at another time. `cacheDir` keeps each validator's
+ * cache in `<cacheDir>/<validator>` (rp-validate --cache-dir), e.g. for a later `rpki-client -f`.
  */
-export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; aspas?: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string>; verbose?: boolean; rpkiClientArgs?: string; routerKeys?: boolean }): Promise<RpResult> {
+export async function validate(opts: { talUrl: string; tlsCert: string; vrps: string[]; aspas?: string[]; transport: 'rrdp' | 'rsync'; validators?: string[]; env?: Record<string, string>; verbose?: boolean; rpkiClientArgs?: string; routerKeys?: boolean; cacheDir?: string }): Promise<RpResult> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rp-'))
   try {
     const tal = await (await fetchInsecure(opts.talUrl)).text()
     writeFileSync(join(dir, 'svc-ta.tal'), tal)
     writeFileSync(join(dir, 'expect.csv'), opts.vrps.join('\n') + '\n')
     if (opts.aspas) writeFileSync(join(dir, 'expect-aspa.csv'), opts.aspas.length ? opts.aspas.join('\n') + '\n' : '')
-    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', ...(opts.aspas ? ['--expect-aspa', join(dir, 'expect-aspa.csv')] : []), '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : []), ...(opts.verbose ? ['--verbose'] : []), ...(opts.rpkiClientArgs ? ['--rpki-client-args', opts.rpkiClientArgs] : []), ...(opts.routerKeys ? ['--fort-args', `--output.bgpsec=${join(dir, 'fort-bgpsec.csv')}`] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
+    const r = spawnSync(RP_VALIDATE, ['--tal', join(dir, 'svc-ta.tal'), '--ca-cert', opts.tlsCert, '--out', join(dir, 'out'), '--expect', join(dir, 'expect.csv'), '--transport', opts.transport, '--strict', ...(opts.aspas ? ['--expect-aspa', join(dir, 'expect-aspa.csv')] : []), '--timeout', '90', ...(opts.validators ? ['--validators', opts.validators.join(',')] : []), ...(opts.verbose ? ['--verbose'] : []), ...(opts.rpkiClientArgs ? ['--rpki-client-args', opts.rpkiClientArgs] : []), ...(opts.routerKeys ? ['--fort-args', `--output.bgpsec=${join(dir, 'fort-bgpsec.csv')}`] : []), ...(opts.cacheDir ? ['--cache-dir', opts.cacheDir] : [])], { encoding: 'utf8', timeout: 400_000, env: { ...process.env, ...opts.env } })
     const summary = existsSync(join(dir, 'out', 'summary.txt')) ? readFileSync(join(dir, 'out', 'summary.txt'), 'utf8') : r.stdout + r.stderr
     const lines = summary.split('\n').filter((l) => /^(RESULT|PROBLEM|DIFF|OVERALL)/.test(l)).join('\n')
     const logs: Record<string, string> = {}

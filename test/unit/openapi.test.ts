@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs'
 import { createConfig, lintFromString } from '@redocly/openapi-core'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../src/api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../src/api/bgpsec.js'
+import type { RscSignedJson, RscSignJson } from '../../src/api/rsc.js'
 import type { AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, RoaJson, UpdateChildJson } from '../../src/api/cas.js'
 import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
@@ -124,6 +125,8 @@ const sameSchemas: Record<string, true> = {
   AspaProvidersUpdateJson: true as Same<S['AspaProvidersUpdateJson'], AspaProvidersUpdateJson>,
   BgpSecCsrInfoJson: true as Same<S['BgpSecCsrInfoJson'], BgpSecCsrInfoJson>,
   BgpSecDefinitionUpdatesJson: true as Same<S['BgpSecDefinitionUpdatesJson'], BgpSecDefinitionUpdatesJson>,
+  RscSignJson: true as Same<S['RscSignJson'], RscSignJson>,
+  RscSignedJson: true as Same<S['RscSignedJson'], RscSignedJson>,
   ErrorBody: true as Same<S['ErrorBody'], ErrorBody>,
 }
 

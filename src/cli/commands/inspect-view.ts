@@ -15,6 +15,7 @@ import type { Csr } from '../../objects/csr.js'
 import { formatName } from '../../objects/distinguished-name.js'
 import type { Manifest } from '../../objects/manifest.js'
 import type { Roa } from '../../objects/roa.js'
+import type { Rsc, RscFileCheck } from '../../objects/rsc.js'
 import type { SignedObject } from '../../objects/signed-object.js'
 import type { Tal } from '../../objects/tal.js'
 
@@ -134,6 +135,20 @@ export function aspaView(a: Aspa): View {
   const json = { type: 'aspa', version: a.version, customer: a.customer, providers: a.providers, ...env.json }
   const lines = [
     label('Type', 'ASPA'), label('Customer', `AS${a.customer}`), label('Providers', a.providers.map((p) => `AS${p}`).join(', ')), ...env.lines,
+  ]
+  return { json, lines }
+}
+
+/** A signed checklist (RFC 9323): its resources and files; with `checks`, how each file compared. */
+export function rscView(r: Rsc, checks?: readonly RscFileCheck[]): View {
+  const env = envelope(r.signedObject)
+  const res = r.resources.toJSON()
+  const files = r.files.map((f, i) => ({ name: f.name ?? null, sha256: toHex(f.hash), ...(checks ? { state: checks[i]!.state } : {}) }))
+  const json = { type: 'rsc', version: r.version, resources: res, digest_algorithm: oids.oidName(r.digestAlgorithm.oid), files, ...env.json }
+  const lines = [
+    label('Type', 'signed checklist (RFC 9323)'), 'Resources:', `  asn:  ${res.asn}`, `  ipv4: ${res.ipv4}`, `  ipv6: ${res.ipv6}`,
+    label('Hash algorithm', json.digest_algorithm), `Files (${files.length}):`,
+    ...files.map((f) => `  ${f.sha256}  ${f.name ?? '(no name)'}${f.state ? `  ${f.state}` : ''}`), ...env.lines,
   ]
   return { json, lines }
 }

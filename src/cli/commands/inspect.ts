@@ -3,11 +3,12 @@
  * TAL or an RFC 8183 document offline (no server), print it, and list its profile problems with their RFC sections.
  * It also verifies what the file alone proves (objects/offline-checks.ts): a signed object's message digest and CMS
  * signature against its embedded EE certificate; with `--issuer <cert>`, the certificate, CRL or EE one step up the
- * chain; a manifest's file hashes when the listed files lie beside it.
+ * chain; a manifest's file hashes when the listed files lie beside it; with `--dir <folder>`, the files a signed
+ * checklist (RFC 9323) names, by their SHA-256.
  * Exit 0 when it decodes, conforms and verifies, 1 when it decodes but breaks its profile or a check, 2 when it cannot
  * be decoded.
  */
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { idCtRpkiGhostbusters } from '../../asn1/oids.js'
 import { decodeAspa, inspectAspa } from '../../objects/aspa.js'
@@ -18,6 +19,7 @@ import { decodeManifest, inspectManifest, type Manifest } from '../../objects/ma
 import { detectObjectType, type ObjectType } from '../../objects/object-type.js'
 import { formatProblem, hasErrors, type Problem } from '../../objects/problem.js'
 import { decodeRoa, inspectRoa } from '../../objects/roa.js'
+import { checkRscFiles, decodeRsc, inspectRsc, type Rsc, rscFileProblems, type RscFileCheck } from '../../objects/rsc.js'
 import { decodeSignedObject, inspectSignedObject, type SignedObject } from '../../objects/signed-object.js'
 import { decodeTal, inspectTal } from '../../objects/tal.js'
 import {
@@ -28,7 +30,7 @@ import { DecodeError, LibraryError } from '../../util/errors.js'
 import type { CommandDef } from '../command.js'
 import { type Report, UsageError } from '../report.js'
 import {
-  aspaView, certView, crlView, csrView, manifestView, roaView, signedObjectView, talView, type View,
+  aspaView, certView, crlView, csrView, manifestView, roaView, rscView, signedObjectView, talView, type View,
 } from './inspect-view.js'
 
 export const inspectCommands: CommandDef[] = [
@@ -36,16 +38,20 @@ export const inspectCommands: CommandDef[] = [
     path: ['inspect'],
     summary: 'Decode an RPKI object, TAL or RFC 8183 document offline, verify what it proves alone, and list its problems (exit 0 ok, 1 problems, 2 undecodable)',
     args: '<file>',
-    options: [{ flags: '--issuer <cert>', description: "the issuer's certificate: verify the certificate, CRL or EE certificate one step up the chain" }],
+    options: [
+      { flags: '--issuer <cert>', description: "the issuer's certificate: verify the certificate, CRL or EE certificate one step up the chain" },
+      { flags: '--dir <folder>', description: 'for a signed checklist (RFC 9323 .sig): check the SHA-256 of the files it names in this folder' },
+    ],
     async run(_ctx, opts, args) {
-      return inspectFile(args[0], typeof opts.issuer === 'string' ? opts.issuer : undefined)
+      return inspectFile(args[0], typeof opts.issuer === 'string' ? opts.issuer : undefined, typeof opts.dir === 'string' ? opts.dir : undefined)
     },
   },
 ]
 
 /** Read and inspect one file (files beside it for a manifest). A file that cannot be read is a usage error (exit 2). */
-export function inspectFile(path: string, issuerPath?: string): Report {
+export function inspectFile(path: string, issuerPath?: string, dirPath?: string): Report {
   const bytes = readOrUsage(path)
+  if (dirPath !== undefined) checklistDir(bytes, path, dirPath)
   let issuer: Cert | undefined
   if (issuerPath !== undefined) {
     try {
@@ -58,7 +64,21 @@ export function inspectFile(path: string, issuerPath?: string): Report {
   const dir = dirname(path)
   // RFC 9286 §4.2.2: listed names are plain file names, so join() cannot leave the manifest's directory.
   const beside = (name: string): Uint8Array | undefined => (/^[a-zA-Z0-9_-]+\.[a-z]{3}$/.test(name) ? tryRead(join(dir, name)) : undefined)
-  return inspectBytes(bytes, path, { issuer, beside })
+  // RFC 9323 §4.4: listed names are PortableFilenames (checkRscFiles takes no other), so join() stays in the folder.
+  const checklist = dirPath === undefined ? undefined : (name: string) => tryRead(join(dirPath, name))
+  return inspectBytes(bytes, path, { issuer, beside, ...(checklist ? { checklist } : {}) })
+}
+
+/** --dir applies to a signed checklist, and names a folder (else a usage error). */
+function checklistDir(bytes: Uint8Array, path: string, dir: string): void {
+  if (detectObjectType(bytes, path) !== 'rsc') throw new UsageError(`--dir: ${path} is not a signed checklist (RFC 9323)`)
+  let isDir = false
+  try {
+    isDir = statSync(dir).isDirectory()
+  } catch {
+    isDir = false
+  }
+  if (!isDir) throw new UsageError(`--dir ${dir}: not a folder`)
 }
 
 function readOrUsage(path: string): Uint8Array {
@@ -81,6 +101,8 @@ function tryRead(path: string): Uint8Array | undefined {
 export interface InspectContext {
   issuer?: Cert
   beside?: (file: string) => Uint8Array | undefined
+  /** The files a signed checklist names (`--dir`). */
+  checklist?: (file: string) => Uint8Array | undefined
 }
 
 /** Inspect bytes named `file`: the report and its exit code (0 conforms, 1 profile or check problems, 2 cannot decode). */
@@ -94,8 +116,9 @@ export function inspectBytes(bytes: Uint8Array, file: string, ctx: InspectContex
     if (e instanceof LibraryError) return undecodable(file, type, e)
     throw e
   }
-  const { view } = result
-  const checks = offlineChecks(result, ctx)
+  const fileChecks = result.rsc !== undefined && ctx.checklist !== undefined ? checkRscFiles(result.rsc, ctx.checklist) : undefined
+  const view = fileChecks ? rscView(result.rsc!, fileChecks) : result.view
+  const checks = offlineChecks(result, ctx, fileChecks)
   const problems = [...result.problems, ...checks.flatMap((c) => c.problems)]
   const conforms = !hasErrors(problems)
   const problemLines = problems.length === 0 ? ['Problems:        none'] : ['Problems:', ...problems.map((p) => `  ${p.severity.padEnd(6)}${formatProblem(p)}`)]
@@ -105,7 +128,7 @@ export function inspectBytes(bytes: Uint8Array, file: string, ctx: InspectContex
   return { text, json, exitCode: conforms ? 0 : 1 }
 }
 
-const CHECK_NAMES: Record<OfflineCheck['check'], string> = { 'cms-signature': 'CMS signature and digest', issuer: 'issuer', 'manifest-files': 'manifest file hashes' }
+const CHECK_NAMES: Record<OfflineCheck['check'], string> = { 'cms-signature': 'CMS signature and digest', issuer: 'issuer', 'manifest-files': 'manifest file hashes', 'rsc-files': 'checklist file digests' }
 
 /** The decoded object (for the checks), its view and its profile problems. */
 interface Analysis {
@@ -115,10 +138,11 @@ interface Analysis {
   crl?: Crl
   signed?: SignedObject
   manifest?: Manifest
+  rsc?: Rsc
 }
 
 /** The checks that apply to what was decoded and to what the context offers. */
-function offlineChecks(a: Analysis, ctx: InspectContext): OfflineCheck[] {
+function offlineChecks(a: Analysis, ctx: InspectContext, fileChecks?: readonly RscFileCheck[]): OfflineCheck[] {
   const out: OfflineCheck[] = []
   if (a.signed !== undefined) out.push({ check: 'cms-signature', problems: checkCmsSignature(a.signed) })
   if (ctx.issuer !== undefined) {
@@ -130,6 +154,7 @@ function offlineChecks(a: Analysis, ctx: InspectContext): OfflineCheck[] {
     const problems = checkManifestFiles(a.manifest, ctx.beside)
     if (problems !== undefined) out.push({ check: 'manifest-files', problems })
   }
+  if (fileChecks !== undefined) out.push({ check: 'rsc-files', problems: rscFileProblems(fileChecks) })
   return out
 }
 
@@ -164,6 +189,10 @@ function analyse(type: ObjectType, bytes: Uint8Array): Analysis {
     case 'aspa': {
       const a = decodeAspa(bytes)
       return { view: aspaView(a), problems: inspectAspa(a), signed: a.signedObject }
+    }
+    case 'rsc': {
+      const r = decodeRsc(bytes)
+      return { view: rscView(r), problems: inspectRsc(r), signed: r.signedObject, rsc: r }
     }
     default:
       return analyseOther(type, bytes)

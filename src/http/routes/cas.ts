@@ -10,6 +10,7 @@ import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
+import { rscRoutes } from './cas-rsc.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
 const empty = (ctx: Context) => {
@@ -29,6 +30,7 @@ export function casRouter(deps: HttpDeps): Router {
   childRoutes(r, deps)
   roaAndRepoRoutes(r, deps)
   aspaRoutes(r, deps)
+  rscRoutes(r, deps)
   historyRoutes(r, deps)
   actionRoutes(r, deps)
   return r

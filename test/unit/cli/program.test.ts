@@ -55,6 +55,7 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
     'aspas add': ['--aspa', 'AS65000 => AS65001'], 'aspas remove': ['--customer', 'AS65000'], 'aspas update': ['--customer', 'AS65000', '--add', 'AS65005'],
     'children suspend': ['--child', 'c'], 'children unsuspend': ['--child', 'c'],
     'bgpsec add': ['--asn', 'AS65000', '--csr', '/dev/null'], 'bgpsec remove': ['--asn', 'AS65000', '--key', 'AB'.repeat(20)],
+    'rsc sign': ['--file', '/dev/null', '--out', '/nonexistent/x.sig'],
   }
   const offline = ['config simple', 'config repo', 'inspect']
   const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update']
