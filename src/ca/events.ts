@@ -6,6 +6,7 @@ import type { ResourceSetText } from '../resources/resource-set.js'
 import { applyAspaEvent, aspaEventSummary, type AspaEvent } from './aspas.js'
 import { applyBgpSecEvent, bgpSecEventSummary, type BgpSecEvent } from './bgpsec.js'
 import { applyRouteChanges, type RouteChanges } from './routes.js'
+import { applyTaKeyRollEvent, taKeyRollEventSummary, type TaKeyRollEvent } from './ta-keyroll.js'
 import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
 
 /** Stored in the history: changing these shapes needs a migration. */
@@ -34,6 +35,7 @@ export type CaEvent =
   | { type: 'key-roll-finished'; className: string }
   | AspaEvent
   | BgpSecEvent
+  | TaKeyRollEvent
 
 /** Fold one event into the state (mutates `s`). */
 export function applyEvent(s: CaState, e: CaEvent): void {
@@ -154,6 +156,10 @@ function applyKeyRollEvent(s: CaState, e: CaEvent): void {
     case 'key-roll-finished':
       delete s.classes[e.className].old
       return
+    case 'ta-key-roll-initiated':
+    case 'ta-key-roll-activated':
+    case 'ta-key-roll-finished':
+      return applyTaKeyRollEvent(s, e)
     default:
       return
   }
@@ -195,6 +201,10 @@ export function eventSummary(e: CaEvent): string {
     case 'bgpsec-definition-added':
     case 'bgpsec-definition-removed':
       return bgpSecEventSummary(e)
+    case 'ta-key-roll-initiated':
+    case 'ta-key-roll-activated':
+    case 'ta-key-roll-finished':
+      return taKeyRollEventSummary(e)
   }
 }
 

@@ -17,6 +17,7 @@ import { aspasCommands } from './commands/aspas.js'
 import { bgpsecCommands } from './commands/bgpsec.js'
 import { roasCommands } from './commands/roas.js'
 import { serverCommands } from './commands/server.js'
+import { taCommands } from './commands/ta.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 
 export const ALL_COMMANDS: readonly CommandDef[] = [
@@ -31,6 +32,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...bulkCommands,
   ...serverCommands,
   ...inspectCommands,
+  ...taCommands,
 ]
 
 const GROUPS: Record<string, string> = {
@@ -44,6 +46,8 @@ const GROUPS: Record<string, string> = {
   publishers: 'Manage publishers of the publication server',
   bulk: 'Operations on all CAs',
   keyroll: 'Key rolls (RFC 6489)',
+  ta: 'The embedded trust anchor',
+  'ta keyroll': 'Trust anchor key roll (RFC 9691)',
   config: 'Print a svcd configuration file',
 }
 

@@ -7,6 +7,7 @@ import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
 import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
+import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 
 /** The services the routes call (design.md §6): one call per request, no logic in the route. */
@@ -19,6 +20,8 @@ export interface HttpServices {
   pubd: PublicationService | undefined
   status: StatusService
   testbed: TestbedService
+  /** The embedded trust anchor's key roll (RFC 9691). */
+  taKeyRoll: TaKeyRollService
 }
 
 export interface HttpDeps {

@@ -20,6 +20,7 @@ import { formatProblem, hasErrors, type Problem } from '../../objects/problem.js
 import { decodeRoa, inspectRoa } from '../../objects/roa.js'
 import { decodeSignedObject, inspectSignedObject, type SignedObject } from '../../objects/signed-object.js'
 import { decodeTal, inspectTal } from '../../objects/tal.js'
+import { decodeTak, inspectTak } from '../../objects/tak.js'
 import {
   checkCmsSignature, checkCrlIssuedBy, checkIssuedBy, checkManifestFiles, type OfflineCheck,
 } from '../../objects/offline-checks.js'
@@ -30,6 +31,7 @@ import { type Report, UsageError } from '../report.js'
 import {
   aspaView, certView, crlView, csrView, manifestView, roaView, signedObjectView, talView, type View,
 } from './inspect-view.js'
+import { takView } from './inspect-tak.js'
 
 export const inspectCommands: CommandDef[] = [
   {
@@ -186,6 +188,10 @@ function analyseOther(type: ObjectType, bytes: Uint8Array): Analysis {
     case 'csr': {
       const c = decodeCsr(bytes)
       return { view: csrView(c), problems: inspectCsr(c) }
+    }
+    case 'tak': {
+      const t = decodeTak(bytes)
+      return { view: takView(t), problems: inspectTak(t), signed: t.signedObject }
     }
     case 'tal': {
       const t = decodeTal(bytes)
