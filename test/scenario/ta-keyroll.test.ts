@@ -21,7 +21,7 @@ const taks = (uris: string[]) => uris.filter((u) => u.endsWith('.tak')).map((u) 
 const show = async (d: RepoDaemon) => JSON.parse(await d.cli(['ta', 'keyroll', 'show', '-f', 'json'])) as { state: string; current: { key_id: string; uris: string[]; tal_uri?: string }; next?: { key_id: string; tal_uri?: string }; old?: { key_id: string; retire_at: string } }
 
 t.test('TA key roll: show, init, activate, retire; refusals change nothing; the state survives a restart', async (t) => {
-  const extra = 'ta_keyroll_old_key_seconds = 4\n'
+  const extra = 'ta_keyroll_old_key_seconds = 15\n'
   let d = await repoDaemon(t, { extra, logLevel: 'info' })
   const before = await show(d)
   t.equal(before.state, 'active')
@@ -86,6 +86,9 @@ t.test('TA key roll: show, init, activate, retire; refusals change nothing; the 
 
   // activate: the successor is current; the old key stays published, then is retired.
   await d.cli(['ta', 'keyroll', 'activate'])
+  const again = await d.run(['ta', 'keyroll', 'init'])
+  t.equal(again.code, 1, 'no new roll while the old key is published')
+  t.match(again.stderr, /still published/)
   const active = await show(d)
   t.equal(active.state, 'roll_old')
   t.equal(active.current.key_id, k2)
@@ -93,9 +96,6 @@ t.test('TA key roll: show, init, activate, retire; refusals change nothing; the 
   t.equal(await talKey(d, 'ta/ta.tal'), k2, 'the served TAL is the new one')
   t.equal((await get(d, 'ta/ta-next.tal')).status, 404, 'no successor any more')
   t.equal(keyId(decodeCert(new Uint8Array((await get(d, 'ta/ta.cer')).raw)).spki), k1, "ta.cer stays the old key's while it is published")
-  const again = await d.run(['ta', 'keyroll', 'init'])
-  t.equal(again.code, 1, 'no new roll while the old key is published')
-  t.match(again.stderr, /still published/)
   const retired = await waitFor('the old key to be retired', async () => ((await show(d)).state === 'active' ? show(d) : undefined), 30_000)
   t.equal(retired.current.key_id, k2)
   const after = await waitPublished(d, (u) => taks(u).length === 1 && !u.some((x) => x.includes(k1)))
