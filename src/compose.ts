@@ -50,6 +50,7 @@ import { createPostgresStores } from './store/postgres.js'
 import { PubdReader } from './store/pubd-store.js'
 import { StoreError, type SqlDb } from './store/sql.js'
 import { createSqliteStores } from './store/sqlite.js'
+import { TaKeyRollService } from './ta/ta-keyroll-service.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
 import { parseStorageUri } from './util/storage-uri.js'
@@ -186,7 +187,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   const repo = new RepoService({ commands, publisher, parents, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
-  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction, ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
+  const taKeyRoll = new TaKeyRollService({ commands, publisher, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
+  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
 
@@ -219,13 +221,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await pub?.stop()
   }
   return {
-    services: { cas, parents, children, repo, rsc, pubd: pub, status, testbed, cluster: cluster ?? single },
+    services: { cas, parents, children, repo, rsc, pubd: pub, status, testbed, taKeyRoll, cluster: cluster ?? single },
     signer,
     scheduler,
     async start() {
       try {
         await pub?.start()
         if (config.testbed.enabled) await testbed.ensure()
+        taKeyRoll.resume()
       } finally {
         await releaseInit?.()
         releaseInit = undefined

@@ -66,6 +66,8 @@ export interface TestbedConfig {
   enabled: boolean
   /** Testbed self-service (/testbed/…, unauthenticated): requests a minute per source address, also the burst. */
   self_service_per_minute: number
+  /** TA key roll (RFC 9691): how long the previous key stays published after `svcc ta keyroll activate`. */
+  ta_keyroll_old_key_seconds: number
 }
 
 export interface TimingConfig {
@@ -163,6 +165,7 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
   testbed: {
     enabled: { kind: 'boolean' },
     self_service_per_minute: { kind: 'integer', min: 1, max: 100000 },
+    ta_keyroll_old_key_seconds: { kind: 'integer', min: 0 },
   },
   timing: {
     mft_next_update_seconds: { kind: 'integer', min: 60 },
@@ -233,7 +236,7 @@ export function defaults(): Config {
       safety_min_objects: 0,
       safety_max_shrink_percent: 100,
     },
-    testbed: { enabled: false, self_service_per_minute: 20 },
+    testbed: { enabled: false, self_service_per_minute: 20, ta_keyroll_old_key_seconds: 30 * 86400 },
     timing: {
       mft_next_update_seconds: 24 * HOUR,
       mft_reissue_seconds: 8 * HOUR,

@@ -5,6 +5,7 @@
  */
 import { binary, binaryBody, empty, json, jsonBody, jsonOrXmlBody, route, xml, type DescribedRoute, type OperationSpec } from './openapi-operations.js'
 import { ref } from './openapi-schemas.js'
+import { taRoutes } from './openapi-ta.js'
 import type { Parameter, Response } from './openapi-types.js'
 import { ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER } from './cas.js'
 import { RSC_MAX_VALIDITY_DAYS } from './rsc.js'
@@ -246,5 +247,5 @@ function krillClientRoutes(): DescribedRoute[] {
 
 /** Every described route. */
 export const ROUTES: DescribedRoute[] = [
-  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(),
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(),
 ]

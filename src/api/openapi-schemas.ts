@@ -286,4 +286,17 @@ const pubd: Record<string, Schema> = {
 }
 
 /** Every schema, by name (the names of the TypeScript types in api/ where there is one). */
-export const SCHEMAS: Record<string, Schema> = { ...status, ...shared, ...cas, ...pubd }
+/** The embedded trust anchor's key roll (api/ta.ts). */
+const taKeyFields: Record<string, Schema> = { key_id: str('Key identifier, 40 upper-case hex digits'), uris: arr(str('URI'), 'https URI, then rsync URI of its certificate'), tal_uri: str('Where its TAL is served') }
+const taKey = (description: string, more: Record<string, Schema> = {}) => obj(description, { ...taKeyFields, ...more }, ['tal_uri'])
+const ta: Record<string, Schema> = {
+  TaKeyRollJson: obj('The embedded trust anchor\'s keys (RFC 9691 TA key roll)', {
+    state: str('active, roll_new (a successor waits for activation) or roll_old (the previous key is still published)', { enum: ['active', 'roll_new', 'roll_old'] }),
+    current: taKey('The current key'),
+    next: taKey('The successor key'),
+    old: taKey('The previous key', { retire_at: time('When it is retired and its objects withdrawn') }),
+    old_key_seconds: int('Seconds the previous key stays published after activation'),
+  }, ['next', 'old']),
+}
+
+export const SCHEMAS: Record<string, Schema> = { ...status, ...shared, ...cas, ...pubd, ...ta }

@@ -30,6 +30,7 @@ const TAGS: [string, string][] = [
   ['history', 'Command history of a CA'],
   ['issues', 'Failures of parent and repository exchanges'],
   ['keys', 'Key rolls (RFC 6489)'],
+  ['trust-anchor', "The embedded trust anchor's key roll (RFC 9691)"],
   ['bulk', 'Operations on all CAs'],
   ['publication-server', 'The embedded publication server'],
   ['status', 'Server status, token check and this description'],

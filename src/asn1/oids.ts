@@ -17,6 +17,8 @@ export const idCtXml = '1.2.840.113549.1.9.16.1.28'
 export const idCtRpkiGhostbusters = '1.2.840.113549.1.9.16.1.35'
 export const idCtSignedChecklist = '1.2.840.113549.1.9.16.1.48'
 export const idCtAspa = '1.2.840.113549.1.9.16.1.49'
+/** RFC 9691 §3: Trust Anchor Key objects. */
+export const idCtSignedTal = '1.2.840.113549.1.9.16.1.50'
 
 // CMS signed attributes (RFC 5652 §11, RFC 6019)
 export const contentType = '1.2.840.113549.1.9.3'
@@ -59,7 +61,7 @@ const NAMES: ReadonlyMap<string, string> = new Map([
   [sha256, 'sha256'], [rsaEncryption, 'rsaEncryption'], [sha256WithRsaEncryption, 'sha256WithRSAEncryption'],
   [idData, 'id-data'], [idSignedData, 'id-signedData'], [idCtRouteOriginAuthz, 'id-ct-routeOriginAuthz'],
   [idCtRpkiManifest, 'id-ct-rpkiManifest'], [idCtXml, 'id-ct-xml'], [idCtRpkiGhostbusters, 'id-ct-rpkiGhostbusters'],
-  [idCtAspa, 'id-ct-ASPA'], [contentType, 'contentType'], [messageDigest, 'messageDigest'],
+  [idCtAspa, 'id-ct-ASPA'], [idCtSignedTal, 'id-ct-SignedTAL'], [contentType, 'contentType'], [messageDigest, 'messageDigest'],
   [signingTime, 'signingTime'], [binarySigningTime, 'binarySigningTime'],
   [idPeAuthorityInfoAccess, 'id-pe-authorityInfoAccess'], [idPeIpAddrBlocks, 'id-pe-ipAddrBlocks'],
   [idPeAutonomousSysIds, 'id-pe-autonomousSysIds'], [idPeSubjectInfoAccess, 'id-pe-subjectInfoAccess'],

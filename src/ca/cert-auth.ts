@@ -19,6 +19,7 @@ import {
 import { checkRoaDelta } from './routes.js'
 import { processRscSign } from './rsc.js'
 import { processChildSuspend, processChildUnsuspend } from './suspension.js'
+import { processTaKeyRollActivate, processTaKeyRollFinish, processTaKeyRollInit } from './ta-keyroll.js'
 import type { CaState, RepoInfo, TaInfo } from './state.js'
 
 /** The state of a new CA: identity only; no repository, parents, children or ROAs yet (spec §1). */
@@ -59,11 +60,20 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'aspas-update': return checkAspasUpdate(s.handle, s.aspas, heldResources(s), c.addOrReplace, c.remove)
     case 'aspa-providers-update': return checkAspaProvidersUpdate(s.handle, s.aspas, heldResources(s), c.customer, c.added, c.removed)
     case 'bgpsec-update': return checkBgpSecUpdate(s.handle, s.bgpsec, heldResources(s), c.add, c.remove)
-    case 'keyroll-init': return processKeyRollInit(s, ctx)
-    case 'keyroll-activate': return withChildrenUnderNewKeys(s, processKeyRollActivate(s), ctx)
+    case 'keyroll-init': return processKeyRollInit(notTa(s, 'init'), ctx)
+    case 'keyroll-activate': return withChildrenUnderNewKeys(s, processKeyRollActivate(notTa(s, 'activate')), ctx)
     case 'children-shrink': return Object.values(s.children).flatMap((ch) => shrinkChild(s, ch, ctx))
     case 'rsc-sign': return processRscSign(s, c)
+    case 'ta-keyroll-init': return processTaKeyRollInit(s, ctx)
+    case 'ta-keyroll-activate': return withChildrenUnderNewKeys(s, processTaKeyRollActivate(s, ctx), ctx)
+    case 'ta-keyroll-finish': return processTaKeyRollFinish(s)
   }
+}
+
+/** The trust anchor rolls its key with the TA key roll (RFC 9691: svcc ta keyroll), not the RFC 6489 one. */
+function notTa(s: CaState, action: string): CaState {
+  if (s.ta) throw new AppError('key-roll-disallowed', { ca: s.handle, action, reason: `the trust anchor rolls its key with 'svcc ta keyroll ${action}'` })
+  return s
 }
 
 /** RFC 6489 §2.3: after activation every child certificate is re-issued under the class's new current key. */

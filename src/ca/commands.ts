@@ -47,6 +47,9 @@ export type CaCommand =
   | { type: 'keyroll-activate' }
   | { type: 'children-shrink'; reason: string }
   | RscSignCommand
+  | { type: 'ta-keyroll-init' }
+  | { type: 'ta-keyroll-activate' }
+  | { type: 'ta-keyroll-finish' }
 
 /** The history label and text of a command (krill-reference.md §4: `cmd-ca-*` labels). */
 export function commandSummary(c: CaCommand): CommandSummary {
@@ -76,6 +79,9 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
     case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)
     case 'rsc-sign': return rscSignSummary(c)
+    case 'ta-keyroll-init': return s('ta-keyroll-init', 'Initialise a trust anchor key roll: a successor key with its own TA certificate, named in the TAK (RFC 9691)')
+    case 'ta-keyroll-activate': return s('ta-keyroll-activate', 'Activate the successor trust anchor key; children are re-issued under it')
+    case 'ta-keyroll-finish': return s('ta-keyroll-finish', 'Retire the previous trust anchor key and withdraw its objects')
   }
 }
 

@@ -7,6 +7,7 @@ import { applyAspaEvent, aspaEventSummary, type AspaEvent } from './aspas.js'
 import { applyBgpSecEvent, bgpSecEventSummary, type BgpSecEvent } from './bgpsec.js'
 import { applyRouteChanges, type RouteChanges } from './routes.js'
 import { rscEventSummary, type RscEvent } from './rsc.js'
+import { applyTaKeyRollEvent, taKeyRollEventSummary, type TaKeyRollEvent } from './ta-keyroll.js'
 import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
 
 /** Stored in the history: changing these shapes needs a migration. */
@@ -36,6 +37,7 @@ export type CaEvent =
   | AspaEvent
   | BgpSecEvent
   | RscEvent
+  | TaKeyRollEvent
 
 /** Fold one event into the state (mutates `s`). */
 export function applyEvent(s: CaState, e: CaEvent): void {
@@ -156,6 +158,10 @@ function applyKeyRollEvent(s: CaState, e: CaEvent): void {
     case 'key-roll-finished':
       delete s.classes[e.className].old
       return
+    case 'ta-key-roll-initiated':
+    case 'ta-key-roll-activated':
+    case 'ta-key-roll-finished':
+      return applyTaKeyRollEvent(s, e)
     default:
       return
   }
@@ -199,6 +205,10 @@ export function eventSummary(e: CaEvent): string {
       return bgpSecEventSummary(e)
     case 'rsc-signed':
       return rscEventSummary(e)
+    case 'ta-key-roll-initiated':
+    case 'ta-key-roll-activated':
+    case 'ta-key-roll-finished':
+      return taKeyRollEventSummary(e)
   }
 }
 

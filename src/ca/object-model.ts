@@ -21,7 +21,7 @@ export interface KeyObjectsState {
 
 export interface StoredCaObject {
   name: string
-  kind: 'mft' | 'crl' | 'roa' | 'asa' | 'cer' | 'router'
+  kind: 'mft' | 'crl' | 'roa' | 'asa' | 'cer' | 'router' | 'tak'
   der: Uint8Array
   hash: string
   notAfter: string

@@ -1,6 +1,6 @@
 /**
  * When a CA's objects need work (design.md §3 "Timing defaults", krill-reference.md §3, §5), a pure rule: a
- * manifest and CRL are re-signed `mftReissueSeconds` after their thisUpdate, a ROA, ASPA or router certificate
+ * manifest and CRL are re-signed `mftReissueSeconds` after their thisUpdate, a ROA, ASPA, TAK or router certificate
  * `roaReissueBeforeSeconds` before it expires; keys whose certificate from the parent expired have nothing to renew (their new
  * certificate, when it comes, publishes at once).
  */
@@ -28,7 +28,7 @@ export function nextRenewal(state: CaState, keys: readonly CaKeySummary[], now: 
   for (const k of keys) {
     if (expired.has(k.keyId)) continue
     due = Math.min(due, Date.parse(k.state.thisUpdate) + t.mftReissueSeconds * 1000)
-    for (const o of k.objects) if (o.kind === 'roa' || o.kind === 'asa' || o.kind === 'router') due = Math.min(due, Date.parse(o.notAfter) - t.roaReissueBeforeSeconds * 1000)
+    for (const o of k.objects) if (o.kind === 'roa' || o.kind === 'asa' || o.kind === 'router' || o.kind === 'tak') due = Math.min(due, Date.parse(o.notAfter) - t.roaReissueBeforeSeconds * 1000)
   }
   return Math.max(due, at + 1000)
 }

@@ -111,10 +111,19 @@ export interface IssuedCert {
   signedBy: string
 }
 
-/** Stored in the CA snapshot. */
-export interface TaInfo {
+/** Stored in the CA snapshot. The current key's self-signed certificate and where it is published (both URIs in the TAL). */
+export interface TaInfo extends TaCertInfo {
+  /** RFC 9691 key roll (ca/ta-keyroll.ts): the successor's certificate, published beside the current one. */
+  next?: TaCertInfo
+  /** After activation: the predecessor's certificate, published until the old key is retired. */
+  old?: TaCertInfo
+  /** When the last TA key roll was activated (the old key is retired a configured time later). */
+  activatedAt?: string
+}
+
+/** Stored in the CA snapshot. One TA key's certificate: base64 DER, its rsync URI and its https URI. */
+export interface TaCertInfo {
   certDer: string
-  /** rsync URI of the TA certificate, and its https URI (both in the TAL). */
   rsyncUri: string
   httpsUri: string
 }

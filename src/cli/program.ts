@@ -18,6 +18,7 @@ import { bgpsecCommands } from './commands/bgpsec.js'
 import { roasCommands } from './commands/roas.js'
 import { rscCommands } from './commands/rsc.js'
 import { serverCommands } from './commands/server.js'
+import { taCommands } from './commands/ta.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 
 export const ALL_COMMANDS: readonly CommandDef[] = [
@@ -33,6 +34,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...bulkCommands,
   ...serverCommands,
   ...inspectCommands,
+  ...taCommands,
 ]
 
 const GROUPS: Record<string, string> = {
@@ -47,6 +49,8 @@ const GROUPS: Record<string, string> = {
   publishers: 'Manage publishers of the publication server',
   bulk: 'Operations on all CAs',
   keyroll: 'Key rolls (RFC 6489)',
+  ta: 'The embedded trust anchor',
+  'ta keyroll': 'Trust anchor key roll (RFC 9691)',
   config: 'Print a svcd configuration file',
 }
 

@@ -11,6 +11,7 @@ import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../api/
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgpsec.js'
 import type { RscSignedJson, RscSignJson } from '../api/rsc.js'
 import type { ClusterJson, LoggedInUser, ServerInfo } from '../api/status.js'
+import type { TaKeyRollJson } from '../api/ta.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -40,6 +41,9 @@ export const calls = {
   caHistoryDetails: (ca: string, key: string): ApiCall<CommandDetailsJson> => call('GET', `/api/v1/cas/${seg(ca)}/history/details/${seg(key)}`, 'json'),
   caKeyRollInit: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_init`, 'empty'),
   caKeyRollActivate: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_activate`, 'empty'),
+  taKeyRoll: (): ApiCall<TaKeyRollJson> => call('GET', '/api/v1/ta/keyroll', 'json'),
+  taKeyRollInit: (): ApiCall<void> => call('POST', '/api/v1/ta/keyroll/init', 'empty'),
+  taKeyRollActivate: (): ApiCall<void> => call('POST', '/api/v1/ta/keyroll/activate', 'empty'),
   bulkPublish: (): ApiCall<void> => call('POST', '/api/v1/bulk/cas/publish', 'empty'),
   bulkRefresh: (): ApiCall<void> => call('POST', '/api/v1/bulk/cas/sync/parent', 'empty'),
   bulkSync: (): ApiCall<void> => call('POST', '/api/v1/bulk/cas/sync/repo', 'empty'),

@@ -28,6 +28,7 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { methods: READ, path: /^\/ready$/, why: 'readiness probe for load balancers' },
   { methods: READ, path: /^\/rrdp\/.+$/, why: 'RRDP files for relying parties (RFC 8182); the file name is checked where it is served' },
   { methods: READ, path: /^\/ta\/ta\.(tal|cer)$/, why: 'the trust anchor locator and certificate (RFC 8630)' },
+  { methods: READ, path: /^\/ta\/(ta-next\.tal|ta-[^/]+\.cer)$/, why: "during a TA key roll (RFC 9691) the successor's TAL, and each TA key's certificate (the key id is checked where it is served)" },
   { methods: ['POST'], path: new RegExp(`^/rfc6492/${SEGMENT}$`), why: 'RFC 6492 up-down: each message is CMS-signed by a registered child (RFC 6492 §3.1)' },
   { methods: ['POST'], path: new RegExp(`^/rfc8181/${SEGMENT}$`), why: 'RFC 8181 publication: each message is CMS-signed by a registered publisher (RFC 8181 §2)' },
   { methods: READ, path: /^\/auth\/login$/, why: "where a web client's login page is (a fixed relative URL, Krill's admin-token provider)" },

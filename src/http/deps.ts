@@ -9,6 +9,7 @@ import type { RscService } from '../app/ca/rsc-service.js'
 import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
+import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 
 /** The services the routes call (design.md §6): one call per request, no logic in the route. */
@@ -25,6 +26,8 @@ export interface HttpServices {
   testbed: TestbedService
   /** The instances on the database (app/shared/cluster.ts): one, or several on PostgreSQL. */
   cluster: { view(): ClusterJson | Promise<ClusterJson> }
+  /** The embedded trust anchor's key roll (RFC 9691). */
+  taKeyRoll: TaKeyRollService
 }
 
 export interface HttpDeps {

@@ -1,7 +1,7 @@
 /**
  * Names of published files, as Krill chooses them (krill-reference.md §5): `<KEYID>.cer`, `.crl` and `.mft` with
  * the key identifier in UPPERCASE hex; a simple-mode ROA is hex(utf8("<prefix>-<maxlen> => <asn>")) + ".roa", an
- * aggregated ROA `AS<asn>.roa`, an ASPA `AS<customer>.asa`. All match RFC 9286 §4.2.2's file-name rule.
+ * aggregated ROA `AS<asn>.roa`, an ASPA `AS<customer>.asa`, a TAK `<KEYID>.tak`. All match RFC 9286 §4.2.2's file-name rule.
  * Used by the CA when it publishes and lists objects on its manifest.
  */
 import { keyIdHex, type KeyId } from '../crypto/key-id.js'
@@ -41,4 +41,9 @@ export function aggregateRoaFileName(asn: number): string {
 /** One ASPA per customer AS: `AS<customer>.asa`. */
 export function aspaFileName(customer: number): string {
   return `AS${customer}.asa`
+}
+
+/** `<KEYID>.tak`: the Trust Anchor Key object of a TA key (RFC 9691), beside that key's manifest. */
+export function takFileName(key: Uint8Array | KeyId): string {
+  return `${keyName(key)}.tak`
 }

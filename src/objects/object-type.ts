@@ -1,6 +1,6 @@
 /**
  * Which kind of RPKI file some bytes are, from their content (the ASN.1 shape and the CMS eContentType), with the
- * file name's extension only as a fallback: certificate, CRL, manifest, ROA, ASPA, Ghostbusters record, other signed
+ * file name's extension only as a fallback: certificate, CRL, manifest, ROA, ASPA, TAK, Ghostbusters record, other signed
  * object, RFC 6492/8181 CMS, PKCS#10 request, TAL, or XML (an RFC 8183 document, decoded by protocol/); also an RSC
  * (RFC 9323, `.sig`). Used by `svcc inspect`.
  */
@@ -10,16 +10,16 @@ import * as oids from '../asn1/oids.js'
 import { asBytes, bytesEqual } from '../util/bytes.js'
 
 export type ObjectType =
-  | 'cert' | 'crl' | 'manifest' | 'roa' | 'aspa' | 'gbr' | 'signed-object' | 'cms-xml' | 'csr' | 'tal' | 'xml' | 'unknown'
+  | 'cert' | 'crl' | 'manifest' | 'roa' | 'aspa' | 'tak' | 'gbr' | 'signed-object' | 'cms-xml' | 'csr' | 'tal' | 'xml' | 'unknown'
   | 'rsc'
 
 const BY_EXTENSION: Record<string, ObjectType> = {
-  cer: 'cert', crt: 'cert', crl: 'crl', mft: 'manifest', roa: 'roa', asa: 'aspa', gbr: 'gbr', tal: 'tal', xml: 'xml', csr: 'csr',
+  cer: 'cert', crt: 'cert', crl: 'crl', mft: 'manifest', roa: 'roa', asa: 'aspa', tak: 'tak', gbr: 'gbr', tal: 'tal', xml: 'xml', csr: 'csr',
   sig: 'rsc',
 }
 
 const BY_CONTENT_TYPE: ReadonlyMap<string, ObjectType> = new Map([
-  [oids.idCtRpkiManifest, 'manifest'], [oids.idCtRouteOriginAuthz, 'roa'], [oids.idCtAspa, 'aspa'],
+  [oids.idCtRpkiManifest, 'manifest'], [oids.idCtRouteOriginAuthz, 'roa'], [oids.idCtAspa, 'aspa'], [oids.idCtSignedTal, 'tak'],
   [oids.idCtRpkiGhostbusters, 'gbr'], [oids.idCtXml, 'cms-xml'],
   [oids.idCtSignedChecklist, 'rsc'],
 ])

@@ -90,7 +90,7 @@ export interface CaStatusStore {
 
 //------------ Scheduled tasks --------------------------------------------------------------------------------------
 
-export type TaskKind = 'republish' | 'sync-parent' | 'suspend-children'
+export type TaskKind = 'republish' | 'sync-parent' | 'suspend-children' | 'ta-keyroll-finish'
 /** Stored in the tasks table: changing this shape needs a migration. */
 export interface Task {
   key: string

@@ -1,7 +1,7 @@
 /**
  * The embedded trust anchor and testbed as a service (design.md "Embedded trust anchor"): with `[testbed] enabled`,
  * CA `ta` (self-signed, all resources) and CA `testbed` under it are created once, certified and published before
- * svcd answers /health; the TAL and TA certificate are served from the TA's state. The testbed self-service
+ * svcd answers /health; the TAL is served from the TA's state (its certificates: ta-keyroll-service.ts). The testbed self-service
  * (krill:src/daemon/http/dispatch/testbed.rs) registers children of CA `testbed` through the ChildService and
  * publishers through the PublicationService, with the same checks and errors as the authenticated API; it removes
  * only children of `testbed` and publishers that are not CAs of this svcd (their own embedded publishers).
@@ -64,11 +64,6 @@ export class TestbedService {
   taTal(): string | undefined {
     const ta = this.d.commands.exists(TA_HANDLE) ? this.d.commands.state(TA_HANDLE).ta : undefined
     return ta && talText(ta, decodeCert(fromBase64(ta.certDer)).spki)
-  }
-
-  taCert(): Uint8Array | undefined {
-    const ta = this.d.commands.exists(TA_HANDLE) ? this.d.commands.state(TA_HANDLE).ta : undefined
-    return ta && fromBase64(ta.certDer)
   }
 
   //------------ Self-service (unauthenticated, like Krill's /testbed/…) ------------------------------------------

@@ -26,6 +26,8 @@ export interface RpResult {
   logs: Record<string, string>
   /** With `routerKeys`: the BGPsec router keys rpki-client (`bgpsec_keys`) and FORT (--output.bgpsec) report, as `AS<asn>,<SKI hex>` lines, sorted. */
   routerKeys?: { 'rpki-client'?: string[]; fort?: string[] }
+  /** rpki-client's count of Trust Anchor Key objects (RFC 9691) it accepted: `taks` in its JSON metadata. */
+  taks?: number
 }
 
 /**
@@ -79,10 +81,18 @@ export async function validate(opts: { talUrl: string; tlsCert: string; vrps: st
     }
     const old = tooOld(summary)
     if (old.length > 0) return { code: -1, summary, lines: `validators too old: ${old.join('; ')}\n${lines}`, logs }
-    return { code: r.status, summary, lines, logs, ...(opts.routerKeys ? { routerKeys: readRouterKeys(dir) } : {}) }
+    return { code: r.status, summary, lines, logs, ...(opts.routerKeys ? { routerKeys: readRouterKeys(dir) } : {}), ...readTaks(dir) }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** rpki-client's `taks` count (JSON metadata), when it wrote its JSON. */
+function readTaks(dir: string): { taks?: number } {
+  const rc = join(dir, 'out', 'rpki-client.raw.json')
+  if (!existsSync(rc)) return {}
+  const taks = (JSON.parse(readFileSync(rc, 'utf8')) as { metadata?: { taks?: number } }).metadata?.taks
+  return taks === undefined ? {} : { taks }
 }
 
 /** The router keys in rpki-client's JSON (`bgpsec_keys`) and FORT's BGPsec CSV, as sorted `AS<asn>,<SKI hex>` lines. */

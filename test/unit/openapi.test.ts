@@ -14,6 +14,7 @@ import type { AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIss
 import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
 import type { ErrorBody, LoggedInUser, ReadyJson, ServerInfo } from '../../src/api/status.js'
+import type { TaKeyRollJson } from '../../src/api/ta.js'
 import type { ApiCall } from '../../src/client/api-client.js'
 import type { calls } from '../../src/client/calls.js'
 import type { components, operations } from '../../fixtures/openapi/schema.js'
@@ -128,6 +129,7 @@ const sameSchemas: Record<string, true> = {
   RscSignJson: true as Same<S['RscSignJson'], RscSignJson>,
   RscSignedJson: true as Same<S['RscSignedJson'], RscSignedJson>,
   ErrorBody: true as Same<S['ErrorBody'], ErrorBody>,
+  TaKeyRollJson: true as Same<S['TaKeyRollJson'], TaKeyRollJson>,
 }
 
 /** The 200 answer of an operation: its JSON, the XML text, or void for an empty body ('undescribed': no operation). */

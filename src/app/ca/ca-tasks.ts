@@ -20,6 +20,8 @@ export interface CaTasksDeps {
   refreshDelay: (atStart: boolean) => number
   /** Suspend the CA's inactive children, when configured (ChildService.suspendInactive), every this many ms. */
   suspendInactive?: { run: (ca: string) => Promise<void>; everyMs: number }
+  /** Retire the embedded trust anchor's old key when due (ta/ta-keyroll-service.ts); answers when to look again. */
+  taKeyRollFinish?: (ca: string) => Promise<number | undefined>
   /** One transaction around many task writes. */
   transaction: <T>(fn: () => T) => T
 }
@@ -55,6 +57,7 @@ export class CaTasks {
       await d.suspendInactive.run(task.ca)
       return d.now().getTime() + d.suspendInactive.everyMs
     }
+    if (task.kind === 'ta-keyroll-finish') return d.taKeyRollFinish?.(task.ca)
     if (!d.commands.state(task.ca).parents[task.arg]) return undefined
     await d.parents.sync(task.ca, task.arg)
     return d.now().getTime() + d.refreshDelay(false)

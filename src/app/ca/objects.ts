@@ -1,8 +1,8 @@
 /**
  * A CA's published objects per key (design.md §3 "Timing defaults", krill-reference.md §3 and §5): ROAs per
  * resource class (current key only), ASPAs and BGPsec router certificates (aspa-objects.ts, router-objects.ts; current key
- * only, and only for a CA that has any), certificates issued to children, and for every certified key a manifest and a
- * CRL. Objects are re-signed only when needed: a changed set, a ROA close to expiry, or a manifest due for renewal.
+ * only, and only for a CA that has any), certificates issued to children, for every certified key a manifest and a
+ * CRL, and for every key of a trust anchor its TAK (tak-objects.ts). Objects are re-signed only when needed: a changed set, a ROA close to expiry, or a manifest due for renewal.
  * New one-off EE keys come from the key pool in parallel. Every new object is checked with the library's
  * inspect/verify before it may be published. Not evented (the hybrid rule): the result is stored per CA.
  */
@@ -27,6 +27,7 @@ import type { CaKeyObjects, KeyObjectsState, PublishedFile, StoredCaObject } fro
 import { certificateExpired } from '../../ca/renewal.js'
 import { updateAspas } from './aspa-objects.js'
 import { updateRouterCerts } from './router-objects.js'
+import { updateTak } from './tak-objects.js'
 import { destroy, eeValidity, selfCheck, sha256Hex, type KeyWork } from './object-signing.js'
 
 export { sha256Hex }
@@ -92,13 +93,16 @@ export async function updateObjects(state: CaState, previous: readonly CaKeyObje
   return { keys, changed, refused, expired }
 }
 
-/** Every file of a CA as published: each key's objects in its class directory, and a TA's own certificate. */
+/** Every file of a CA as published: each key's objects in its class directory, and a TA's certificates (during a TA key roll two). */
 export function publishedFiles(state: CaState, keys: readonly CaKeyObjects[]): PublishedFile[] {
   const out: PublishedFile[] = []
   for (const k of keys) for (const o of k.objects) out.push({ uri: classDir(state, k.state.className) + o.name, der: o.der, hash: o.hash })
   if (state.ta && state.repo) {
-    const der = fromBase64(state.ta.certDer)
-    out.push({ uri: state.ta.rsyncUri, der, hash: sha256Hex(der) })
+    for (const c of [state.ta, state.ta.next, state.ta.old]) {
+      if (!c) continue
+      const der = fromBase64(c.certDer)
+      out.push({ uri: c.rsyncUri, der, hash: sha256Hex(der) })
+    }
   }
   return out
 }
@@ -127,7 +131,7 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   const revocations = (prev?.state.revocations ?? []).filter((r) => Date.parse(r.expires) > now.getTime())
   const work: KeyWork = {
     kept: [],
-    old: new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'asa' || o.kind === 'router' || o.kind === 'cer').map((o) => [o.name, o])),
+    old: new Map((prev?.objects ?? []).filter((o) => o.kind === 'roa' || o.kind === 'asa' || o.kind === 'router' || o.kind === 'cer' || o.kind === 'tak').map((o) => [o.name, o])),
     revoke: (o) => revocations.push({ serial: o.meta.serial, date: now.toISOString(), expires: o.notAfter }),
     changed: false,
   }
@@ -136,6 +140,7 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
   const refused = await updateRoas(state, rc, role, issuer, issuerCert, mode, work, ctx)
   if (role === 'current' && state.aspas) refused.push(...(await updateAspas(state, rc, issuer, issuerCert, work, ctx)))
   if (role === 'current' && state.bgpsec) refused.push(...updateRouterCerts(state, issuer, issuerCert, work, ctx))
+  if (state.ta) refused.push(...(await updateTak(state, rc, role, key.keyId, issuer, issuerCert, work, ctx)))
   // Whatever is left in `old` is no longer wanted: withdrawn, and revoked while it is still valid.
   for (const o of work.old.values()) {
     work.revoke(o)

@@ -40,7 +40,7 @@ export function iso(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
-function label(name: string, value: string): string {
+export function label(name: string, value: string): string {
   return `${(name + ':').padEnd(17)}${value}`
 }
 
@@ -96,7 +96,7 @@ export function crlView(crl: Crl): View {
 }
 
 /** The envelope facts every signed object shares, plus its EE certificate (indented). */
-function envelope(so: SignedObject): View {
+export function envelope(so: SignedObject): View {
   const ee = certView(so.ee)
   const st = so.attributes.signingTime
   const json = { content_type: oids.oidName(so.eContentType), encoding: so.encoding, signing_time: st ? iso(st) : null, ee_certificate: ee.json }

@@ -22,6 +22,7 @@ import { decodeRoa, inspectRoa } from '../../objects/roa.js'
 import { checkRscFiles, decodeRsc, inspectRsc, type Rsc, rscFileProblems, type RscFileCheck } from '../../objects/rsc.js'
 import { decodeSignedObject, inspectSignedObject, type SignedObject } from '../../objects/signed-object.js'
 import { decodeTal, inspectTal } from '../../objects/tal.js'
+import { decodeTak, inspectTak } from '../../objects/tak.js'
 import {
   checkCmsSignature, checkCrlIssuedBy, checkIssuedBy, checkManifestFiles, type OfflineCheck,
 } from '../../objects/offline-checks.js'
@@ -32,6 +33,7 @@ import { type Report, UsageError } from '../report.js'
 import {
   aspaView, certView, crlView, csrView, manifestView, roaView, rscView, signedObjectView, talView, type View,
 } from './inspect-view.js'
+import { takView } from './inspect-tak.js'
 
 export const inspectCommands: CommandDef[] = [
   {
@@ -215,6 +217,10 @@ function analyseOther(type: ObjectType, bytes: Uint8Array): Analysis {
     case 'csr': {
       const c = decodeCsr(bytes)
       return { view: csrView(c), problems: inspectCsr(c) }
+    }
+    case 'tak': {
+      const t = decodeTak(bytes)
+      return { view: takView(t), problems: inspectTak(t), signed: t.signedObject }
     }
     case 'tal': {
       const t = decodeTal(bytes)

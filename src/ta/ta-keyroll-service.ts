@@ -1,0 +1,110 @@
+/**
+ * The embedded trust anchor's key roll as a service (RFC 9691; README "TA key roll"; the rules in ca/ta-keyroll.ts):
+ * `init` publishes a successor key with its own TA certificate, named in the current key's TAK, and serves its TAL at
+ * /ta/ta-next.tal; `activate` makes it current (the testbed CA is re-issued under it; /ta/ta.tal serves its TAL) and
+ * schedules the retirement of the old key ([testbed] ta_keyroll_old_key_seconds later), a history entry of its own.
+ * Also serves each key's certificate by its https name (/ta/ta.cer, /ta/ta-<KEYID>.cer).
+ */
+import type { CaCommands } from '../app/ca/ca-commands.js'
+import type { CaPublisher } from '../app/ca/ca-publisher.js'
+import type { TaskScheduling } from '../app/ca/ports.js'
+import type { TaKeyJson, TaKeyRollJson } from '../api/ta.js'
+import { taClass } from '../ca/ta-keyroll.js'
+import type { CaState, TaCertInfo } from '../ca/state.js'
+import { AppError } from '../errors.js'
+import type { Logger } from '../log.js'
+import { decodeCert } from '../objects/cert.js'
+import { fromBase64 } from '../util/base64.js'
+import { talText, TA_HANDLE } from './testbed.js'
+
+export const TA_KEYROLL_FINISH = 'ta-keyroll-finish'
+
+export interface TaKeyRollServiceDeps {
+  commands: Pick<CaCommands, 'exists' | 'state'>
+  publisher: Pick<CaPublisher, 'change' | 'publishNow'>
+  tasks: Pick<TaskScheduling, 'schedule'>
+  now: () => Date
+  log: Logger
+  serviceUri: string
+  /** How long the previous key stays published after activation (RFC 9691: RPs move to the successor meanwhile). */
+  oldKeySeconds: number
+}
+
+export class TaKeyRollService {
+  constructor(private readonly d: TaKeyRollServiceDeps) {}
+
+  /** GET /api/v1/ta/keyroll: the TA's keys and where their TALs are. */
+  taKeyRoll(): TaKeyRollJson {
+    const s = this.d.commands.state(TA_HANDLE)
+    const ta = this.ta(s)
+    const rc = taClass(s)
+    const current = this.keyJson(ta, rc?.current?.keyId, `${this.d.serviceUri}ta/ta.tal`)
+    const out: TaKeyRollJson = { state: ta.next ? 'roll_new' : ta.old ? 'roll_old' : 'active', current, old_key_seconds: this.d.oldKeySeconds }
+    if (ta.next) out.next = this.keyJson(ta.next, rc?.next?.keyId, `${this.d.serviceUri}ta/ta-next.tal`)
+    if (ta.old) out.old = { ...this.keyJson(ta.old, rc?.old?.keyId), retire_at: this.retireAt(s).toISOString() }
+    return out
+  }
+
+  /** POST /api/v1/ta/keyroll/init: a successor key with its certificate; published at once. */
+  async taKeyRollInit(actor?: string): Promise<void> {
+    this.d.commands.state(TA_HANDLE)
+    await this.d.publisher.change(TA_HANDLE, { type: 'ta-keyroll-init' }, actor)
+    await this.d.publisher.publishNow(TA_HANDLE)
+    this.d.log.info('TA key roll: successor key published', { next_tal: `${this.d.serviceUri}ta/ta-next.tal` })
+  }
+
+  /** POST /api/v1/ta/keyroll/activate: the successor becomes current; the old key is retired later (a scheduled task). */
+  async taKeyRollActivate(actor?: string): Promise<void> {
+    this.d.commands.state(TA_HANDLE)
+    await this.d.publisher.change(TA_HANDLE, { type: 'ta-keyroll-activate' }, actor)
+    await this.d.publisher.publishNow(TA_HANDLE)
+    const s = this.d.commands.state(TA_HANDLE)
+    this.d.tasks.schedule(TA_KEYROLL_FINISH, TA_HANDLE, '', this.retireAt(s).getTime())
+    this.d.log.info('TA key roll: successor key activated', { retire_at: this.retireAt(s).toISOString() })
+  }
+
+  /** At start: an activated roll has its retirement scheduled (the task may predate this version or have been lost). */
+  resume(): void {
+    const s = this.d.commands.exists(TA_HANDLE) ? this.d.commands.state(TA_HANDLE) : undefined
+    if (s?.ta?.old) this.d.tasks.schedule(TA_KEYROLL_FINISH, TA_HANDLE, '', this.retireAt(s).getTime(), { earlier: true })
+  }
+
+  /** The scheduled task: retire the old key once its time is up; answers when to look again (undefined: done). */
+  async finishDue(ca: string): Promise<number | undefined> {
+    const s = this.d.commands.state(ca)
+    if (!s.ta?.old) return undefined
+    const at = this.retireAt(s).getTime()
+    if (this.d.now().getTime() < at) return at
+    await this.d.publisher.change(ca, { type: 'ta-keyroll-finish' }, 'svc')
+    await this.d.publisher.publishNow(ca)
+    this.d.log.info('TA key roll: previous key retired, its objects withdrawn', { ca })
+    return undefined
+  }
+
+  /** The TAL of the successor key (/ta/ta-next.tal), or undefined when no TA key roll is in progress. */
+  nextTal(): string | undefined {
+    const next = this.d.commands.exists(TA_HANDLE) ? this.d.commands.state(TA_HANDLE).ta?.next : undefined
+    return next && talText(next, decodeCert(fromBase64(next.certDer)).spki)
+  }
+
+  /** The certificate of whichever TA key is published at https name `file` (ta.cer, ta-<KEYID>.cer), if any. */
+  keyCert(file: string): Uint8Array | undefined {
+    const ta = this.d.commands.exists(TA_HANDLE) ? this.d.commands.state(TA_HANDLE).ta : undefined
+    const uri = `${this.d.serviceUri}ta/${file}`
+    const c = ta && [ta, ta.next, ta.old].find((k) => k?.httpsUri === uri)
+    return c ? fromBase64(c.certDer) : undefined
+  }
+
+  private ta(s: CaState): NonNullable<CaState['ta']> {
+    if (!s.ta) throw new AppError('api-unknown-resource', { path: '/api/v1/ta/keyroll' })
+    return s.ta
+  }
+
+  private retireAt(s: CaState): Date {
+    return new Date(Date.parse(s.ta?.activatedAt ?? this.d.now().toISOString()) + this.d.oldKeySeconds * 1000)
+  }
+
+  private keyJson(c: TaCertInfo, keyId: string | undefined, talUri?: string): TaKeyJson {
+    return { key_id: keyId ?? '', uris: [c.httpsUri, c.rsyncUri], ...(talUri ? { tal_uri: talUri } : {}) }
+  }
+}
