@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { RisWhoisService } from './app/bgp/ris-service.js'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
@@ -160,10 +161,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   parents = new ParentService({ commands, client: parentClient, publisher, status: stores.status, tasks, now, serviceUri: config.service_uri, refreshDelay })
   const children = new ChildService({ commands, server: childServer, publisher, parents, now, serviceUri: config.service_uri, ...(suspension ? { suspension } : {}) })
   const routes = new RoutesView({ commands, objects: stores.objects })
+  // BGP announcements (RIS whois dumps) for the ROA analysis, loaded in a worker thread: never waited for.
+  const ris = config.bgp_riswhois_enabled
+    ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, now })
+    : undefined
   const pubProblems = (withReason: boolean) => pub?.outputProblems(withReason) ?? []
   cas = new CaService({
     commands, publisher, parents, children, repo: repoClient, routes, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, pub: embedded,
-    pubProblems: () => pubProblems(true), signer, now, log,
+    pubProblems: () => pubProblems(true), signer, now, log, bgp: () => ris?.current(),
   })
   const repo = new RepoService({ commands, publisher, parents, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction, ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
@@ -171,6 +176,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
 
   const stopCas = async () => {
+    await ris?.stop()
     await scheduler.stop()
     await parents!.stop()
     await publisher.stop()
@@ -186,6 +192,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
       caTasks!.resume()
       scheduler.start()
+      ris?.start()
     },
     startKeyPool: () => pool.start(),
     async shutdown() {
