@@ -47,9 +47,9 @@ t.test('a 50,000-line delta through svcc: refused whole by line when bad, applie
   const updateMs = Date.now() - started
   t.equal(applied.code, 0, applied.stderr)
   t.equal(await total(d), LINES, `${LINES} authorisations configured (svcc roas update took ${updateMs} ms)`)
-  const history = JSON.parse(await d.cli(['history', '-c', 'ca1', '-f', 'json'])) as { commands: { summary: { label: string; msg: string } }[] }
-  const updates = history.commands.filter((c) => c.summary.label === 'cmd-ca-roas-updated')
-  t.same(updates.map((c) => c.summary.msg), [`Update ROAs add: ${LINES} remove: 0`], 'one history entry for the whole delta')
+  const history = JSON.parse(await d.cli(['history', '-c', 'ca1', '-f', 'json'])) as { commands: { summary: { label: string; msg: string }; effect: { Ok: string[] } | { Error: string } }[] }
+  const updates = history.commands.filter((c) => c.summary.label === 'cmd-ca-roas-updated').map((c) => `${c.summary.msg}: ${'Ok' in c.effect ? 'ok' : 'refused'}`)
+  t.same(updates, [`Update ROAs add: ${LINES + 3} remove: 0: refused`, `Update ROAs add: ${LINES} remove: 0: ok`], 'one history entry for the whole delta (after the one for the refused delta)')
   const objects = await waitFor('one aggregated ROA per ASN', async () => ((await caObjects(d, 'ca1')).roas === ASNS ? true : undefined), 300_000)
   const publishedMs = Date.now() - started
   t.ok(objects, `${ASNS} ROA objects (one per ASN) ${publishedMs} ms after the update was sent`)
