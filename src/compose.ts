@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { RisWhoisService } from './app/bgp/ris-service.js'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
@@ -180,10 +181,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   parents = new ParentService({ commands, client: parentClient, publisher, status: stores.status, tasks, now, serviceUri: config.service_uri, refreshDelay })
   const children = new ChildService({ commands, server: childServer, publisher, parents, now, serviceUri: config.service_uri, ...(suspension ? { suspension } : {}) })
   const routes = new RoutesView({ commands, objects: stores.objects })
+  // BGP announcements (RIS whois dumps) for the ROA analysis, loaded in a worker thread: never waited for.
+  const ris = config.bgp_riswhois_enabled
+    ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, now })
+    : undefined
   const pubProblems = (withReason: boolean) => pub?.outputProblems(withReason) ?? []
   cas = new CaService({
     commands, publisher, parents, children, repo: repoClient, routes, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, pub: embedded,
-    pubProblems: () => pubProblems(true), signer, now, log,
+    pubProblems: () => pubProblems(true), signer, now, log, bgp: () => ris?.current(),
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   const repo = new RepoService({ commands, publisher, parents, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
@@ -215,6 +220,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
 
   const stopCas = async () => {
     await cluster?.stop()
+    await ris?.stop()
     await scheduler.stop()
     await parents!.stop()
     await publisher.stop()
@@ -237,6 +243,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
       caTasks!.resume()
       scheduler.start()
+      ris?.start()
     },
     startKeyPool: () => pool.start(),
     async shutdown() {

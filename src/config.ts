@@ -38,9 +38,19 @@ export interface Config {
   log_file: string
   pid_file: string | undefined
   post_limit_api: number
+  /** The ROA delta routes (POST …/routes, …/routes/analysis/dryrun): 50,000 and more authorisations in one delta. */
+  post_limit_api_routes: number
   post_limit_rfc6492: number
   post_limit_rfc8181: number
   key_pool_size: number
+  /** BGP announcements for the ROA analysis: RIPE RIS whois dumps (krill-reference.md §2 `bgp_riswhois_*`). */
+  bgp_riswhois_enabled: boolean
+  /** http(s):// or file:// URLs, or file paths; gzip or plain; '' leaves the family out. */
+  bgp_riswhois_v4_uri: string
+  bgp_riswhois_v6_uri: string
+  bgp_riswhois_refresh_seconds: number
+  /** Route origins seen by fewer RIS peers are left out (Krill: 6). */
+  bgp_riswhois_min_peers: number
   repository: RepositoryConfig
   testbed: TestbedConfig
   timing: TimingConfig
@@ -139,9 +149,15 @@ const TOP: Record<string, OptSpec> = {
   log_file: { kind: 'string' },
   pid_file: { kind: 'string' },
   post_limit_api: { kind: 'integer', min: 1024 },
+  post_limit_api_routes: { kind: 'integer', min: 1024 },
   post_limit_rfc6492: { kind: 'integer', min: 1024 },
   post_limit_rfc8181: { kind: 'integer', min: 1024 },
   key_pool_size: { kind: 'integer', min: 1, max: 10000 },
+  bgp_riswhois_enabled: { kind: 'boolean' },
+  bgp_riswhois_v4_uri: { kind: 'string', check: (v: string) => dumpSource(v) },
+  bgp_riswhois_v6_uri: { kind: 'string', check: (v: string) => dumpSource(v) },
+  bgp_riswhois_refresh_seconds: { kind: 'integer', min: 1 },
+  bgp_riswhois_min_peers: { kind: 'integer', min: 0 },
 }
 
 const SECTIONS: Record<string, Record<string, OptSpec>> = {
@@ -192,6 +208,12 @@ function storageProblem(v: string): string | undefined {
   }
 }
 
+/** A RIS dump source: an http(s) or file URL, a path, or '' (none). */
+function dumpSource(v: string): string | undefined {
+  if (!v.includes('://')) return undefined
+  return /^(https?|file):\/\/./i.test(v) ? undefined : 'must be an http://, https:// or file:// URL, or a file path'
+}
+
 function pathless(v: string): string | undefined {
   return parseUri(v).path === '/' ? undefined : 'must be https://<host>[:<port>]/ without a path'
 }
@@ -218,9 +240,15 @@ export function defaults(): Config {
     log_file: './svcd.log',
     pid_file: undefined,
     post_limit_api: 256 * 1024,
+    post_limit_api_routes: 32 * 1024 * 1024,
     post_limit_rfc6492: 1024 * 1024,
     post_limit_rfc8181: 32 * 1024 * 1024,
     key_pool_size: 32,
+    bgp_riswhois_enabled: false,
+    bgp_riswhois_v4_uri: 'https://www.ris.ripe.net/dumps/riswhoisdump.IPv4.gz',
+    bgp_riswhois_v6_uri: 'https://www.ris.ripe.net/dumps/riswhoisdump.IPv6.gz',
+    bgp_riswhois_refresh_seconds: 3600,
+    bgp_riswhois_min_peers: 6,
     repository: {
       enabled: false,
       rrdp_base_uri: undefined,
@@ -335,6 +363,7 @@ export function verifyConfig(c: Config, file: string): void {
   if (c.service_uri === '') c.service_uri = `https://localhost:${c.port}/`
   if (c.https_mode === 'existing' && (!c.tls_cert || !c.tls_key)) fail('https_mode', 'is "existing", so tls_cert and tls_key must be set')
   if (c.log_type === 'file' && !c.log_file) fail('log_file', 'must be set when log_type is "file"')
+  if (c.bgp_riswhois_enabled && !c.bgp_riswhois_v4_uri && !c.bgp_riswhois_v6_uri) fail('bgp_riswhois_enabled', 'needs bgp_riswhois_v4_uri or bgp_riswhois_v6_uri')
   const r = c.repository
   if (r.enabled) {
     if (!r.rrdp_base_uri) fail('repository.rrdp_base_uri', 'must be set when the repository is enabled')

@@ -141,20 +141,63 @@ export type BgpAnalysisState =
   | 'announcement_valid' | 'announcement_invalid_length' | 'announcement_invalid_asn' | 'announcement_disallowed' | 'announcement_not_found'
   | 'roa_no_announcement_info'
 
-/**
- * One entry of GET /api/v1/cas/{ca}/routes/analysis/full (Krill's BgpAnalysisEntry with a configured ROA): the
- * ConfiguredRoa's fields and its state. svcd has no BGP data, so the announcement lists Krill adds when it has some
- * (`authorizes`, `disallows`, …) are never there.
- */
-export interface BgpAnalysisEntry extends ConfiguredRoa {
-  state: BgpAnalysisState
+/** A BGP announcement: `asn` originates `prefix` (Krill's Announcement). */
+export interface AnnouncementJson {
+  asn: number
+  prefix: string
 }
 
-/** GET …/routes/analysis/suggest (Krill's BgpAnalysisSuggestion; empty lists are left out). */
+/** A ROA payload with its (always explicit) max length (Krill's RoaPayload). */
+export interface RoaPayloadJson {
+  asn: number
+  prefix: string
+  max_length: number
+}
+
+/**
+ * One entry of GET /api/v1/cas/{ca}/routes/analysis/full and POST …/dryrun (Krill's BgpAnalysisEntry): a configured
+ * ROA (`roa_*` states: the ConfiguredRoa's fields) or a BGP announcement inside the CA's resources (`announcement_*`:
+ * `asn` and `prefix` only), with its state and, where not empty, the related announcements and ROA payloads.
+ */
+export interface BgpAnalysisEntry {
+  asn: number
+  prefix: string
+  /** ROA entries only (as `comment` and `roa_objects`). */
+  max_length?: number
+  comment?: string | null
+  roa_objects?: RoaObjectJson[]
+  state: BgpAnalysisState
+  /** announcement_valid: the ROA that makes it valid. */
+  allowed_by?: RoaPayloadJson
+  /** announcement_invalid_*, announcement_disallowed: every ROA covering it. */
+  disallowed_by?: RoaPayloadJson[]
+  /** roa_redundant: ROAs that include this one; roa_as0_redundant: ROAs covering its prefix. */
+  made_redundant_by?: RoaPayloadJson[]
+  /** Announcements this ROA makes valid. */
+  authorizes?: AnnouncementJson[]
+  /** Announcements this ROA makes invalid (AS0: every announcement it covers). */
+  disallows?: AnnouncementJson[]
+}
+
+/** A too-permissive ROA and the specific ROAs that would replace it (Krill's ReplacementRoaSuggestion). */
+export interface ReplacementRoaSuggestionJson {
+  current: ConfiguredRoa
+  new: RoaPayloadJson[]
+}
+
+/** GET or POST …/routes/analysis/suggest (Krill's BgpAnalysisSuggestion; empty lists are left out). */
 export interface BgpAnalysisSuggestion {
   stale?: ConfiguredRoa[]
+  not_found?: AnnouncementJson[]
+  invalid_asn?: AnnouncementJson[]
+  invalid_length?: AnnouncementJson[]
+  too_permissive?: ReplacementRoaSuggestionJson[]
+  disallowing?: ConfiguredRoa[]
+  redundant?: ConfiguredRoa[]
   not_held?: ConfiguredRoa[]
+  as0_redundant?: ConfiguredRoa[]
   keep?: ConfiguredRoa[]
+  keep_disallowing?: AnnouncementJson[]
 }
 
 /** An ASPA configuration (krill-reference.md §1.1 "ASPA"), as GET /api/v1/cas/{ca}/aspas lists them; updates in api/aspas.ts. */

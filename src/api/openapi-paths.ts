@@ -70,13 +70,20 @@ function roaAndRepoRoutes(): DescribedRoute[] {
     }),
     post('/cas/{ca}/routes', {
       id: 'caRoasUpdate', tag: 'roas', summary: 'Apply a ROA delta', body: jsonBody('RoaDeltaJson', 'ROAs to add and remove'), ok: empty('Applied'),
-      description: 'All or nothing: any problem refuses the whole delta with ca-roa-delta-error, whose body lists the problems in `delta_error`.',
+      description: 'All or nothing: any problem refuses the whole delta with ca-roa-delta-error, whose body lists the problems in `delta_error`. One change (one history entry) however large the delta; the body may be up to post_limit_api_routes bytes (32 MiB by default: 50,000 and more authorisations), not post_limit_api.',
     }),
     get('/cas/{ca}/routes/analysis/full', {
       id: 'caRoutesAnalysis', tag: 'roas', summary: 'BGP analysis of the configured ROAs', ok: json({ type: 'array', items: ref('BgpAnalysisEntry') }, "Krill's BgpAnalysisReport"),
-      description: 'svcd has no BGP data: every configured ROA is answered with its objects and state roa_no_announcement_info, or roa_not_held when the CA does not hold its prefix (those first, as Krill orders states).',
+      description: "Every configured ROA (with its objects) and every BGP announcement inside the CA's resources, with Krill's states, in Krill's state order. The announcements are RIPE RIS whois dumps (config bgp_riswhois_*), loaded in the background; until a dump is loaded, or without one, every ROA is roa_no_announcement_info, or roa_not_held when the CA does not hold its prefix. roa_too_permissive follows RFC 9319: a ROA with a max length beyond its prefix length whose authorised prefixes are not all announced.",
     }),
     get('/cas/{ca}/routes/analysis/suggest', { id: 'caRoutesSuggest', tag: 'roas', summary: 'ROA suggestions from BGP data', ok: json('BgpAnalysisSuggestion', 'Without BGP data: {}') }),
+    post('/cas/{ca}/routes/analysis/suggest', {
+      id: 'caRoutesSuggestScoped', tag: 'roas', summary: 'ROA suggestions for part of the resources', body: jsonBody('ResourceSet', 'Only ROAs and announcements inside these resources'), ok: json('BgpAnalysisSuggestion', 'Without BGP data: {}'),
+    }),
+    post('/cas/{ca}/routes/analysis/dryrun', {
+      id: 'caRoutesDryRun', tag: 'roas', summary: 'BGP analysis of the ROAs a delta would leave', body: jsonBody('RoaDeltaJson', 'ROAs to add and remove'), ok: json({ type: 'array', items: ref('BgpAnalysisEntry') }, "Krill's BgpAnalysisReport (ROA entries without objects)"),
+      description: 'Nothing changes. A delta the update would refuse is refused the same way (ca-roa-delta-error with delta_error).',
+    }),
     ...aspaRoutes(),
     get('/cas/{ca}/repo', { id: 'caRepo', tag: 'repo', summary: 'Repository configuration', ok: json('RepoInfoJson', 'The repository in use') }),
     post('/cas/{ca}/repo', {

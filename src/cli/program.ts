@@ -41,7 +41,7 @@ const GROUPS: Record<string, string> = {
   children: 'Manage children of a CA (our side as parent)',
   parents: 'Manage parents of a CA (our side as child)',
   roas: 'Manage route origin authorisations',
-  'roas bgp': 'BGP analysis of the ROAs (svcd has no BGP data)',
+  'roas bgp': 'BGP analysis of the ROAs against the announcements RIPE RIS sees (config bgp_riswhois_*)',
   aspas: 'ASPA definitions',
   bgpsec: 'BGPsec router keys (RFC 8209)',
   rsc: 'Signed checklists (RFC 9323)',

@@ -12,6 +12,7 @@ import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgps
 import type { RscSignedJson, RscSignJson } from '../api/rsc.js'
 import type { ClusterJson, LoggedInUser, ServerInfo } from '../api/status.js'
 import type { TaKeyRollJson } from '../api/ta.js'
+import type { ResourceSetText } from '../resources/resource-set.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -67,6 +68,8 @@ export const calls = {
   caRoasUpdate: (ca: string, delta: RoaDeltaJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/routes`, 'empty', delta),
   caRoutesAnalysis: (ca: string): ApiCall<BgpAnalysisEntry[]> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/full`, 'json'),
   caRoutesSuggest: (ca: string): ApiCall<BgpAnalysisSuggestion> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/suggest`, 'json'),
+  caRoutesSuggestScoped: (ca: string, scope: ResourceSetText): ApiCall<BgpAnalysisSuggestion> => call('POST', `/api/v1/cas/${seg(ca)}/routes/analysis/suggest`, 'json', scope),
+  caRoutesDryRun: (ca: string, delta: RoaDeltaJson): ApiCall<BgpAnalysisEntry[]> => call('POST', `/api/v1/cas/${seg(ca)}/routes/analysis/dryrun`, 'json', delta),
   caAspas: (ca: string): ApiCall<AspaDefinitionJson[]> => call('GET', `/api/v1/cas/${seg(ca)}/aspas`, 'json'),
   caAspasUpdate: (ca: string, updates: AspaDefinitionUpdatesJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/aspas`, 'empty', updates),
   caAspaProvidersUpdate: (ca: string, customer: number, update: AspaProvidersUpdateJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/aspas/as/AS${customer}`, 'empty', update),

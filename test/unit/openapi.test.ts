@@ -10,7 +10,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../src/api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../src/api/bgpsec.js'
 import type { RscSignedJson, RscSignJson } from '../../src/api/rsc.js'
-import type { AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, RoaJson, UpdateChildJson } from '../../src/api/cas.js'
+import type { AnnouncementJson, AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, ReplacementRoaSuggestionJson, RoaDeltaJson, RoaJson, RoaPayloadJson, UpdateChildJson } from '../../src/api/cas.js'
 import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
 import type { ErrorBody, LoggedInUser, ReadyJson, ServerInfo } from '../../src/api/status.js'
@@ -121,6 +121,9 @@ const sameSchemas: Record<string, true> = {
   LoggedInUser: true as Same<S['LoggedInUser'], LoggedInUser>,
   BgpAnalysisEntry: true as Same<S['BgpAnalysisEntry'], BgpAnalysisEntry>,
   BgpAnalysisSuggestion: true as Same<S['BgpAnalysisSuggestion'], BgpAnalysisSuggestion>,
+  AnnouncementJson: true as Same<S['AnnouncementJson'], AnnouncementJson>,
+  RoaPayloadJson: true as Same<S['RoaPayloadJson'], RoaPayloadJson>,
+  ReplacementRoaSuggestionJson: true as Same<S['ReplacementRoaSuggestionJson'], ReplacementRoaSuggestionJson>,
   AspaDefinitionJson: true as Same<S['AspaDefinitionJson'], AspaDefinitionJson>,
   AspaDefinitionUpdatesJson: true as Same<S['AspaDefinitionUpdatesJson'], AspaDefinitionUpdatesJson>,
   AspaProvidersUpdateJson: true as Same<S['AspaProvidersUpdateJson'], AspaProvidersUpdateJson>,

@@ -12,7 +12,7 @@ import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../api/b
 import { aspaConfigs } from '../../ca/aspas.js'
 import { bgpSecDefinitions } from '../../ca/bgpsec.js'
 import { heldResources } from '../../ca/children.js'
-import { bgpAnalysisReport, emptySuggestion } from './bgp-analysis.js'
+import { analyseRoutes, bgpAnalysisReport, bgpSuggestion, type BgpAnnouncements } from './bgp-analysis.js'
 import { publisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import type { ErrorBody } from '../../api/status.js'
 import { initialState } from '../../ca/cert-auth.js'
@@ -33,6 +33,7 @@ import type { MessageSigners } from './message-signers.js'
 import type { ParentService } from './parent-service.js'
 import type { EmbeddedRepository, TaskScheduling } from './ports.js'
 import type { RepoClient } from './repo-client.js'
+import { roasAfterDelta, suggestionScope } from './route-analysis.js'
 import type { RoutesPage, RoutesView } from './routes-view.js'
 import { caIssues, certAuthInfo, historyDetailsJson, historyJson } from './views.js'
 
@@ -55,6 +56,8 @@ export interface CaServiceDeps {
   signer: Signer
   now: () => Date
   log: Logger
+  /** The BGP announcements loaded last (RIS whois dumps), if any: the BGP analysis (app/bgp/ris-service.ts). */
+  bgp?: () => BgpAnnouncements | undefined
 }
 
 export class CaService {
@@ -160,21 +163,35 @@ export class CaService {
     return this.d.routes.page(caPath(ca), page.offset, page.limit)
   }
 
-  /** GET …/routes/analysis/full: every configured ROA with its state, without BGP data (bgp-analysis.ts). */
+  /** GET …/routes/analysis/full: every configured ROA and every announcement in the CA's resources, with its state (bgp-analysis.ts). */
   async caRoutesAnalysis(ca: string): Promise<BgpAnalysisEntry[]> {
+    const roas = await this.allRoas(ca)
+    return bgpAnalysisReport(analyseRoutes(roas, heldResources(this.d.commands.state(ca)), this.d.bgp?.()))
+  }
+
+  /** GET (or POST with a resource set: only that part) …/routes/analysis/suggest: Krill's suggestion; {} without BGP data. */
+  async caRoutesSuggest(ca: string, scope?: Parameters<typeof suggestionScope>[0]): Promise<BgpAnalysisSuggestion> {
+    this.known(ca)
+    const limit = scope === undefined ? undefined : suggestionScope(scope)
+    const roas = await this.allRoas(ca)
+    return bgpSuggestion(analyseRoutes(roas, heldResources(this.d.commands.state(ca)), this.d.bgp?.(), limit))
+  }
+
+  /** POST …/routes/analysis/dryrun: the analysis of the ROAs a delta would leave; nothing changes (a bad delta is refused as by the update). */
+  caRoutesDryRun(ca: string, delta: RoaDeltaJson): BgpAnalysisEntry[] {
+    const s = this.d.commands.state(caPath(ca))
+    return bgpAnalysisReport(analyseRoutes(roasAfterDelta(s, delta, this.d.now()), heldResources(s), this.d.bgp?.()))
+  }
+
+  /** Every configured ROA with its objects, in listing order (page by page). */
+  private async allRoas(ca: string): Promise<ConfiguredRoa[]> {
     const roas: ConfiguredRoa[] = []
     for (let total = Infinity; roas.length < total; ) {
       const page = await this.d.routes.page(caPath(ca), roas.length, ROAS_PAGE_MAX)
       roas.push(...page.items)
       total = page.items.length === 0 ? roas.length : page.total
     }
-    return bgpAnalysisReport(roas, heldResources(this.d.commands.state(ca)))
-  }
-
-  /** GET …/routes/analysis/suggest: nothing to suggest without BGP data. */
-  caRoutesSuggest(ca: string): BgpAnalysisSuggestion {
-    this.known(ca)
-    return emptySuggestion()
+    return roas
   }
 
   //------------ ASPAs (krill-reference.md §1.1 "ASPA") -----------------------------------------------------------

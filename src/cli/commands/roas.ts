@@ -1,10 +1,12 @@
 /** `svcc roas …`: route origin authorisations (spec §2.7, §2.8, §4.2). */
-import { ROAS_PAGE_MAX, type BgpAnalysisEntry, type ConfiguredRoa, type RoaJson } from '../../api/cas.js'
+import { ROAS_PAGE_MAX, type ConfiguredRoa, type RoaJson } from '../../api/cas.js'
 import { ClientError } from '../../client/api-client.js'
 import { calls } from '../../client/calls.js'
 import { formatPrefix } from '../../resources/ip.js'
-import { formatRoaPayload, parseRoaDelta, parseRoaPayload, type RoaPayload } from '../../resources/roa-payload.js'
+import { formatRoaPayload, parseRoaDelta, parseRoaPayload, type RoaDelta, type RoaPayload } from '../../resources/roa-payload.js'
+import type { CliContext } from '../args.js'
 import type { CommandDef } from '../command.js'
+import { reportText, suggestionText } from './bgp-report.js'
 import { deltaErrorLines } from '../error-details.js'
 import { DetailedServerError, UsageError } from '../report.js'
 
@@ -36,21 +38,24 @@ export const roasCommands: CommandDef[] = [
   },
   {
     path: ['roas', 'update'],
-    summary: 'Apply a ROA delta file (A: / R: lines, # comments)',
-    options: [{ flags: '--delta <file>', description: 'ROA delta file', required: true }],
+    summary: 'Add and remove authorisations: a delta file (A: / R: lines, # comments), --add, --remove; --dryrun shows the BGP analysis it would lead to',
+    options: [
+      { flags: '--delta <file>', description: 'ROA delta file' },
+      { flags: '--add <roa>', description: "an authorisation to add, '<prefix>[-<max>] => <asn> [# comment]' (more at once: --delta)" },
+      { flags: '--remove <roa>', description: "an authorisation to remove, '<prefix>[-<max>] => <asn>'" },
+      { flags: '--dryrun', description: 'change nothing: show the BGP analysis of the ROAs the update would leave' },
+    ],
     async run(ctx, opts) {
-      const file = String(opts.delta)
-      const text = ctx.readFile(file, '--delta')
-      let delta
-      try {
-        delta = parseRoaDelta(text)
-      } catch (e) {
-        if (e instanceof UsageError) throw e
-        throw new UsageError(`--delta '${file}': ${(e as Error).message}`)
-      }
+      if (opts.delta === undefined && opts.add === undefined && opts.remove === undefined) throw new UsageError('roas update needs --delta, --add or --remove')
+      const { delta, text } = deltaFromOptions(ctx, opts)
       const json = (p: RoaPayload): RoaJson => ({ asn: p.asn, prefix: formatPrefix(p.prefix), max_length: p.maxLength })
+      const body = { added: delta.added.map((a) => ({ ...json(a.payload), ...(a.comment ? { comment: a.comment } : {}) })), removed: delta.removed.map(json) }
       try {
-        await ctx.send(calls.caRoasUpdate(ctx.ca(), { added: delta.added.map((a) => ({ ...json(a.payload), ...(a.comment ? { comment: a.comment } : {}) })), removed: delta.removed.map(json) }))
+        if (opts.dryrun) {
+          const report = await ctx.send(calls.caRoutesDryRun(ctx.ca(), body))
+          return { json: report, text: reportText(report) }
+        }
+        await ctx.send(calls.caRoasUpdate(ctx.ca(), body))
       } catch (e) {
         // A refused delta names the lines of the file that are wrong, and why (issue 12 item 7).
         if (e instanceof ClientError && e.body?.delta_error !== undefined) throw new DetailedServerError(e, deltaErrorLines(e.body, text))
@@ -61,28 +66,49 @@ export const roasCommands: CommandDef[] = [
   },
   {
     path: ['roas', 'bgp', 'analyze'],
-    summary: 'Show the BGP analysis of the configured ROAs (svcd has no BGP data: each ROA without announcement info, or not held)',
+    summary: 'Show the BGP analysis of the ROAs: each ROA and each announcement in the resources, with its state (RIS whois dumps: config bgp_riswhois_*)',
     async run(ctx) {
       const report = await ctx.send(calls.caRoutesAnalysis(ctx.ca()))
-      const line = (r: BgpAnalysisEntry) => `  ${formatRoaPayload(parseRoaPayload(`${r.prefix}-${r.max_length} => ${r.asn}`))}`
-      const notHeld = report.filter((r) => r.state === 'roa_not_held')
-      const text = [
-        ...(report.some((r) => r.state === 'roa_no_announcement_info') ? ['no BGP announcements known'] : []),
-        ...(notHeld.length > 0 ? ['ROA configurations for which no ROAs can be made - you do not have the prefix on your certificate(s):', ...notHeld.map(line)] : []),
-      ]
-      return { json: report, text: text.length > 0 ? text.join('\n') : 'no ROAs configured' }
+      return { json: report, text: reportText(report) }
     },
   },
   {
     path: ['roas', 'bgp', 'suggest'],
-    summary: 'Show ROA suggestions from BGP data (none without BGP data)',
-    async run(ctx) {
-      const suggestion = await ctx.send(calls.caRoutesSuggest(ctx.ca()))
-      const lists = Object.entries(suggestion).filter(([, l]) => Array.isArray(l) && l.length > 0)
-      return { json: suggestion, text: lists.length === 0 ? 'no suggestions' : lists.map(([k, l]) => `${k}: ${(l as unknown[]).length}`).join('\n') }
+    summary: 'Show ROA changes the BGP announcements suggest (none without BGP data)',
+    options: [
+      { flags: '-4, --ipv4 <prefixes>', description: 'only for these IPv4 resources' },
+      { flags: '-6, --ipv6 <prefixes>', description: 'only for these IPv6 resources' },
+    ],
+    async run(ctx, opts) {
+      const scoped = opts.ipv4 !== undefined || opts.ipv6 !== undefined
+      const scope = { asn: '', ipv4: typeof opts.ipv4 === 'string' ? opts.ipv4 : '', ipv6: typeof opts.ipv6 === 'string' ? opts.ipv6 : '' }
+      const suggestion = await ctx.send(scoped ? calls.caRoutesSuggestScoped(ctx.ca(), scope) : calls.caRoutesSuggest(ctx.ca()))
+      return { json: suggestion, text: suggestionText(suggestion) }
     },
   },
 ]
+
+/** The delta of --delta, --add and --remove together, and its text (for errors by line): --add and --remove come after the file's lines. */
+function deltaFromOptions(ctx: CliContext, opts: Record<string, string | boolean | undefined>): { delta: RoaDelta; text: string } {
+  const lines: string[] = []
+  const file = typeof opts.delta === 'string' ? opts.delta : undefined
+  if (file !== undefined) lines.push(ctx.readFile(file, '--delta'))
+  for (const [flag, kind] of [['add', 'A'], ['remove', 'R']] as const) {
+    const v = opts[flag]
+    if (typeof v !== 'string') continue
+    if (v.includes('\n')) throw new UsageError(`--${flag}: one authorisation (more at once with --delta)`)
+    if (kind === 'R' && v.includes('#')) throw new UsageError('--remove: no comment')
+    lines.push(`${kind}: ${v}`)
+  }
+  const text = lines.join('\n')
+  try {
+    return { delta: parseRoaDelta(text), text }
+  } catch (e) {
+    if (e instanceof UsageError) throw e
+    const where = file !== undefined ? `--delta '${file}'` : opts.add !== undefined ? '--add' : '--remove'
+    throw new UsageError(`${where}: ${(e as Error).message}`)
+  }
+}
 
 function count(v: unknown, flag: string, dflt: number): number {
   if (v === undefined) return dflt

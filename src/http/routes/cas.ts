@@ -4,7 +4,7 @@
  */
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
-import { checkAddCa, checkAddChild, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
+import { checkAddCa, checkAddChild, checkResourcesJson, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
 import { checkAspaDefinitionUpdates, checkAspaProvidersUpdate, customerFromPath, type AspaDefinitionUpdatesJson, type AspaProvidersUpdateJson } from '../../api/aspas.js'
 import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { AppError } from '../../errors.js'
@@ -114,12 +114,20 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
     if (offset + page.items.length < page.total) ctx.set('Link', `<${ctx.path}?offset=${offset + page.items.length}&limit=${limit}>; rel="next"`)
     ctx.body = page.items
   })
+  // ROA deltas have their own, larger limit: 50,000 authorisations are several MB of JSON (config.ts post_limit_api_routes).
+  const deltaLimit = deps.config.post_limit_api_routes
   r.post('/cas/:ca/routes', async (ctx) => {
-    await svc.cas.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, limit, checkRoaDelta))
+    await svc.cas.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, deltaLimit, checkRoaDelta))
     empty(ctx)
   })
   r.get('/cas/:ca/routes/analysis/full', async (ctx) => void (ctx.body = await svc.cas.caRoutesAnalysis(ctx.params.ca)))
-  r.get('/cas/:ca/routes/analysis/suggest', (ctx) => void (ctx.body = svc.cas.caRoutesSuggest(ctx.params.ca)))
+  r.get('/cas/:ca/routes/analysis/suggest', async (ctx) => void (ctx.body = await svc.cas.caRoutesSuggest(ctx.params.ca)))
+  r.post('/cas/:ca/routes/analysis/suggest', async (ctx) => {
+    ctx.body = await svc.cas.caRoutesSuggest(ctx.params.ca, await readJson<{ asn?: string; ipv4?: string; ipv6?: string }>(ctx, limit, checkResourcesJson))
+  })
+  r.post('/cas/:ca/routes/analysis/dryrun', async (ctx) => {
+    ctx.body = svc.cas.caRoutesDryRun(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, deltaLimit, checkRoaDelta))
+  })
 
   r.get('/cas/:ca/repo', (ctx) => void (ctx.body = svc.repo.caRepo(ctx.params.ca)))
   r.post('/cas/:ca/repo', async (ctx) => {
