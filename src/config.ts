@@ -37,6 +37,10 @@ export interface Config {
   post_limit_rfc6492: number
   post_limit_rfc8181: number
   key_pool_size: number
+  /** GET /metrics without the token (Krill serves it unauthenticated; svcd asks for the token by default). */
+  metrics_public: boolean
+  /** Leave out every per-CA and per-publisher series of /metrics (Krill's metrics_hide_* options, #654). */
+  metrics_hide_details: boolean
   repository: RepositoryConfig
   testbed: TestbedConfig
   timing: TimingConfig
@@ -133,6 +137,8 @@ const TOP: Record<string, OptSpec> = {
   post_limit_rfc6492: { kind: 'integer', min: 1024 },
   post_limit_rfc8181: { kind: 'integer', min: 1024 },
   key_pool_size: { kind: 'integer', min: 1, max: 10000 },
+  metrics_public: { kind: 'boolean' },
+  metrics_hide_details: { kind: 'boolean' },
 }
 
 const SECTIONS: Record<string, Record<string, OptSpec>> = {
@@ -208,6 +214,8 @@ export function defaults(): Config {
     post_limit_rfc6492: 1024 * 1024,
     post_limit_rfc8181: 32 * 1024 * 1024,
     key_pool_size: 32,
+    metrics_public: false,
+    metrics_hide_details: false,
     repository: {
       enabled: false,
       rrdp_base_uri: undefined,

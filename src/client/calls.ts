@@ -24,6 +24,7 @@ export function seg(s: string): string {
 export const calls = {
   info: (): ApiCall<ServerInfo> => call('GET', '/stats/info', 'json'),
   authorized: (): ApiCall<void> => call('GET', '/api/v1/authorized', 'empty'),
+  metrics: (): ApiCall<string> => call('GET', '/metrics', 'text'),
   authLogin: (): ApiCall<LoggedInUser> => call('POST', '/auth/login', 'json'),
 
   caList: (): ApiCall<CaList> => call('GET', '/api/v1/cas', 'json'),

@@ -5,6 +5,7 @@ import type { CaService } from '../app/ca/ca-service.js'
 import type { ChildService } from '../app/ca/child-service.js'
 import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
+import type { MetricsService } from '../app/metrics/metrics-service.js'
 import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
@@ -19,6 +20,8 @@ export interface HttpServices {
   pubd: PublicationService | undefined
   status: StatusService
   testbed: TestbedService
+  /** Prometheus metrics (GET /metrics) and the HTTP request counts. */
+  metrics: MetricsService
 }
 
 export interface HttpDeps {

@@ -58,6 +58,8 @@ export interface CaObjectsStore {
   roas(handle: string): { keyId: string; className: string; name: string; hash: string; meta: StoredCaObject['meta'] }[]
   /** The bytes of one object, or undefined when it is gone. */
   der(handle: string, keyId: string, name: string): Uint8Array | undefined
+  /** How many objects of each kind every CA has (one aggregate query, no bytes or JSON read: for metrics). */
+  counts(): { handle: string; kind: StoredCaObject['kind']; count: number }[]
   /** Replace everything stored for a CA's keys with `keys`, atomically. */
   save(handle: string, keys: readonly CaKeyObjects[]): void
 }
