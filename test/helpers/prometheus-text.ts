@@ -50,8 +50,9 @@ export function parsePrometheusText(text: string): Map<string, Family> {
     const [, name, , body, value] = m
     const labels = parseLabels(body ?? '', fail)
     const family = [...families.values()].find((f) => SUFFIXES[f.type]!.some((s) => f.name + s === name)) ?? fail('sample of an undeclared family')
-    const v = value === '+Inf' ? Infinity : value === '-Inf' ? -Infinity : value === 'NaN' ? NaN : Number(value)
-    if (!/^(NaN|[+-]Inf|-?\d+(\.\d+)?([eE][+-]?\d+)?)$/.test(value!)) fail('bad value')
+    // Prometheus reads values with Go's strconv.ParseFloat: NaN and Inf in any case (prom-client writes `Nan`).
+    if (!/^(nan|[+-]?inf(inity)?|[+-]?\d+(\.\d+)?(e[+-]?\d+)?)$/i.test(value!)) fail('bad value')
+    const v = /^nan$/i.test(value!) ? NaN : /^-inf/i.test(value!) ? -Infinity : /inf/i.test(value!) ? Infinity : Number(value)
     const key = `${name}${JSON.stringify(Object.entries(labels).sort())}`
     if (seen.has(key)) fail('duplicate series')
     seen.add(key)
