@@ -1,6 +1,6 @@
 /**
  * GET /metrics on the real daemon (issue 14 item 7): 401 without the token and 200 with it (text format 0.0.4, parsed
- * strictly); values that agree with the API and change after adding a CA and a ROA and after a publish; the HTTP
+ * strictly); values that agree with the API and change after adding a CA and a ROA and after an RFC 8181 publish; the HTTP
  * latency histogram labelled with the route pattern, never the raw path; every spelling of /metrics decided the same
  * way by routing and authentication; `svcc metrics`; and a second daemon with metrics_public and metrics_hide_details.
  *
@@ -11,6 +11,7 @@ import t from 'tap'
 import { isPublic, PUBLIC_METRICS } from '../../src/http/auth.js'
 import { connect, repoDaemon, waitFor, type RepoDaemon } from '../helpers/cas.js'
 import { httpsRequest } from '../helpers/daemon.js'
+import { TestPublisher } from '../helpers/publisher.js'
 import { parsePrometheusText, sampleValue, seriesNames, type Family } from '../helpers/prometheus-text.js'
 
 /** One request with the target sent exactly as written (no URL normalisation). */
@@ -84,6 +85,24 @@ t.test('/metrics behind the token, values against the API, changes after a CA, a
   t.equal(sampleValue(after, 'svc_ca_ps_success', { ca: 'ca1' }), 1, 'ca1 to the publication server: success')
   t.equal(sampleValue(after, 'svc_ca_issues', { ca: 'ca1' }), 0)
   t.equal(sampleValue(after, 'svc_scheduler_tasks_overdue'), 0)
+
+  // A publisher over RFC 8181: its objects, bytes and last update; the delay of its publish observed.
+  const bob = new TestPublisher('bob')
+  bob.useResponse(await d.cli(['publishers', 'add', '--request', d.file('bob.xml', bob.requestXml())]))
+  const idle = await scrape(d)
+  t.ok(sampleValue(idle, 'svc_repo_staleness_seconds', { publisher: 'bob' })! >= 0, 'a publisher that never published: staleness since it was added')
+  t.equal(sampleValue(idle, 'svc_repo_last_update', { publisher: 'bob' }), undefined, 'and no last update')
+  const delayBeforeBob = sampleValue(idle, 'svc_repo_publish_delay_seconds_count')!
+  const publishedAt = Math.floor(Date.now() / 1000)
+  t.same(await bob.send({ type: 'delta', pdus: [{ type: 'publish', uri: `${bob.response!.siaBase}x.cer`, content: new Uint8Array(1234) }] }), { type: 'success' }, 'an RFC 8181 publish')
+  const published = await waitFor('the RFC 8181 publish in a notification', async () => {
+    const f = await scrape(d)
+    return sampleValue(f, 'svc_repo_publish_delay_seconds_count')! > delayBeforeBob && f
+  })
+  t.same([sampleValue(published, 'svc_repo_objects', { publisher: 'bob' }), sampleValue(published, 'svc_repo_size', { publisher: 'bob' })], [1, 1234], 'one object of 1234 bytes')
+  t.ok(Math.abs(sampleValue(published, 'svc_repo_last_update', { publisher: 'bob' })! - publishedAt) <= 2, 'its last update is the time of the publish')
+  t.ok(sampleValue(published, 'svc_repo_staleness_seconds', { publisher: 'bob' })! <= 5, 'not stale')
+  t.equal(sampleValue(published, 'svc_repo_publisher'), (await api(d, 'pubd/publishers')).publishers.length, 'publishers as the API lists them')
 
   const runs = 10
   const start = process.hrtime.bigint()
