@@ -22,10 +22,14 @@ import type { EmbeddedRepository, TaskScheduling } from './app/ca/ports.js'
 import { RepoClient } from './app/ca/repo-client.js'
 import { RepoService } from './app/ca/repo-service.js'
 import { RoutesView } from './app/ca/routes-view.js'
+import { ChildExchanges } from './app/metrics/metrics-snapshot.js'
+import { MetricsService } from './app/metrics/metrics-service.js'
 import { PubdCodec, type MessageCodec } from './app/pubd/message-codec.js'
+import { PublishLatency, type PublishObserver } from './app/pubd/publish-latency.js'
 import { PublicationService } from './app/pubd/publication-service.js'
 import { RsyncDaemon } from './app/pubd/rsync-daemon.js'
 import { loadOrCreateIdentity } from './app/shared/identity.js'
+import { LeadershipState } from './app/shared/leadership.js'
 import { postMessage } from './app/shared/protocol-client.js'
 import { ClusterService, SingleInstance, type Leadership } from './app/shared/cluster.js'
 import { Scheduler } from './app/shared/scheduler.js'
@@ -74,6 +78,8 @@ export interface ComposeOptions {
 export interface Composed {
   services: HttpServices
   signer: Signer
+  /** This instance's role and leader epoch: a single instance is the leader with epoch 0; leader election sets it. */
+  leadership: LeadershipState
   /** The scheduler of timed tasks (tests stop it and run what is due by hand at an injected clock). */
   scheduler: Pick<Scheduler, 'runDue' | 'stop'>
   /** Start background work (repository writers, rsyncd, testbed, scheduled tasks). */
@@ -111,11 +117,19 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     stores.properties.set('version', VERSION)
   })
 
+  // Metrics (GET /metrics): read from the stores at scrape time; told of publishes, child exchanges and requests.
+  const leadershipState = new LeadershipState()
+  const metrics = new MetricsService({
+    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, pubd: config.repository.enabled ? stores.pubd : undefined, children: new ChildExchanges(() => now().getTime()) },
+    leadership: leadershipState, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, now, hideDetails: config.metrics_hide_details, processMetrics: true,
+  })
+  const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
+
   // The embedded publication server.
   let pubd: { service: PublicationService; close: () => void } | undefined
   try {
     const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership!.fence(), leading: () => leadership?.role() === 'leader', pollMs: config.cluster_poll_ms } : undefined
-    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, now, replication) : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, now, latency, replication) : undefined
   } catch (e) {
     await releaseInit?.()
     await clusterStore?.close()
@@ -168,7 +182,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const suspension = suspendAfter > 0
     ? { afterSeconds: suspendAfter, lastContact: (ca: string, child: string) => stores.status.get(ca, 'child', child)?.time, contact, schedule: (ca: string) => tasks.schedule('suspend-children', ca, '', now().getTime() + suspendEveryMs, { earlier: true }) }
     : undefined
-  const childServer = new ChildServer({ commands, signers, now, log, ...(suspension ? { contact } : {}) })
+  const childServer = new ChildServer({ commands, signers, now, log, exchanged: (ca, child, ok) => metrics.childExchanged(ca, child, ok), ...(suspension ? { contact } : {}) })
   // RFC 6492 messages to a parent CA in this svcd are delivered in-process (the same identities checked; no network, no CMS).
   const rfc6492Prefix = `${config.service_uri}rfc6492/`
   const local: LocalUpdown = (uri, message, senderIdCert) => {
@@ -213,6 +227,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
           await scheduler.stop()
           pub?.leadershipChanged()
         },
+        observed: (role, epoch) => leadershipState.set(role, Math.max(epoch, leadershipState.epoch())),
       })
     : undefined
   const single = new SingleInstance(instanceId, url, started, served)
@@ -227,8 +242,9 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await pub?.stop()
   }
   return {
-    services: { cas, parents, children, repo, rsc, pubd: pub, status, testbed, taKeyRoll, cluster: cluster ?? single },
+    services: { cas, parents, children, repo, rsc, pubd: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics },
     signer,
+    leadership: leadershipState,
     scheduler,
     async start() {
       try {
@@ -317,6 +333,8 @@ export interface PublicationParts {
   codec: MessageCodec
   log: Logger
   now: () => Date
+  /** Told of each acknowledged publish and of the notification that contains it (the publish delay metric). */
+  latency?: PublishObserver
   /** Several instances on one database (PostgreSQL): RRDP files through the database, serials by the leader only. */
   replication?: Replication
 }
@@ -349,13 +367,13 @@ export function composePublication(o: PublicationParts): { service: PublicationS
   const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
   const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
   const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs }
-  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config, floor, cluster })
+  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
   return { service, close: () => readers.forEach((reader) => reader.close()) }
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, now: () => Date, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
+async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, now: () => Date, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
   const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now, replication })
+  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now, latency, replication })
 }

@@ -201,7 +201,7 @@ function statusRoutes(): DescribedRoute[] {
   ]
 }
 
-/** The endpoints relative to the host: all public (no bearer token) but /stats/info. */
+/** The endpoints relative to the host: all public (no bearer token) but /stats/info and /metrics. */
 function publicRoutes(): DescribedRoute[] {
   const updown = 'application/rpki-updown'
   const publication = 'application/rpki-publication'
@@ -213,6 +213,10 @@ function publicRoutes(): DescribedRoute[] {
       ok: json('ReadyJson', 'Ready: {"ready": true}'), more: { '503': json('ReadyJson', 'Not ready: {"ready": false, "problems": [...]}, labels and args only (the reasons are in the log and the pubd stats)') }, errors: ['500'],
     }, 'public'),
     route('get', '/stats/info', { id: 'serverInfo', tag: 'status', summary: 'Server version and start time', ok: json('ServerInfo', 'Version and start time'), errors: ['401', '500'] }, 'host'),
+    route('get', '/metrics', {
+      id: 'metrics', tag: 'status', summary: 'Prometheus metrics, text format 0.0.4 (without the token when metrics_public = true)',
+      ok: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['401', '500'],
+    }, 'host'),
     route('post', '/rfc6492/{ca}', {
       id: 'rfc6492', tag: 'protocols', summary: 'RFC 6492 up-down message from a child (also with a trailing /)', body: binaryBody(updown, 'CMS-signed RFC 6492 message'), ok: binary(updown, 'CMS-signed reply; protocol problems are an error_response'),
       errors: ['400', '404', '413', '415', '500'],

@@ -28,6 +28,7 @@ export const calls = {
   info: (): ApiCall<ServerInfo> => call('GET', '/stats/info', 'json'),
   authorized: (): ApiCall<void> => call('GET', '/api/v1/authorized', 'empty'),
   cluster: (): ApiCall<ClusterJson> => call('GET', '/api/v1/cluster', 'json'),
+  metrics: (): ApiCall<string> => call('GET', '/metrics', 'text'),
   authLogin: (): ApiCall<LoggedInUser> => call('POST', '/auth/login', 'json'),
 
   caList: (): ApiCall<CaList> => call('GET', '/api/v1/cas', 'json'),

@@ -8,12 +8,13 @@ import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
 import type { Logger } from '../log.js'
 import type { HttpDeps } from './deps.js'
-import { defaultDeny } from './auth.js'
+import { defaultDeny, PUBLIC_METRICS } from './auth.js'
 import { AdminTokenProvider } from './auth-provider.js'
 import { errorMiddleware } from './errors.js'
 import { requireCanonicalPath } from './path.js'
 import { authRouter } from './routes/auth.js'
 import { casRouter } from './routes/cas.js'
+import { metricsRouter, requestMetrics } from './routes/metrics.js'
 import { pubdRouter, rrdpMiddleware } from './routes/pubd.js'
 import { rfc6492Router } from './routes/rfc6492.js'
 import { statusRouter } from './routes/status.js'
@@ -27,13 +28,14 @@ export function createApp(deps: HttpDeps): Koa {
   const app = new Koa({ proxy: false })
   app.silent = true // errors are logged by errorMiddleware, never by Koa's default printer
   app.use(requestLog(deps.log))
+  app.use(requestMetrics(deps))
   app.use(errorMiddleware(deps.log))
   // One path for everything after this point (http/path.ts), then default deny (http/auth.ts), then routing.
   app.use(requireCanonicalPath())
   const auth = new AdminTokenProvider(deps.token)
-  app.use(defaultDeny(auth))
+  app.use(defaultDeny(auth, deps.config.metrics_public ? [PUBLIC_METRICS] : []))
   app.use(rrdpMiddleware(deps))
-  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps)]) {
+  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

@@ -37,19 +37,22 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { methods: ['DELETE'], path: new RegExp(`^/testbed/(children|publishers)/${SEGMENT}$`), why: "unregister a testbed child or publisher (Krill testbed); confined to CA testbed's children and to publishers that are not CAs of this svcd; rate-limited" },
 ]
 
-/** True when `method path` is on the public list. `path` is a canonical path (http/path.ts). */
-export function isPublic(method: string, path: string): boolean {
+/** GET /metrics, public only when the config says so (`metrics_public`; Krill serves it unauthenticated). */
+export const PUBLIC_METRICS: PublicRoute = { methods: READ, path: /^\/metrics$/, why: 'Prometheus metrics, opened by metrics_public = true' }
+
+/** True when `method path` is on the public list (or on `extra`). `path` is a canonical path (http/path.ts). */
+export function isPublic(method: string, path: string, extra: readonly PublicRoute[] = []): boolean {
   const p = withoutTrailingSlash(path)
-  return PUBLIC_ROUTES.some((r) => r.methods.includes(method) && r.path.test(p))
+  return [...PUBLIC_ROUTES, ...extra].some((r) => r.methods.includes(method) && r.path.test(p))
 }
 
 /**
  * Require valid credentials for every request that is not on the public list; the actor is kept in `ctx.state.actor`.
  * (POST /auth/login is not public: with the admin token, the token is the credential it checks.)
  */
-export function defaultDeny(auth: AuthProvider) {
+export function defaultDeny(auth: AuthProvider, extra: readonly PublicRoute[] = []) {
   return async function requireTokenUnlessPublic(ctx: Context, next: Next): Promise<void> {
-    if (!isPublic(ctx.method, ctx.path)) ctx.state.actor = auth.authenticate(ctx)
+    if (!isPublic(ctx.method, ctx.path, extra)) ctx.state.actor = auth.authenticate(ctx)
     await next()
   }
 }

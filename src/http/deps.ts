@@ -6,6 +6,7 @@ import type { ChildService } from '../app/ca/child-service.js'
 import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
 import type { RscService } from '../app/ca/rsc-service.js'
+import type { MetricsService } from '../app/metrics/metrics-service.js'
 import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
@@ -28,6 +29,8 @@ export interface HttpServices {
   cluster: { view(): ClusterJson | Promise<ClusterJson> }
   /** The embedded trust anchor's key roll (RFC 9691). */
   taKeyRoll: TaKeyRollService
+  /** Prometheus metrics (GET /metrics) and the HTTP request counts. */
+  metrics: MetricsService
 }
 
 export interface HttpDeps {

@@ -52,6 +52,12 @@ export class SqliteCaObjectsStore implements CaObjectsStore {
     return row && new Uint8Array(row.der)
   }
 
+  /** How many objects of each kind every CA has: one aggregate query over the index, no bytes or JSON read. */
+  counts(): { handle: string; kind: StoredCaObject['kind']; count: number }[] {
+    const rows = this.db.prepare('SELECT handle, kind, count(*) AS n FROM ca_objects GROUP BY handle, kind ORDER BY handle, kind').all() as { handle: string; kind: StoredCaObject['kind']; n: number | string }[]
+    return rows.map((r) => ({ handle: r.handle, kind: r.kind, count: Number(r.n) }))
+  }
+
   /**
    * Replace everything stored for a CA's keys with `keys`, atomically, writing only what changed: key rows whose
    * state JSON differs, objects new or differing (hash, kind, validity or metadata), and deletes for the rest.

@@ -58,6 +58,8 @@ export interface CaObjectsStore {
   roas(handle: string): { keyId: string; className: string; name: string; hash: string; meta: StoredCaObject['meta'] }[]
   /** The bytes of one object, or undefined when it is gone. */
   der(handle: string, keyId: string, name: string): Uint8Array | undefined
+  /** How many objects of each kind every CA has (one aggregate query, no bytes or JSON read: for metrics). */
+  counts(): { handle: string; kind: StoredCaObject['kind']; count: number }[]
   /** Replace everything stored for a CA's keys with `keys`, atomically. */
   save(handle: string, keys: readonly CaKeyObjects[]): void
 }
@@ -234,8 +236,8 @@ export interface ClusterStore {
   endStaleLeader(staleMs: number): Promise<boolean>
   /** Give leadership up (the lock's connection is closed). */
   resign(): Promise<void>
-  /** Write this instance's report; returns the database clock's now (milliseconds). */
-  report(r: Omit<InstanceRecord, 'heartbeat'>): Promise<number>
+  /** Write this instance's report; returns the database clock's now (milliseconds) and the current leader epoch. */
+  report(r: Omit<InstanceRecord, 'heartbeat'>): Promise<{ now: number; epoch: number }>
   /** Every instance's last report and the leader record, with the database clock's now. */
   view(): Promise<{ now: number; leader: LeaderRecord; instances: InstanceRecord[] }>
   /** Wait for the start-up lock (what the configuration creates is created once per database); resolves to its release. */

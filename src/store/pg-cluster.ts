@@ -62,16 +62,16 @@ export class PgClusterStore implements ClusterStore {
     await this.drop()
   }
 
-  async report(r: Omit<InstanceRecord, 'heartbeat'>): Promise<number> {
+  async report(r: Omit<InstanceRecord, 'heartbeat'>): Promise<{ now: number; epoch: number }> {
     const c = await this.conn()
     const q = await c.query(
       `INSERT INTO svc_instances (id, url, role, epoch, started, heartbeat, session, serial) VALUES ($1, $2, $3, $4, $5, ${NOW_MS}, $6, $7)
        ON CONFLICT (id) DO UPDATE SET url = excluded.url, role = excluded.role, epoch = excluded.epoch, started = excluded.started,
          heartbeat = excluded.heartbeat, session = excluded.session, serial = excluded.serial
-       RETURNING heartbeat`,
+       RETURNING heartbeat, (SELECT epoch FROM svc_cluster WHERE id = 1) AS epoch`,
       [r.id, r.url, r.role, r.epoch, r.started, r.session ?? null, r.serial ?? null],
     )
-    return Number(q.rows[0]!.heartbeat)
+    return { now: Number(q.rows[0]!.heartbeat), epoch: Number(q.rows[0]!.epoch) }
   }
 
   async view(): Promise<{ now: number; leader: LeaderRecord; instances: InstanceRecord[] }> {

@@ -51,6 +51,19 @@ export function caObjectsStoreContract(t: Test, make: StoresFactory): void {
     t.not(stores.objects.revisions('ca2'), stores.objects.revisions('ca1'))
   })
 
+  t.test('counts: objects per CA and kind in one query, following saves and removal', async (t) => {
+    const { stores } = fresh(t, make)
+    t.same(stores.objects.counts(), [], 'nothing stored')
+    stores.objects.save('ca1', keys())
+    stores.objects.save('ca2', [keys()[0]])
+    t.same(stores.objects.counts(), [
+      { handle: 'ca1', kind: 'cer', count: 1 }, { handle: 'ca1', kind: 'crl', count: 2 }, { handle: 'ca1', kind: 'mft', count: 2 }, { handle: 'ca1', kind: 'roa', count: 2 },
+      { handle: 'ca2', kind: 'cer', count: 1 }, { handle: 'ca2', kind: 'crl', count: 1 }, { handle: 'ca2', kind: 'mft', count: 1 }, { handle: 'ca2', kind: 'roa', count: 1 },
+    ], 'every CA and kind, ordered by CA and kind, counts as numbers')
+    stores.objects.save('ca2', [])
+    t.same(stores.objects.counts().map((c) => c.handle), ['ca1', 'ca1', 'ca1', 'ca1'], 'a CA without objects has no rows')
+  })
+
   t.test('save replaces: objects added, changed and removed, keys added and removed; other CAs untouched', async (t) => {
     const { stores } = fresh(t, make)
     stores.objects.save('ca1', keys())

@@ -107,6 +107,7 @@ const HOMES: Policy['homes'] = {
   'pino-pretty': ['log.ts'],
   'smol-toml': ['config.ts'],
   commander: ['cli/'],
+  'prom-client': ['app/metrics/'],
 }
 
 /** Node modules that do I/O or read the machine: never in the library or the domain. */
@@ -152,6 +153,7 @@ const INFRASTRUCTURE = [
   'app/ca/routes-view.ts',
   'app/*-service.ts',
   'app/shared/scheduler.ts',
+  'app/metrics/metrics-service.ts',
   'ta/*-service.ts',
 ]
 

@@ -4,6 +4,7 @@
  * benchmark that need the whole publication side; tests of the service alone hand it fakes instead.
  */
 import type { MessageCodec } from '../../src/app/pubd/message-codec.js'
+import type { PublishObserver } from '../../src/app/pubd/publish-latency.js'
 import type { PublicationService } from '../../src/app/pubd/publication-service.js'
 import { composePublication } from '../../src/compose.js'
 import { defaults, type RepositoryConfig } from '../../src/config.js'
@@ -23,6 +24,8 @@ export interface PubdServiceOptions {
   serviceUri?: string
   now?: () => Date
   log?: Logger
+  /** Told of acknowledged publishes and of the notifications that contain them. */
+  latency?: PublishObserver
 }
 
 /** The service and `close` for the writers' read connections (call after `service.stop()`), built by compose.ts. */
@@ -30,6 +33,6 @@ export function buildPubdService(o: PubdServiceOptions): { service: PublicationS
   const repository: RepositoryConfig = { ...defaults().repository, rrdp_base_uri: 'https://localhost/rrdp/', rsync_base_uri: 'rsync://localhost/repo/', rsync_daemon: 'off', ...o.repository }
   return composePublication({
     repository, serviceUri: o.serviceUri ?? 'https://localhost/', ip: '127.0.0.1', dataDir: o.dataDir, openReader: () => Db.openSecondary(o.dbPath), store: new SqlitePubdStore(o.db), codec: o.codec,
-    log: o.log ?? silentLogger(), now: o.now ?? (() => new Date()),
+    log: o.log ?? silentLogger(), now: o.now ?? (() => new Date()), ...(o.latency ? { latency: o.latency } : {}),
   })
 }

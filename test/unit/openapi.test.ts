@@ -135,11 +135,11 @@ const sameSchemas: Record<string, true> = {
   TaKeyRollJson: true as Same<S['TaKeyRollJson'], TaKeyRollJson>,
 }
 
-/** The 200 answer of an operation: its JSON, the XML text, or void for an empty body ('undescribed': no operation). */
+/** The 200 answer of an operation: its JSON, the XML or plain text, or void for an empty body ('undescribed': no operation). */
 type Answer<Id extends keyof operations> = [Id] extends [never]
   ? 'undescribed'
   : operations[Id]['responses'] extends { 200: infer R }
-    ? R extends { content: { 'application/json': infer J } } ? J : R extends { content: { 'application/xml': string } } ? string : void
+    ? R extends { content: { 'application/json': infer J } } ? J : R extends { content: { 'application/xml': string } } ? string : R extends { content: { 'text/plain': string } } ? string : void
     : never
 /** What svcc's call of the same name expects back. */
 type Expects<K extends keyof typeof calls> = ReturnType<(typeof calls)[K]> extends ApiCall<infer T> ? T : never

@@ -29,6 +29,8 @@ export interface ChildServerDeps {
   log: Logger
   /** Record that a child contacted its parent (only when inactive children are suspended). */
   contact?: (ca: string, child: string) => void
+  /** Told of every exchange with a registered child, and whether it was answered without an error (metrics). */
+  exchanged?: (ca: string, child: string, ok: boolean) => void
 }
 
 /** The RFC 6492 server of every CA in this svcd. */
@@ -55,8 +57,10 @@ export class ChildServer {
     try {
       if ('error' in decoded) throw decoded.error
       reply = await this.answer(s, decoded.msg, (ch) => this.verifyCms(s, ch, decoded.msg, body), published)
+      this.exchanged(s, decoded.sender, true)
     } catch (e) {
       reply = errorReply(e)
+      this.exchanged(s, decoded.sender, false)
       this.d.log.warn('RFC 6492 request refused', { ca: handle, child: decoded.sender, code: reply.type === 'error_response' ? reply.status : undefined, reason: reasonOf(e) })
     }
     const xml = encodeProvisioning({ sender: s.handle, recipient: decoded.sender, payload: reply })
@@ -77,11 +81,18 @@ export class ChildServer {
           throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: 'the sender is not the identity registered for this child' })
         }
       }, published)
+      this.exchanged(s, msg.sender, true)
     } catch (e) {
       reply = errorReply(e)
+      this.exchanged(s, msg.sender, false)
       this.d.log.warn('RFC 6492 request refused', { ca: handle, child: msg.sender, code: reply.type === 'error_response' ? reply.status : undefined, reason: reasonOf(e) })
     }
     return { sender: s.handle, recipient: msg.sender, payload: reply }
+  }
+
+  /** Report an exchange, only for a child registered with the CA (a sender's name alone adds no series). */
+  private exchanged(s: CaState, sender: string | undefined, ok: boolean): void {
+    if (this.d.exchanged && sender !== undefined && Object.hasOwn(s.children, sender)) this.d.exchanged(s.handle, sender, ok)
   }
 
   /** RFC 6492 §3.1: the message must be signed by the child's registered identity, recently, and not replayed. */

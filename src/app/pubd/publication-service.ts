@@ -24,6 +24,7 @@ import type { RrdpOutput, RsyncOutput, RsyncServer } from './outputs.js'
 import { Problems, type Problem, type ProblemJson } from './problems.js'
 import { publishedManifests, repoStats } from './repo-stats.js'
 import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
+import type { PublishObserver } from './publish-latency.js'
 import { openRrdpFile, type RrdpFile } from './rrdp-files.js'
 import type { SafetyFloor } from './safety-floor.js'
 
@@ -63,6 +64,8 @@ export interface PublicationServiceDeps {
   config: PublicationConfig
   /** The safety floor the writers' `hold` hooks consult; released through pubdRelease. */
   floor?: SafetyFloor
+  /** Told of each acknowledged change and of the notification that contains it (the publish delay metric). */
+  latency?: PublishObserver
 }
 
 export class PublicationService {
@@ -191,7 +194,9 @@ export class PublicationService {
   async pubdSessionReset(): Promise<void> {
     if (!this.leading()) throw new AppError('sys-not-leader', { action: 'an RRDP session reset', leader: 'see GET /api/v1/cluster' })
     await this.rrdpPacer.idle()
+    const mark = this.d.latency?.mark()
     await this.d.rrdp.resetSession()
+    if (mark !== undefined) this.d.latency?.notified(mark, this.d.now().getTime())
     this.d.log.info('RRDP session reset', { session: this.store.rrdpState()?.session })
   }
 
@@ -266,7 +271,10 @@ export class PublicationService {
       } catch (e) {
         throw storageFault(e) ?? e
       }
-      if (plan.changes.length) this.rrdpPacer.kick()
+      if (plan.changes.length) {
+        this.d.latency?.acked(this.d.now().getTime())
+        this.rrdpPacer.kick()
+      }
     }
     return { type: 'success' }
   }
@@ -297,8 +305,10 @@ export class PublicationService {
       return
     }
     if (!this.initialised) await this.initRrdp()
+    const mark = this.d.latency?.mark() // before cycle(): it opens its read snapshot synchronously (publish-latency.ts)
     const r = await this.d.rrdp.cycle()
     if (this.hold('rrdp', r?.held)) return
+    if (mark !== undefined) this.d.latency?.notified(mark, this.d.now().getTime())
     if (r) {
       this.d.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
       this.rsyncPacer.kick()

@@ -62,6 +62,8 @@ export interface ClusterServiceDeps {
   served: () => { session?: string; serial?: number }
   onLead: (epoch: number) => Promise<void>
   onFollow: () => Promise<void>
+  /** After each tick: the role and the leader epoch this instance holds or last saw (for the metrics). */
+  observed?: (role: Role, epoch: number) => void
   log: Logger
 }
 
@@ -134,7 +136,8 @@ export class ClusterService implements Leadership {
       else if (await this.d.store.endStaleLeader(this.d.leaseMs)) this.d.log.warn('ended the session of a leader that stopped beating', { lease_ms: this.d.leaseMs })
     }
     const s = this.d.served()
-    await this.d.store.report({ id: this.d.id, url: this.d.url, role: this.role(), epoch: this.leading ?? 0, started: this.d.started.toISOString(), ...s })
+    const r = await this.d.store.report({ id: this.d.id, url: this.d.url, role: this.role(), epoch: this.leading ?? 0, started: this.d.started.toISOString(), ...s })
+    this.d.observed?.(this.role(), this.leading ?? r.epoch)
   }
 
   private async lead(epoch: number): Promise<void> {

@@ -1,4 +1,4 @@
-/** Server-level subcommands: info, health, and the offline config generators (config simple, config repo). */
+/** Server-level subcommands: info, health, metrics, and the offline config generators (config simple, config repo). */
 import { randomBytes } from 'node:crypto'
 import { calls } from '../../client/calls.js'
 import { rsyncUri, httpsUri } from '../../util/uri.js'
@@ -40,6 +40,14 @@ export const serverCommands: CommandDef[] = [
     },
   },
   {
+    path: ['metrics'],
+    summary: 'Print the Prometheus metrics (text format; --format json: every sample with its name, labels and value)',
+    async run(ctx) {
+      const text = await ctx.send(calls.metrics())
+      return { json: metricSamples(text), text: text.replace(/\n$/, '') }
+    },
+  },
+  {
     path: ['config', 'simple'],
     summary: 'Print a server configuration for use with external repositories',
     options: [dataOption, logOption],
@@ -63,6 +71,19 @@ export const serverCommands: CommandDef[] = [
     },
   },
 ]
+
+/** The samples of a Prometheus text exposition (comment lines skipped; label values unescaped). */
+export function metricSamples(text: string): { name: string; labels: Record<string, string>; value: number }[] {
+  const out: { name: string; labels: Record<string, string>; value: number }[] = []
+  for (const line of text.split('\n')) {
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)/.exec(line)
+    if (!m) continue
+    const labels: Record<string, string> = {}
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
+    out.push({ name: m[1]!, labels, value: m[3] === '+Inf' ? Infinity : m[3] === '-Inf' ? -Infinity : Number(m[3]) })
+  }
+  return out
+}
 
 /** A complete svcd config file: the chosen values, then every other option at its default, commented. */
 export function configText(dataDir: string, logFile: string, repo: { rrdp: string; rsync: string } | undefined): string {

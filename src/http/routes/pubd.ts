@@ -86,6 +86,7 @@ export function rrdpMiddleware(deps: HttpDeps) {
   return async function rrdp(ctx: Context, next: () => Promise<unknown>): Promise<void> {
     if (!ctx.path.startsWith('/rrdp/')) return void (await next())
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new AppError('api-unknown-method', { method: ctx.method, path: ctx.path })
+    ctx.state.route = '/rrdp/*' // the route label of the request metrics (routes/metrics.ts)
     serveRrdp(ctx, deps, ctx.path.slice('/rrdp/'.length))
   }
 }

@@ -37,7 +37,7 @@ class MemoryClusterStore implements ClusterStore {
   }
   async report(r: Omit<InstanceRecord, 'heartbeat'>) {
     this.db.reports.set(r.id, { ...r, heartbeat: this.db.clock })
-    return this.db.clock
+    return { now: this.db.clock, epoch: this.db.epoch }
   }
   async view() {
     const leader: LeaderRecord = { epoch: this.db.epoch, ...(this.db.holder ? { leader: this.db.holder } : {}) }
