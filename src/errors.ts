@@ -121,7 +121,7 @@ export const CATALOGUE = {
   'sys-storage-full': { status: 507, msg: 'No space is left in the data directory: nothing was changed; retry when space has been freed', expose: true },
   'sys-storage-io': { status: 503, msg: 'The data directory cannot be written: nothing was changed; retry later', expose: true },
   // Several instances on one database: what only the leader does, asked of another instance.
-  'sys-not-leader': { status: 409, msg: 'This instance does not lead the cluster: {action} is done by the leader ({leader}); send it there', expose: true },
+  'sys-not-leader': { status: 503, msg: 'This instance does not lead the cluster: {action} is done by the leader ({leader}); send it there', expose: true },
   // Problems of the publication server's output, shown by GET /ready and the pubd stats, never thrown.
   'sys-rrdp-behind': { status: 503, msg: 'RRDP does not hold everything accepted: writing its files has failed since {since}; retrying' },
   'sys-rsync-behind': { status: 503, msg: 'The rsync tree does not hold everything accepted: writing it has failed since {since}; retrying' },
