@@ -16,6 +16,7 @@ import { repoCommands } from './commands/repo.js'
 import { aspasCommands } from './commands/aspas.js'
 import { bgpsecCommands } from './commands/bgpsec.js'
 import { roasCommands } from './commands/roas.js'
+import { roasSearchCommands } from './commands/roas-search.js'
 import { serverCommands } from './commands/server.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 
@@ -24,6 +25,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...childrenCommands,
   ...parentsCommands,
   ...roasCommands,
+  ...roasSearchCommands,
   ...aspasCommands,
   ...bgpsecCommands,
   ...repoCommands,

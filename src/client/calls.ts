@@ -9,6 +9,7 @@ import type {
 } from '../api/cas.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgpsec.js'
+import type { RoasPageJson, RoasQuery } from '../api/cas.js'
 import type { LoggedInUser, ServerInfo } from '../api/status.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
@@ -58,6 +59,9 @@ export const calls = {
   /** One page (api/cas.ts ROAS_PAGE_DEFAULT); without `page`, the server's default page. */
   caRoas: (ca: string, page?: { offset: number; limit: number }): ApiCall<ConfiguredRoa[]> =>
     call('GET', `/api/v1/cas/${seg(ca)}/routes${page ? `?offset=${page.offset}&limit=${page.limit}` : ''}`, 'json'),
+  /** The console's ROA table: matches of `q.q`, sorted, one page (GET …/routes/page). */
+  caRoasQuery: (ca: string, q: RoasQuery): ApiCall<RoasPageJson> =>
+    call('GET', `/api/v1/cas/${seg(ca)}/routes/page?${new URLSearchParams({ offset: String(q.offset), limit: String(q.limit), q: q.q, sort: q.sort, order: q.order })}`, 'json'),
   caRoasUpdate: (ca: string, delta: RoaDeltaJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/routes`, 'empty', delta),
   caRoutesAnalysis: (ca: string): ApiCall<BgpAnalysisEntry[]> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/full`, 'json'),
   caRoutesSuggest: (ca: string): ApiCall<BgpAnalysisSuggestion> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/suggest`, 'json'),

@@ -10,6 +10,7 @@ import { createConfig, lintFromString } from '@redocly/openapi-core'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../src/api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../src/api/bgpsec.js'
 import type { AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, RoaDeltaJson, RoaJson, UpdateChildJson } from '../../src/api/cas.js'
+import type { RoaRowJson, RoasPageJson } from '../../src/api/cas.js'
 import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
 import type { ErrorBody, LoggedInUser, ReadyJson, ServerInfo } from '../../src/api/status.js'
@@ -104,6 +105,8 @@ const sameSchemas: Record<string, true> = {
   RoaJson: true as Same<S['RoaJson'], RoaJson>,
   RoaDeltaJson: true as Same<S['RoaDeltaJson'], RoaDeltaJson>,
   ConfiguredRoa: true as Same<S['ConfiguredRoa'], ConfiguredRoa>,
+  RoaRowJson: true as Same<S['RoaRowJson'], RoaRowJson>,
+  RoasPageJson: true as Same<S['RoasPageJson'], RoasPageJson>,
   RepoInfoJson: true as Same<S['RepoInfoJson'], RepoInfoJson>,
   RepoStatusJson: true as Same<S['RepoStatusJson'], RepoStatusJson>,
   CaIssuesJson: true as Same<S['CaIssuesJson'], CaIssuesJson>,
