@@ -28,7 +28,7 @@ export function ErrorBox(props: { error: Error | undefined; title?: string }): J
     <div class="error" role="alert">
       <p>
         {props.title ? <strong>{props.title}: </strong> : null}
-        {body ? <code class="label">{body.label}</code> : null} {e.message}
+        {body ? <code class="label">{body.label}</code> : null} {e.message.replace(/,? see included json\.?$/i, '')}
       </p>
       {details.length > 0 ? (
         <ul>

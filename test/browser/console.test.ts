@@ -143,7 +143,7 @@ t.test('the console, in Chromium, against svcd', { skip: NO_CHROMIUM }, async (t
     await page.getByRole('button', { name: 'Unstage 10.9.0.0/16 => 65009' }).click()
     await page.getByRole('button', { name: 'Apply 2 changes' }).click()
     await page.getByRole('status').filter({ hasText: 'Applied: 2 added, 0 removed.' }).waitFor()
-    await page.getByRole('cell', { name: '10.2.0.0/16' }).waitFor()
+    await page.getByRole('cell', { name: '10.2.0.0/16', exact: true }).waitFor()
     t.same(await page.locator('table.roas tbody tr td:first-child').allTextContents(), ['10.1.0.0/16', '10.2.0.0/16'])
     await page.waitForFunction("[...document.querySelectorAll('[data-testid=bgp-state]')].every((e) => /^[a-z][a-z0-9 ]+$/.test(e.textContent))")
     t.match(await page.getByTestId('bgp-state').first().textContent(), /^[a-z][a-z0-9 ]+$/, 'the BGP analysis state of each ROA (analysis/full)')
