@@ -17,6 +17,7 @@ import type { Page } from 'playwright-core'
 import { repoDaemon, waitFor, type RepoDaemon } from '../helpers/cas.js'
 import { httpsRequest } from '../helpers/daemon.js'
 import { artifactDir, axeViolations, NO_CHROMIUM, startBrowser } from '../helpers/browser.js'
+import { TestPublisher } from '../helpers/publisher.js'
 
 const SHOTS = artifactDir('console')
 
@@ -207,6 +208,16 @@ t.test('the console, in Chromium, against svcd', { skip: NO_CHROMIUM }, async (t
 
     await open(page, d, '/ui/pubd', '[data-testid=pubd-serial]')
     t.ok(await page.getByRole('cell', { name: /^ca1/ }).isVisible(), 'ca1 among the publishers')
+    // A publisher from its RFC 8183 request: added, its repository response downloaded, removed.
+    const pub = new TestPublisher('outside-pub')
+    await page.setInputFiles('#file-publisher-request', files('outside-pub.xml', pub.requestXml()))
+    await page.getByRole('button', { name: 'Add publisher' }).click()
+    const response = await download(page, 'Repository response for outside-pub')
+    t.equal(pub.useResponse(response).publisherHandle, 'outside-pub', 'the repository response, downloaded and read')
+    await page.getByRole('button', { name: 'Remove outside-pub' }).click()
+    await page.getByRole('button', { name: 'Yes, remove' }).click()
+    await page.getByRole('cell', { name: /^outside-pub/ }).waitFor({ state: 'detached' })
+    t.pass('and removed')
     await page.getByTestId('pubd-chart').waitFor()
     await check(t, page, 'pubd')
 
@@ -216,6 +227,24 @@ t.test('the console, in Chromium, against svcd', { skip: NO_CHROMIUM }, async (t
     }
     await open(page, d, '/ui/cas/testbed/parents', 'h3')
     await check(t, page, 'parents-testbed')
+  })
+
+  await t.test("a child's resources changed, suspended and resumed; testbed's history shows it", async (t) => {
+    await open(page, d, '/ui/cas/testbed/children', 'h3')
+    const child = page.locator('article').filter({ has: page.getByRole('heading', { name: /^ca1/ }) })
+    await child.getByRole('button', { name: 'Change resources' }).click()
+    await child.getByLabel('IPv4 resources').fill('10.0.0.0/8, 192.168.0.0/16')
+    await child.getByRole('button', { name: 'Save resources' }).click()
+    await child.getByText('IPv4 10.0.0.0/8, 192.168.0.0/16').waitFor()
+    t.pass('resources changed')
+    await child.getByRole('button', { name: 'Suspend' }).click()
+    await page.getByRole('heading', { name: 'ca1 suspended' }).waitFor()
+    await page.getByRole('button', { name: 'Resume' }).click()
+    await page.getByRole('heading', { name: 'ca1 active' }).waitFor()
+    t.pass('suspended and resumed')
+    await open(page, d, '/ui/cas/testbed/history', '[data-testid=history-action]')
+    const actions = await page.getByTestId('history-action').allTextContents()
+    for (const label of ['cmd-ca-child-add', 'cmd-ca-child-update', 'cmd-ca-child-suspend', 'cmd-ca-child-unsuspend']) t.ok(actions.some((a) => a.startsWith(label)), `testbed's history shows ${label}`)
   })
 
   await t.test('logout, and a refused token brings the login back', async (t) => {

@@ -18,7 +18,7 @@ export function ChildrenPage(props: { ca: string }): JSX.Element {
   const [offset, setOffset] = useState(0)
   const all = info.data ? [...info.data.children, ...info.data.suspended_children].sort() : []
   const shown = all.slice(offset, offset + PAGE)
-  const details = useLoad(() => Promise.all(shown.map((child) => ok(api.GET('/cas/{ca}/children/{child}', { params: { path: { ca: props.ca, child } } })).then((d) => [child, d] as const))), [props.ca, shown.join('\n')])
+  const details = useLoad(() => Promise.all(shown.map((child) => ok(api.GET('/cas/{ca}/children/{child}', { params: { path: { ca: props.ca, child } } })).then((d) => [child, d] as const))), [props.ca, shown.join('\n'), info.data])
   return (
     <>
       <CaHeader ca={props.ca} title="Children" />

@@ -1,4 +1,4 @@
-/** /ui/cas/{ca}/history: the CA's actions, newest first, a page at a time; filtered by time and kind; each with its details. */
+/** /ui/cas/{ca}/history: the CA's actions (newest first, or oldest), a page at a time; filtered by time and text; each with its details. */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, ok, type Schemas } from '../api.js'
@@ -16,17 +16,28 @@ export function HistoryPage(props: { ca: string }): JSX.Element {
   const [after, setAfter] = useState('')
   const [before, setBefore] = useState('')
   const [full, setFull] = useState(false)
+  const [newest, setNewest] = useState(true)
   const [text, setText] = useState('')
   const [open, setOpen] = useState<number | undefined>()
-  const history = useLoad(() => {
+  const history = useLoad(async () => {
     const a = seconds(after)
     const b = seconds(before, true)
     const query = { full }
-    const base = { ca: props.ca, rows: PAGE, offset }
-    if (b !== undefined) return ok(api.GET('/cas/{ca}/history/commands/{rows}/{offset}/{after}/{before}', { params: { path: { ...base, after: a ?? 0, before: b }, query } }))
-    if (a !== undefined) return ok(api.GET('/cas/{ca}/history/commands/{rows}/{offset}/{after}', { params: { path: { ...base, after: a }, query } }))
-    return ok(api.GET('/cas/{ca}/history/commands/{rows}/{offset}', { params: { path: base, query } }))
-  }, [props.ca, offset, after, before, full])
+    const get = (rows: number, at: number) => {
+      const base = { ca: props.ca, rows, offset: at }
+      if (b !== undefined) return ok(api.GET('/cas/{ca}/history/commands/{rows}/{offset}/{after}/{before}', { params: { path: { ...base, after: a ?? 0, before: b }, query } }))
+      if (a !== undefined) return ok(api.GET('/cas/{ca}/history/commands/{rows}/{offset}/{after}', { params: { path: { ...base, after: a }, query } }))
+      return ok(api.GET('/cas/{ca}/history/commands/{rows}/{offset}', { params: { path: base, query } }))
+    }
+    if (!newest) return get(PAGE, offset)
+    // Newest first: the server lists oldest first, so this page is the window `offset` entries back from the end.
+    const { total } = await get(1, 0)
+    const end = Math.max(0, total - offset)
+    const start = Math.max(0, end - PAGE)
+    if (end === 0) return { offset, total, commands: [] }
+    const page = await get(end - start, start)
+    return { offset, total: page.total, commands: [...page.commands].reverse() }
+  }, [props.ca, offset, after, before, full, newest])
   const needle = text.trim().toLowerCase()
   const rows = (history.data?.commands ?? []).filter((c) => !needle || `${c.summary.label} ${c.summary.msg} ${c.actor}`.toLowerCase().includes(needle))
   return (
@@ -45,6 +56,10 @@ export function HistoryPage(props: { ca: string }): JSX.Element {
           <div class="field">
             <label for="h-text">Filter this page</label>
             <input id="h-text" type="search" value={text} placeholder="action, message or actor" onInput={(e) => setText((e.target as HTMLInputElement).value)} />
+          </div>
+          <div class="field check">
+            <input id="h-newest" type="checkbox" checked={newest} onChange={(e) => (setNewest((e.target as HTMLInputElement).checked), setOffset(0))} />
+            <label for="h-newest">Newest first</label>
           </div>
           <div class="field check">
             <input id="h-full" type="checkbox" checked={full} onChange={(e) => (setFull((e.target as HTMLInputElement).checked), setOffset(0))} />

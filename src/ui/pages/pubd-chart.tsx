@@ -38,6 +38,13 @@ const PAD = 36
 export function Chart(props: { points: Sample[] }): JSX.Element {
   const p = props.points
   if (p.length === 0) return <p>No samples yet.</p>
+  if (p.length === 1)
+    return (
+      <p data-testid="pubd-chart">
+        {p[0].objects} objects, RRDP serial {p[0].serial} at {new Date(p[0].t).toISOString().slice(11, 19)} UTC. The console samples the server every 15 seconds while this page is open; the chart
+        draws once there are two samples.
+      </p>
+    )
   const t0 = p[0].t
   const t1 = Math.max(p[p.length - 1].t, t0 + 1)
   const x = (t: number) => PAD + ((t - t0) / (t1 - t0)) * (W - 2 * PAD)
