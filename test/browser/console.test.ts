@@ -201,10 +201,17 @@ t.test('the console, in Chromium, against svcd', { skip: NO_CHROMIUM }, async (t
     await open(page, d, '/ui/cas/ca1/history', '[data-testid=history-action]')
     const actions = await page.getByTestId('history-action').allTextContents()
     for (const label of ['cmd-ca-init', 'cmd-ca-parent-add', 'cmd-ca-roas-updated', 'cmd-ca-aspas-update']) t.ok(actions.some((a) => a.startsWith(label)), `history shows ${label}`)
+    t.ok(actions[0].startsWith('cmd-ca-aspas-update'), `newest first: ${actions[0]}`)
     await page.getByRole('button', { name: /^Show #/ }).first().click()
     await page.getByTestId('history-details').waitFor()
     t.pass('the details of an action')
     await check(t, page, 'history')
+    await page.getByLabel('Filter this page').fill('roas')
+    t.ok((await page.getByTestId('history-action').allTextContents()).every((a) => a.startsWith('cmd-ca-roas-updated')), 'filtered by text')
+    await page.getByLabel('Filter this page').fill('')
+    await page.getByLabel('From (UTC day)').fill(new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10))
+    await page.getByText('No actions.').waitFor()
+    t.pass('filtered by time on the server: nothing after tomorrow')
 
     await open(page, d, '/ui/pubd', '[data-testid=pubd-serial]')
     t.ok(await page.getByRole('cell', { name: /^ca1/ }).isVisible(), 'ca1 among the publishers')
@@ -227,6 +234,21 @@ t.test('the console, in Chromium, against svcd', { skip: NO_CHROMIUM }, async (t
     }
     await open(page, d, '/ui/cas/testbed/parents', 'h3')
     await check(t, page, 'parents-testbed')
+  })
+
+  await t.test('a key roll started and activated on the CA page, with its state', async (t) => {
+    const states = async () => {
+      await open(page, d, '/ui/cas/ca1', '[data-testid=key-state]')
+      return (await page.getByTestId('key-state').allTextContents()).join(' ')
+    }
+    t.equal(await states(), 'active')
+    await page.getByRole('button', { name: 'Start key roll' }).click()
+    await waitFor('the new key to be certified', async () => (await states()) === 'roll_new roll_new')
+    t.pass('two keys, the roll in state roll_new')
+    await check(t, page, 'ca-keyroll')
+    await page.getByRole('button', { name: 'Activate new key' }).click()
+    await waitFor('the roll to finish', async () => (await states()) === 'active')
+    t.pass('one key again, active')
   })
 
   await t.test("a child's resources changed, suspended and resumed; testbed's history shows it", async (t) => {
