@@ -115,7 +115,7 @@ function Keys(props: { ca: Schemas['CertAuthInfo'] }): JSX.Element {
   const classes = Object.entries(props.ca.resource_classes)
   if (classes.length === 0) return <p>No resource class yet (no certificate from a parent).</p>
   return (
-    <table>
+    <table class="keys">
       <thead>
         <tr>
           <th scope="col">Class</th>
