@@ -55,13 +55,17 @@ t.test('the ROA page of a CA with 50,000 ROAs', { skip: NO_CHROMIUM }, async (t)
   await page.getByRole('cell', { name: '10.123.45.0/24', exact: true }).waitFor()
   await page.locator('table.roas tbody tr').nth(1).waitFor({ state: 'detached' })
   const searched = Date.now() - typed
+  const apiStart = Date.now()
+  const direct = await httpsRequest(`${d.url}api/v1/cas/testbed/routes/page?q=10.77.1.&limit=100`, { headers: { Authorization: `Bearer ${d.token}` } })
+  const apiMs = Date.now() - apiStart
+  t.equal(JSON.parse(direct.body).total, 1, 'another search, straight from the API')
   const sortStart = Date.now()
   await page.getByLabel('Search').fill('')
   await page.getByRole('button', { name: /^ASN/ }).click()
   await page.getByRole('button', { name: /^ASN/ }).click()
   await page.locator('table.roas tbody tr').first().filter({ hasText: 'AS65009' }).waitFor()
   const sorted = Date.now() - sortStart
-  t.comment(`50,000 ROAs: first rows after ${firstRows} ms, a search answered after ${searched} ms (250 ms of it the pause after typing), cleared and sorted by ASN descending after ${sorted} ms`)
+  t.comment(`50,000 ROAs: first rows after ${firstRows} ms, a search answered after ${searched} ms (150 ms of it the pause after typing), another search straight from the API in ${apiMs} ms, cleared and sorted by ASN descending after ${sorted} ms`)
   t.ok(firstRows < LIMIT_MS, `first rows in ${firstRows} ms`)
   t.ok(searched < LIMIT_MS, `search answered in ${searched} ms`)
   t.ok(sorted < LIMIT_MS, `sorted in ${sorted} ms`)

@@ -51,6 +51,8 @@ interface RoutesIndex {
   tag: string
   routes: IndexedRoute[]
   objects: IndexedObject[]
+  /** What a search looks in, per route (lower case): made on the first search, kept with the index. */
+  texts?: string[]
 }
 
 export interface RoutesPage {
@@ -115,10 +117,13 @@ export class RoutesView {
   private async select(index: RoutesIndex, q: RoasQuery): Promise<number[]> {
     const needle = q.q.trim().toLowerCase()
     const out: number[] = []
-    for (let i = 0; i < index.routes.length; i++) {
-      if (i > 0 && i % (SLICE * 10) === 0) await yieldToLoop()
-      const c = index.routes[i]!.config
-      if (!needle || `${c.prefix}-${c.maxLength} => as${c.asn}`.includes(needle) || (c.comment ?? '').toLowerCase().includes(needle)) out.push(i)
+    if (!needle) for (let i = 0; i < index.routes.length; i++) out.push(i)
+    else {
+      const texts = (index.texts ??= index.routes.map(({ config: c }) => `${c.prefix}-${c.maxLength} => as${c.asn}\n${(c.comment ?? '').toLowerCase()}`))
+      for (let i = 0; i < texts.length; i++) {
+        if (i > 0 && i % (SLICE * 10) === 0) await yieldToLoop()
+        if (texts[i]!.includes(needle)) out.push(i)
+      }
     }
     const cfg = (i: number) => index.routes[i]!.config
     if (q.sort === 'asn') out.sort((a, b) => cfg(a).asn - cfg(b).asn || a - b)

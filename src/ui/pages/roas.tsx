@@ -44,7 +44,7 @@ export function RoasPage(props: { ca: string }): JSX.Element {
     const t = setTimeout(() => {
       setSearch(q)
       setOffset(0)
-    }, 250)
+    }, 150)
     return () => clearTimeout(t)
   }, [q])
   useEffect(() => setQuery({ q: search, sort: sort === 'prefix' ? undefined : sort, order: order === 'asc' ? undefined : order, offset: offset || undefined, limit: limit === 100 ? undefined : limit }), [search, sort, order, offset, limit])
