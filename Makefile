@@ -1,8 +1,9 @@
 # svc: make run (start svcd on the embedded default), make test (install what the tests need and run them all).
 SHELL := /bin/bash
 NODE_DEPS := node_modules/.installed
-APT_PACKAGES := rsync openssl libxml2-utils rpki-client fort-validator octorpki libfaketime postgresql
-SRC := $(shell find src -name '*.ts' 2>/dev/null)
+APT_PACKAGES := rsync openssl libxml2-utils rpki-client fort-validator octorpki libfaketime postgresql chromium
+SRC := $(shell find src -name '*.ts' -not -path 'src/ui/*' 2>/dev/null)
+UI_SRC := $(shell find src/ui -type f 2>/dev/null)
 
 .PHONY: all run test check build deps system-deps system-deps-backports bench fixtures clean
 
@@ -16,7 +17,7 @@ $(NODE_DEPS): package.json package-lock.json
 deps: $(NODE_DEPS)
 
 # Debian packages the tests need (relying parties, rsync, xmllint, openssl, libfaketime, PostgreSQL for the clusters
-# the tests start in temporary directories); apt-get only for what is missing.
+# the tests start in temporary directories, Chromium for the console's browser tests); apt-get only for what is missing.
 system-deps:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -56,7 +57,14 @@ dist/.built: $(NODE_DEPS) $(SRC) tsconfig.json package.json
 	@chmod +x dist/main.js dist/cli.js
 	@touch dist/.built
 
-build: dist/.built
+# The web console (design.md §8): type-checked with its own tsconfig (DOM, JSX), bundled by esbuild into dist/ui/,
+# which svcd serves at /ui/. After dist/.built, which starts from an empty dist/.
+dist/ui/.built: dist/.built $(UI_SRC) scripts/build-ui.mjs fixtures/openapi/schema.d.ts
+	npx tsc -p src/ui/tsconfig.json
+	node scripts/build-ui.mjs dist/ui
+	@touch dist/ui/.built
+
+build: dist/.built dist/ui/.built
 
 # Start svcd with the embedded default (testbed, embedded repository) in ./data/.
 run: build
@@ -64,6 +72,7 @@ run: build
 
 check: $(NODE_DEPS)
 	npx tsc -p tsconfig.check.json
+	npx tsc -p src/ui/tsconfig.json
 
 test: system-deps-backports build check
 	TAP_TYPECHECK=1 npx tap

@@ -215,6 +215,40 @@ export const ROAS_PAGE_DEFAULT = 10_000
 export const ROAS_PAGE_MAX = 10_000
 export const TOTAL_COUNT_HEADER = 'X-Total-Count'
 
+/**
+ * GET /api/v1/cas/{ca}/routes/page (the web console's ROA table, issue 15): the configured authorisations matching
+ * `q` (a case-insensitive substring of `<prefix>-<max length> => AS<asn>` or of the comment), sorted on the server, a
+ * page at a time. `total` counts the matches. Rows are light (the number of objects carrying each, not the objects),
+ * so a page costs its own size also for a CA with 50,000 ROAs.
+ */
+export const ROA_SORTS = ['prefix', 'asn', 'max_length', 'comment'] as const
+export type RoaSort = (typeof ROA_SORTS)[number]
+export const ROAS_QUERY_MAX = 200
+
+export interface RoasQuery {
+  offset: number
+  limit: number
+  q: string
+  sort: RoaSort
+  order: 'asc' | 'desc'
+}
+
+export interface RoaRowJson {
+  asn: number
+  prefix: string
+  max_length: number
+  comment: string | null
+  /** How many ROA objects carry it (0 until the CA has published it). */
+  roa_objects: number
+}
+
+export interface RoasPageJson {
+  total: number
+  offset: number
+  limit: number
+  items: RoaRowJson[]
+}
+
 export interface RepoInfoJson {
   contact: { type: 'embedded' | 'remote'; repo_info: { sia_base: string; rrdp_notification_uri: string }; server_info: { public_key: string; service_uri: string } } | null
 }

@@ -7,7 +7,7 @@ import { binary, binaryBody, empty, json, jsonBody, jsonOrXmlBody, route, xml, t
 import { ref } from './openapi-schemas.js'
 import { taRoutes } from './openapi-ta.js'
 import type { Parameter, Response } from './openapi-types.js'
-import { ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER } from './cas.js'
+import { ROA_SORTS, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, ROAS_QUERY_MAX, TOTAL_COUNT_HEADER } from './cas.js'
 import { RSC_MAX_VALIDITY_DAYS } from './rsc.js'
 
 const get = (path: string, spec: OperationSpec) => route('get', path, spec)
@@ -71,6 +71,10 @@ function roaAndRepoRoutes(): DescribedRoute[] {
     post('/cas/{ca}/routes', {
       id: 'caRoasUpdate', tag: 'roas', summary: 'Apply a ROA delta', body: jsonBody('RoaDeltaJson', 'ROAs to add and remove'), ok: empty('Applied'),
       description: 'All or nothing: any problem refuses the whole delta with ca-roa-delta-error, whose body lists the problems in `delta_error`. One change (one history entry) however large the delta; the body may be up to post_limit_api_routes bytes (32 MiB by default: 50,000 and more authorisations), not post_limit_api.',
+    }),
+    get('/cas/{ca}/routes/page', {
+      id: 'caRoasQuery', tag: 'roas', summary: 'Search, sort and page the configured ROAs', params: roasQuery(), ok: json('RoasPageJson', 'The matching ROAs, one page'),
+      description: 'For the web console and `svcc roas search`: light rows (no objects), matched and sorted on the server, so a page stays fast for a CA with 50,000 ROAs. Bad parameters: 400 api-invalid-query.',
     }),
     get('/cas/{ca}/routes/analysis/full', {
       id: 'caRoutesAnalysis', tag: 'roas', summary: 'BGP analysis of the configured ROAs', ok: json({ type: 'array', items: ref('BgpAnalysisEntry') }, "Krill's BgpAnalysisReport"),
@@ -136,6 +140,17 @@ function roasPage(): Parameter[] {
   return [
     { name: 'offset', in: 'query', description: 'Authorisations to skip (default 0)', required: false, schema: { type: 'integer', minimum: 0 } },
     { name: 'limit', in: 'query', description: `Authorisations to return (default ${ROAS_PAGE_DEFAULT}, at most ${ROAS_PAGE_MAX})`, required: false, schema: { type: 'integer', minimum: 1, maximum: ROAS_PAGE_MAX } },
+  ]
+}
+
+/** ?offset=&limit=&q=&sort=&order= of GET …/routes/page. */
+function roasQuery(): Parameter[] {
+  return [
+    { name: 'offset', in: 'query', description: 'Matches to skip (default 0)', required: false, schema: { type: 'integer', minimum: 0 } },
+    { name: 'limit', in: 'query', description: `Rows to return (default 100, at most ${ROAS_PAGE_MAX})`, required: false, schema: { type: 'integer', minimum: 1, maximum: ROAS_PAGE_MAX } },
+    { name: 'q', in: 'query', description: `Case-insensitive text in \`<prefix>-<max length> => AS<asn>\` or in the comment (at most ${ROAS_QUERY_MAX} characters)`, required: false, schema: { type: 'string' } },
+    { name: 'sort', in: 'query', description: 'Sort key (default prefix: the listing order)', required: false, schema: { type: 'string', enum: [...ROA_SORTS] } },
+    { name: 'order', in: 'query', description: 'asc (default) or desc', required: false, schema: { type: 'string', enum: ['asc', 'desc'] } },
   ]
 }
 

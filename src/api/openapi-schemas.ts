@@ -176,6 +176,19 @@ const cas: Record<string, Schema> = {
     comment: nullable(str('Comment')),
     roa_objects: arr(ref('RoaObjectJson')),
   }),
+  RoaRowJson: obj('One row of the console ROA table (GET …/routes/page)', {
+    asn: int('Origin AS number'),
+    prefix: str('IP prefix'),
+    max_length: int('Max length'),
+    comment: nullable(str('Comment')),
+    roa_objects: int('ROA objects carrying it', { minimum: 0 }),
+  }),
+  RoasPageJson: obj('A page of the ROAs matching a search, sorted', {
+    total: int('Matching authorisations in all', { minimum: 0 }),
+    offset: int('Matches skipped', { minimum: 0 }),
+    limit: int('Most rows asked for', { minimum: 1 }),
+    items: arr(ref('RoaRowJson'), 'The rows'),
+  }),
   BgpAnalysisState: str("Krill's BgpAnalysisState: roa_* of a configured ROA, announcement_* of a BGP announcement inside the CA's resources; without BGP data svcd reports only roa_no_announcement_info and roa_not_held", {
     enum: ['roa_seen', 'roa_redundant', 'roa_unseen', 'roa_disallowing', 'roa_too_permissive', 'roa_as0', 'roa_as0_redundant', 'roa_not_held', 'announcement_valid', 'announcement_invalid_length', 'announcement_invalid_asn', 'announcement_disallowed', 'announcement_not_found', 'roa_no_announcement_info'],
   }),

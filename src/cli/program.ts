@@ -17,6 +17,7 @@ import { aspasCommands } from './commands/aspas.js'
 import { bgpsecCommands } from './commands/bgpsec.js'
 import { roasCommands } from './commands/roas.js'
 import { rscCommands } from './commands/rsc.js'
+import { roasSearchCommands } from './commands/roas-search.js'
 import { serverCommands } from './commands/server.js'
 import { taCommands } from './commands/ta.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
@@ -26,6 +27,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...childrenCommands,
   ...parentsCommands,
   ...roasCommands,
+  ...roasSearchCommands,
   ...aspasCommands,
   ...bgpsecCommands,
   ...rscCommands,

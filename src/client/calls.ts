@@ -13,6 +13,7 @@ import type { RscSignedJson, RscSignJson } from '../api/rsc.js'
 import type { ClusterJson, LoggedInUser, ServerInfo } from '../api/status.js'
 import type { TaKeyRollJson } from '../api/ta.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
+import type { RoasPageJson, RoasQuery } from '../api/cas.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -66,6 +67,9 @@ export const calls = {
   /** One page (api/cas.ts ROAS_PAGE_DEFAULT); without `page`, the server's default page. */
   caRoas: (ca: string, page?: { offset: number; limit: number }): ApiCall<ConfiguredRoa[]> =>
     call('GET', `/api/v1/cas/${seg(ca)}/routes${page ? `?offset=${page.offset}&limit=${page.limit}` : ''}`, 'json'),
+  /** The console's ROA table: matches of `q.q`, sorted, one page (GET …/routes/page). */
+  caRoasQuery: (ca: string, q: RoasQuery): ApiCall<RoasPageJson> =>
+    call('GET', `/api/v1/cas/${seg(ca)}/routes/page?${new URLSearchParams({ offset: String(q.offset), limit: String(q.limit), q: q.q, sort: q.sort, order: q.order })}`, 'json'),
   caRoasUpdate: (ca: string, delta: RoaDeltaJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/routes`, 'empty', delta),
   caRoutesAnalysis: (ca: string): ApiCall<BgpAnalysisEntry[]> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/full`, 'json'),
   caRoutesSuggest: (ca: string): ApiCall<BgpAnalysisSuggestion> => call('GET', `/api/v1/cas/${seg(ca)}/routes/analysis/suggest`, 'json'),

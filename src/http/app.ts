@@ -20,6 +20,7 @@ import { rfc6492Router } from './routes/rfc6492.js'
 import { statusRouter } from './routes/status.js'
 import { taRouter } from './routes/ta.js'
 import { testbedRouter } from './routes/testbed.js'
+import { uiMiddleware } from './routes/ui.js'
 
 export type { HttpDeps, HttpServices } from './deps.js'
 
@@ -35,6 +36,7 @@ export function createApp(deps: HttpDeps): Koa {
   const auth = new AdminTokenProvider(deps.token)
   app.use(defaultDeny(auth, deps.config.metrics_public ? [PUBLIC_METRICS] : []))
   app.use(rrdpMiddleware(deps))
+  app.use(uiMiddleware())
   for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))

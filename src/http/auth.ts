@@ -31,6 +31,8 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { methods: READ, path: /^\/ta\/(ta-next\.tal|ta-[^/]+\.cer)$/, why: "during a TA key roll (RFC 9691) the successor's TAL, and each TA key's certificate (the key id is checked where it is served)" },
   { methods: ['POST'], path: new RegExp(`^/rfc6492/${SEGMENT}$`), why: 'RFC 6492 up-down: each message is CMS-signed by a registered child (RFC 6492 §3.1)' },
   { methods: ['POST'], path: new RegExp(`^/rfc8181/${SEGMENT}$`), why: 'RFC 8181 publication: each message is CMS-signed by a registered publisher (RFC 8181 §2)' },
+  { methods: READ, path: /^\/$/, why: 'redirects to the web console at /ui/' },
+  { methods: READ, path: /^\/ui(\/.*)?$/, why: "the web console's static files (http/routes/ui.ts): they hold no data; the console asks for the token and sends it with each API call" },
   { methods: READ, path: /^\/auth\/login$/, why: "where a web client's login page is (a fixed relative URL, Krill's admin-token provider)" },
   { methods: READ, path: /^\/testbed\/enabled$/, why: 'whether the testbed self-service is on (Krill testbed; 404 when it is off)' },
   { methods: ['POST'], path: /^\/testbed\/(children|publishers)$/, why: 'a public testbed lets anyone register a child of CA testbed or a publisher in the embedded repository (Krill testbed); rate-limited, off unless [testbed] is on' },

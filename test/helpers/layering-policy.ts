@@ -30,6 +30,7 @@ const LAYERS: Policy['layers'] = [
   ['http/', 'http'],
   ['client/', 'client'],
   ['cli/', 'cli'],
+  ['ui/', 'ui'], // the web console (browser code, bundled by esbuild; its own tsconfig)
   ['main.ts', 'root'],
   ['cli.ts', 'root'],
   ['compose.ts', 'root'],
@@ -61,6 +62,8 @@ const MAY_IMPORT: Policy['mayImport'] = {
   http: [{ layer: 'api' }, { layer: 'errors' }, { layer: 'application', types: true }],
   client: [{ layer: 'api' }, ...ALL_LIBRARY],
   cli: [{ layer: 'api' }, { layer: 'client' }, ...ALL_LIBRARY],
+  // design.md §2: "ui/: api/ types only" (its API types come from the generated description, fixtures/openapi/).
+  ui: [{ layer: 'api', types: true }],
   root: [{ layer: '*' }],
   config: ALL_LIBRARY,
   log: [],
@@ -108,6 +111,10 @@ const HOMES: Policy['homes'] = {
   'smol-toml': ['config.ts'],
   commander: ['cli/'],
   'prom-client': ['app/metrics/'],
+  preact: ['ui/'],
+  'openapi-fetch': ['ui/'],
+  // The generated types of the OpenAPI description (fixtures/openapi/schema.d.ts), by the alias of src/ui/tsconfig.json.
+  'svc-api-schema': ['ui/'],
 }
 
 /** Node modules that do I/O or read the machine: never in the library or the domain. */

@@ -185,7 +185,7 @@ export function resolveImport(from: string, spec: string, files: { has(path: str
   }
   const base = parts.join('/')
   const stem = base.replace(/\.(js|ts)$/, '')
-  return [`${stem}.ts`, base, `${base}/index.ts`].find((c) => files.has(c))
+  return [`${stem}.ts`, `${stem}.tsx`, base, `${base}/index.ts`].find((c) => files.has(c))
 }
 
 const parsed = new Map<string, ModuleFacts>()

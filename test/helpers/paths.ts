@@ -27,15 +27,20 @@ export function assertBuilt(): void {
   if (!existsSync(SVCD)) throw new Error('dist/ is missing: run `make build` (make test does it) before the scenario tests')
   if (process.env.SVC_TEST_NO_BUILD_CHECK) return
   const built = statSync(join(ROOT, 'dist', '.built'), { throwIfNoEntry: false })?.mtimeMs ?? statSync(SVCD).mtimeMs
-  const newest = newestMtime(join(ROOT, 'src'))
+  const ui = join(ROOT, 'src', 'ui')
+  const newest = newestMtime(join(ROOT, 'src'), ui)
   if (newest > built) throw new Error('dist/ is older than src/: run `make build` (make test does it) before the scenario tests')
+  // The web console is built on its own (dist/ui/, from src/ui/).
+  const uiBuilt = statSync(join(ROOT, 'dist', 'ui', '.built'), { throwIfNoEntry: false })?.mtimeMs ?? 0
+  if (existsSync(ui) && newestMtime(ui) > uiBuilt) throw new Error('dist/ui/ is older than src/ui/: run `make build` (make test does it) before the scenario tests')
 }
 
-function newestMtime(dir: string): number {
+function newestMtime(dir: string, skip?: string): number {
   let newest = 0
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, e.name)
-    newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs)
+    if (p === skip) continue
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(p, skip) : statSync(p).mtimeMs)
   }
   return newest
 }

@@ -18,7 +18,7 @@ const SRC = join(ROOT, 'src')
 
 /** Every .ts file under dir, by path relative to src/ with posix separators. */
 function readTree(dir: string): Map<string, string> {
-  const paths = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? paths(join(d, e.name)) : e.name.endsWith('.ts') ? [join(d, e.name)] : []))
+  const paths = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? paths(join(d, e.name)) : /\.tsx?$/.test(e.name) ? [join(d, e.name)] : []))
   return new Map(paths(dir).map((p) => [relative(SRC, p).split('\\').join('/'), readFileSync(p, 'utf8')]))
 }
 

@@ -11,6 +11,7 @@ import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../s
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../src/api/bgpsec.js'
 import type { RscSignedJson, RscSignJson } from '../../src/api/rsc.js'
 import type { AnnouncementJson, AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, ReplacementRoaSuggestionJson, RoaDeltaJson, RoaJson, RoaPayloadJson, UpdateChildJson } from '../../src/api/cas.js'
+import type { RoaRowJson, RoasPageJson } from '../../src/api/cas.js'
 import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
 import type { ErrorBody, LoggedInUser, ReadyJson, ServerInfo } from '../../src/api/status.js'
@@ -106,6 +107,8 @@ const sameSchemas: Record<string, true> = {
   RoaJson: true as Same<S['RoaJson'], RoaJson>,
   RoaDeltaJson: true as Same<S['RoaDeltaJson'], RoaDeltaJson>,
   ConfiguredRoa: true as Same<S['ConfiguredRoa'], ConfiguredRoa>,
+  RoaRowJson: true as Same<S['RoaRowJson'], RoaRowJson>,
+  RoasPageJson: true as Same<S['RoasPageJson'], RoasPageJson>,
   RepoInfoJson: true as Same<S['RepoInfoJson'], RepoInfoJson>,
   RepoStatusJson: true as Same<S['RepoStatusJson'], RepoStatusJson>,
   CaIssuesJson: true as Same<S['CaIssuesJson'], CaIssuesJson>,

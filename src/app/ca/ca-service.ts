@@ -7,6 +7,7 @@ import {
   childRequestJson, MAX_HISTORY_ROWS, ROAS_PAGE_MAX, type AspaDefinitionJson, type BgpAnalysisEntry, type BgpAnalysisSuggestion, type BulkIssuesJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildRequestJson, type CommandDetailsJson,
   type CommandHistoryJson, type ConfiguredRoa, type RoaDeltaJson,
 } from '../../api/cas.js'
+import type { RoasPageJson, RoasQuery } from '../../api/cas.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { aspaConfigs } from '../../ca/aspas.js'
@@ -161,6 +162,11 @@ export class CaService {
   /** A page of the configured ROAs in listing order (api/cas.ts ROAS_PAGE_DEFAULT), with the total. */
   caRoas(ca: string, page: { offset: number; limit: number }): Promise<RoutesPage> {
     return this.d.routes.page(caPath(ca), page.offset, page.limit)
+  }
+
+  /** GET …/routes/page: the console's ROA table, searched, sorted and paged on the server (api/cas.ts RoasQuery). */
+  caRoasQuery(ca: string, q: RoasQuery): Promise<RoasPageJson> {
+    return this.d.routes.query(caPath(ca), q)
   }
 
   /** GET …/routes/analysis/full: every configured ROA and every announcement in the CA's resources, with its state (bgp-analysis.ts). */

@@ -15,7 +15,7 @@
  * size: the objects it shows are read and decoded one by one, and what a decode yields is kept in the index.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import type { ConfiguredRoa, RoaObjectJson } from '../../api/cas.js'
+import type { ConfiguredRoa, RoaObjectJson, RoasPageJson, RoasQuery } from '../../api/cas.js'
 import { classDir } from '../../ca/locations.js'
 import { routePayload, type RouteConfig } from '../../ca/routes.js'
 import { AppError } from '../../errors.js'
@@ -51,6 +51,8 @@ interface RoutesIndex {
   tag: string
   routes: IndexedRoute[]
   objects: IndexedObject[]
+  /** What a search looks in, per route (lower case): made on the first search, kept with the index. */
+  texts?: string[]
 }
 
 export interface RoutesPage {
@@ -62,6 +64,8 @@ export interface RoutesPage {
 export class RoutesView {
   private readonly indexes = new Map<string, RoutesIndex>()
   private readonly building = new Map<string, { tag: string; index: Promise<RoutesIndex> }>()
+  /** Per CA, the matches of its last query (RoutesView.query). */
+  private readonly queries = new Map<string, { tag: string; key: string; order: number[] }>()
 
   constructor(private readonly d: { commands: CaCommands; objects: CaObjectsStore }) {}
 
@@ -84,9 +88,48 @@ export class RoutesView {
     return { total: index.routes.length, items }
   }
 
+  /**
+   * The console's table (api/cas.ts RoasQuery): authorisations matching `q.q`, sorted by `q.sort`, a page of light
+   * rows. The matches of the CA's last query are kept while the index holds, so paging through them costs a page.
+   */
+  async query(ca: string, q: RoasQuery): Promise<RoasPageJson> {
+    const index = await this.index(ca)
+    const key = `${q.q.toLowerCase()}\n${q.sort}\n${q.order}`
+    let kept = this.queries.get(ca)
+    if (kept?.tag !== index.tag || kept.key !== key) {
+      kept = { tag: index.tag, key, order: await this.select(index, q) }
+      this.queries.set(ca, kept)
+    }
+    const items = kept.order.slice(q.offset, q.offset + q.limit).map((i) => {
+      const r = index.routes[i]!
+      return { asn: r.config.asn, prefix: r.config.prefix, max_length: r.config.maxLength, comment: r.config.comment ?? null, roa_objects: r.objects.length }
+    })
+    return { total: kept.order.length, offset: q.offset, limit: q.limit, items }
+  }
+
   /** Drop what is kept for a CA (deleted). */
   forget(ca: string): void {
     this.indexes.delete(ca)
+    this.queries.delete(ca)
+  }
+
+  /** Indices into index.routes of the matches of `q`, in its order (ties in listing order). */
+  private async select(index: RoutesIndex, q: RoasQuery): Promise<number[]> {
+    const needle = q.q.trim().toLowerCase()
+    const out: number[] = []
+    if (!needle) for (let i = 0; i < index.routes.length; i++) out.push(i)
+    else {
+      const texts = (index.texts ??= index.routes.map(({ config: c }) => `${c.prefix}-${c.maxLength} => as${c.asn}\n${(c.comment ?? '').toLowerCase()}`))
+      for (let i = 0; i < texts.length; i++) {
+        if (i > 0 && i % (SLICE * 10) === 0) await yieldToLoop()
+        if (texts[i]!.includes(needle)) out.push(i)
+      }
+    }
+    const cfg = (i: number) => index.routes[i]!.config
+    if (q.sort === 'asn') out.sort((a, b) => cfg(a).asn - cfg(b).asn || a - b)
+    else if (q.sort === 'max_length') out.sort((a, b) => cfg(a).maxLength - cfg(b).maxLength || a - b)
+    else if (q.sort === 'comment') out.sort((a, b) => compareText(cfg(a).comment ?? '', cfg(b).comment ?? '') || a - b)
+    return q.order === 'desc' ? out.reverse() : out
   }
 
   /** The CA's current index: the kept one while its tag holds, else one built now (shared by concurrent callers). */
@@ -155,4 +198,8 @@ export class RoutesView {
     if (full) return [{ authorizations: o.decoded.authorizations, validity, serial: o.serial, uri: o.uri, base64: toBase64(der!), hash: o.hash }]
     return [{ validity, serial: o.serial, uri: o.uri, hash: o.hash }]
   }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
 }

@@ -4,6 +4,7 @@
  */
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
+import { ROA_SORTS, ROAS_QUERY_MAX, type RoaSort } from '../../api/cas.js'
 import { checkAddCa, checkAddChild, checkResourcesJson, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
 import { checkAspaDefinitionUpdates, checkAspaProvidersUpdate, customerFromPath, type AspaDefinitionUpdatesJson, type AspaProvidersUpdateJson } from '../../api/aspas.js'
 import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
@@ -29,6 +30,7 @@ export function casRouter(deps: HttpDeps): Router {
   parentRoutes(r, deps)
   childRoutes(r, deps)
   roaAndRepoRoutes(r, deps)
+  roaTableRoute(r, deps)
   aspaRoutes(r, deps)
   rscRoutes(r, deps)
   historyRoutes(r, deps)
@@ -137,6 +139,28 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
   r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await svc.repo.caRepoStatus(ctx.params.ca)))
   r.get('/cas/:ca/issues', (ctx) => void (ctx.body = svc.cas.caIssues(ctx.params.ca)))
   r.get('/bulk/cas/issues', (ctx) => void (ctx.body = svc.cas.bulkIssues()))
+}
+
+/** GET …/routes/page: the web console's ROA table (issue 15), searched, sorted and paged on the server. */
+function roaTableRoute(r: Router, deps: HttpDeps): void {
+  r.get('/cas/:ca/routes/page', async (ctx) => {
+    const offset = queryCount(ctx, 'offset', 0, Number.MAX_SAFE_INTEGER)
+    const limit = queryCount(ctx, 'limit', 100, ROAS_PAGE_MAX, 1)
+    const q = queryText(ctx, 'q') ?? ''
+    if (q.length > ROAS_QUERY_MAX) throw new AppError('api-invalid-query', { name: 'q', reason: `at most ${ROAS_QUERY_MAX} characters` })
+    const sort = queryText(ctx, 'sort') ?? 'prefix'
+    if (!(ROA_SORTS as readonly string[]).includes(sort)) throw new AppError('api-invalid-query', { name: 'sort', reason: `one of ${ROA_SORTS.join(', ')}` })
+    const order = queryText(ctx, 'order') ?? 'asc'
+    if (order !== 'asc' && order !== 'desc') throw new AppError('api-invalid-query', { name: 'order', reason: 'asc or desc' })
+    ctx.body = await deps.services.cas.caRoasQuery(ctx.params.ca, { offset, limit, q, sort: sort as RoaSort, order })
+  })
+}
+
+/** A text query parameter given at most once, or undefined. */
+function queryText(ctx: Context, name: string): string | undefined {
+  const v = ctx.query[name]
+  if (v !== undefined && typeof v !== 'string') throw new AppError('api-invalid-query', { name, reason: 'given more than once' })
+  return v
 }
 
 /** ASPA definitions and BGPsec router keys (krill-reference.md §1.1 "ASPA", "BGPsec"). */

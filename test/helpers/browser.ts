@@ -1,0 +1,53 @@
+/**
+ * Headless Chromium for the console's browser tests (issue 15): Debian's `chromium` (make system-deps installs it),
+ * driven by playwright-core, no browser download. Each test gets a fresh profile directory, removed at teardown;
+ * screenshots go to test-artifacts/<name>/ (gitignored). axe-core runs inside the page (evaluated through the
+ * driver, so the console's Content-Security-Policy needs no exception).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { tempDir, type TestLike } from './daemon.js'
+import { ROOT } from './paths.js'
+
+export const CHROMIUM = '/usr/bin/chromium'
+export const NO_CHROMIUM = existsSync(CHROMIUM) ? false : `needs ${CHROMIUM} (Debian's chromium; make system-deps installs it)`
+
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync']
+
+/** A browser with a fresh profile (accepting the daemon's self-signed certificate), closed at teardown. */
+export async function startBrowser(t: TestLike, viewport = { width: 1280, height: 900 }): Promise<{ context: BrowserContext; page: Page }> {
+  const profile = tempDir(t, 'svc-chromium-')
+  const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS, ignoreHTTPSErrors: true, acceptDownloads: true, viewport })
+  t.teardown(() => context.close())
+  const page = context.pages()[0] ?? (await context.newPage())
+  page.setDefaultTimeout(20_000)
+  return { context, page }
+}
+
+/** test-artifacts/<name>/, emptied. */
+export function artifactDir(name: string): string {
+  const dir = join(ROOT, 'test-artifacts', name)
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  return dir
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+interface AxeViolation {
+  id: string
+  impact: string | null
+  help: string
+  nodes: { target: string[] }[]
+}
+
+/** axe-core's serious and critical violations on the page as it is now (WCAG 2.x A and AA rules, best practices). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated as text: the test code is type-checked without the DOM library.
+  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(AXE)
+  const rules = JSON.stringify({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
+  const found = (await page.evaluate(`window.axe.run(document, ${rules}).then((r) => r.violations)`)) as AxeViolation[]
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')})`)
+}
