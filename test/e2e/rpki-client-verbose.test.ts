@@ -26,7 +26,7 @@ const STATISTICS: readonly RegExp[] = [
   /^Processing time \d+ seconds \(\d+ seconds user, \d+ seconds system\)$/, /^Skiplist entries: 0$/, /^CCR (manifest state|ROA payloads|ASPA payloads) hash: \S+$/,
   /^Route Origin Authorizations: \d+ \(0 failed parse, 0 invalid\)$/, /^AS Provider Attestations: \d+ \(0 failed parse, 0 invalid\)$/,
   /^BGPsec Router Certificates: \d+$/, /^Certificates: \d+ \(0 invalid, 0 non-functional\)$/, /^Trust Anchor Locators: 1 \(0 invalid\)$/,
-  /^Manifests: \d+ \(0 failed parse, 0 seqnum gaps\)$/, /^Certificate revocation lists: \d+$/, /^Trust Anchor Keys: 0$/, /^Repositories: \d+$/,
+  /^Manifests: \d+ \(0 failed parse, 0 seqnum gaps\)$/, /^Certificate revocation lists: \d+$/, /^Trust Anchor Keys: 1$/, /^Repositories: \d+$/,
   /^New files moved into validated cache: \d+$/, /^Cleanup: removed \d+ files, \d+ directories$/, /^Repository cleanup: kept \d+ and removed \d+ superfluous files$/,
   /^VRP Entries: \d+ \(\d+ unique\)$/, /^VAP Entries: 0 \(0 unique, 0 overflowed\)$/, /^VSP Entries: 0 \(0 unique\)$/,
 ]
