@@ -135,10 +135,10 @@ export class PublicationService {
     await this.d.daemon?.stop()
   }
 
-  /** Resolves when everything accepted so far is in RRDP and in the rsync tree. */
+  /** Write everything accepted so far to RRDP and the rsync tree now (not after the usual pause); resolves when done. */
   async flushed(): Promise<void> {
-    await this.rrdpPacer.idle()
-    await this.rsyncPacer.idle()
+    await this.rrdpPacer.flush()
+    await this.rsyncPacer.flush()
   }
 
   //------------ JSON API (krill-reference.md §1.1 "Publication server"; the /api/v1/pubd routes) -------------------

@@ -71,6 +71,22 @@ export class Pacer {
     return new Promise((resolve) => this.waiters.push(resolve))
   }
 
+  /**
+   * Run what is pending now rather than at its planned time (skipping `settle` and the spacing), and again for kicks
+   * during that run, until nothing is pending; a retry waiting out its back-off does not count, as for `idle`.
+   */
+  async flush(): Promise<void> {
+    while (!this.stopped) {
+      if (this.timer && !this.running) {
+        clearTimeout(this.timer)
+        this.timer = undefined
+        this.start()
+      }
+      if (!this.running) return
+      await this.running
+    }
+  }
+
   /** True while the last run failed and a retry is due. */
   failing(): boolean {
     return this.failures > 0

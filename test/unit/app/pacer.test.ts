@@ -110,3 +110,26 @@ t.test('with settle, a burst of kicks makes one run after the kicks stop, and co
   }
   t.ok(runs.length >= 1, `under constant kicks it still runs, bounded by maxWaitMs (${runs.length} runs in 1.5 s)`)
 })
+
+t.test('flush runs what is pending at once, skipping settle and spacing, and the kicks made during that run', async (t) => {
+  const runs: number[] = []
+  let kickDuringRun = true
+  const p = new Pacer(async () => {
+    runs.push(Date.now())
+    await sleep(30)
+    if (kickDuringRun) {
+      kickDuringRun = false
+      p.kick()
+    }
+  }, 60_000, () => undefined, { settle: { quietMs: 10_000, maxWaitMs: 60_000 } })
+  t.teardown(() => p.stop())
+  p.kick()
+  await sleep(50)
+  t.equal(runs.length, 0, 'settle holds the run back')
+  const asked = Date.now()
+  await p.flush()
+  t.equal(runs.length, 2, 'flush ran it, and once more for the kick during the run (despite the minute of spacing)')
+  t.ok(Date.now() - asked < 2000, `at once (${Date.now() - asked} ms)`)
+  await p.flush()
+  t.equal(runs.length, 2, 'nothing pending: flush runs nothing')
+})
