@@ -129,14 +129,14 @@ export class RrdpWriter {
     const result = await this.o.reader.read(async (view) => {
       const state = view.state()
       if (!state) throw new Error('RRDP is not initialised')
-      const { maxSeq, before } = view.pending()
-      if (maxSeq === 0) return undefined
+      const { seqs, before } = view.pending()
+      if (seqs.length === 0) return undefined
       const elements = deltaElements(view, before)
-      if (elements.length === 0) return { state, maxSeq, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0 }
+      if (elements.length === 0) return { state, seqs, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0 }
       const after = view.count()
       const added = elements.filter((e) => e.type === 'publish' && !e.hash).length
       const held = this.o.hold?.(after - added + (elements.length - elements.filter((e) => e.type === 'publish').length), after)
-      if (held) return { state, maxSeq, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0, held }
+      if (held) return { state, seqs, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0, held }
       const serial = state.serial + 1
       const rel = `${state.session}/${serial}/${randomBytes(8).toString('hex')}`
       this.partial = rel
@@ -147,14 +147,14 @@ export class RrdpWriter {
       const head = { sessionId: state.session, serial }
       const snapshot = previous ? await this.copySnapshot(path, previous, head, before, view, layout) : await this.writeFile(path, this.snapshotWhole(head, view, layout))
       layout.size = snapshot.size
-      return { state, maxSeq, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length, layout, incremental: previous !== undefined }
+      return { state, seqs, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length, layout, incremental: previous !== undefined }
     })
     if (!result) return void (await this.repairNotification())
     if (result.snapshot && result.delta) await Promise.all([this.writeGzip(join(result.delta.rel, 'delta.xml')), this.writeGzip(join(result.snapshot.rel, 'snapshot.xml'))])
     const now = this.o.now()
     if (result.held) return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false, held: result.held }
     if (!result.snapshot || !result.delta) {
-      this.o.store.recordSerial(result.state, undefined, result.maxSeq, [])
+      this.o.store.recordSerial(result.state, undefined, result.seqs, [])
       return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false }
     }
     const state: RrdpState = { session: result.state.session, serial: result.serial, snapshotPath: join(result.snapshot.rel, 'snapshot.xml'), snapshotHash: result.snapshot.hash, snapshotSize: result.snapshot.size, updated: now.toISOString() }
@@ -162,7 +162,7 @@ export class RrdpWriter {
     const all = [delta, ...this.o.store.rrdpDeltas()]
     const keep = retainDeltas(all, state.snapshotSize, this.o.retention, now)
     const drop = all.filter((d) => !keep.includes(d)).map((d) => d.serial)
-    const record = () => this.o.store.recordSerial(state, delta, result.maxSeq, drop)
+    const record = () => this.o.store.recordSerial(state, delta, result.seqs, drop)
     await this.recorded(record, [delta.path, state.snapshotPath], [state.snapshotPath, ...keep.map((d) => d.path)])
     this.partial = undefined
     this.layout = result.layout
@@ -259,7 +259,7 @@ export class RrdpWriter {
   async resetSession(): Promise<void> {
     const session = randomUUID()
     await this.o.reader.read(async (view) => {
-      const consumed = view.pending().maxSeq
+      const consumed = view.pending().seqs
       const rel = `${session}/1/${randomBytes(8).toString('hex')}`
       const layout = emptyLayout(join(rel, 'snapshot.xml'))
       const snapshot = await this.writeFile(layout.path, this.snapshotWhole({ sessionId: session, serial: 1 }, view, layout))

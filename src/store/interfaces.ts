@@ -172,10 +172,14 @@ export interface PubdStore {
   stats(): PublisherStats[]
   rrdpState(): RrdpState | undefined
   rrdpDeltas(): RrdpDeltaInfo[]
-  /** Record a new serial: the new state, its delta (if any), the consumed changes, and the deltas dropped. */
-  recordSerial(state: RrdpState, delta: RrdpDeltaInfo | undefined, consumedUpTo: number, dropDeltas: readonly number[]): void
-  /** Start a new session: no deltas; the changes up to `consumedUpTo` are in its first snapshot. */
-  resetSession(state: RrdpState, consumedUpTo: number): void
+  /**
+   * Record a new serial: the new state, its delta (if any), the changes it consumed (exactly the `seq`s the writer read;
+   * not every seq up to the highest: with several instances a change with a lower seq may commit after the read, and
+   * belongs to the next serial), and the deltas dropped.
+   */
+  recordSerial(state: RrdpState, delta: RrdpDeltaInfo | undefined, consumed: readonly number[], dropDeltas: readonly number[]): void
+  /** Start a new session: no deltas; the changes `consumed` (the seqs read) are in its first snapshot. */
+  resetSession(state: RrdpState, consumed: readonly number[]): void
 }
 
 //------------ Server properties ------------------------------------------------------------------------------------

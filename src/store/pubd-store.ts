@@ -135,7 +135,7 @@ export class SqlitePubdStore implements PubdStore {
   }
 
   /** Record a new serial: the new state, its delta (if any), the consumed changes, and the deltas dropped. */
-  recordSerial(state: RrdpState, delta: RrdpDeltaInfo | undefined, consumedUpTo: number, dropDeltas: readonly number[]): void {
+  recordSerial(state: RrdpState, delta: RrdpDeltaInfo | undefined, consumed: readonly number[], dropDeltas: readonly number[]): void {
     this.db.transaction(() => {
       this.db
         .prepare(
@@ -145,18 +145,34 @@ export class SqlitePubdStore implements PubdStore {
         )
         .run(state.session, state.serial, state.snapshotPath, state.snapshotHash, state.snapshotSize, state.updated)
       if (delta) this.db.prepare('INSERT INTO rrdp_deltas (serial, path, hash, size, time) VALUES (?, ?, ?, ?, ?)').run(delta.serial, delta.path, delta.hash, delta.size, delta.time)
-      this.db.prepare('DELETE FROM pubd_changes WHERE seq <= ?').run(consumedUpTo)
+      deleteChanges(this.db, consumed)
       const drop = this.db.prepare('DELETE FROM rrdp_deltas WHERE serial = ?')
       for (const s of dropDeltas) drop.run(s)
     })
   }
 
-  /** Start a new session: no deltas; the changes up to `consumedUpTo` are in its first snapshot. */
-  resetSession(state: RrdpState, consumedUpTo: number): void {
+  /** Start a new session: no deltas; the changes `consumed` (the seqs read) are in its first snapshot. */
+  resetSession(state: RrdpState, consumed: readonly number[]): void {
     this.db.transaction(() => {
       this.db.prepare('DELETE FROM rrdp_deltas').run()
-      this.recordSerial(state, undefined, consumedUpTo, [])
+      this.recordSerial(state, undefined, consumed, [])
     })
+  }
+}
+
+/**
+ * Delete the changes a serial consumed: a range when the seqs read are contiguous (one instance, or no commit in
+ * between), otherwise those seqs in batches. A seq missing from the read (another instance's change that committed
+ * after the read snapshot) stays for the next serial.
+ */
+function deleteChanges(db: SqlDb, seqs: readonly number[]): void {
+  if (seqs.length === 0) return
+  const first = seqs[0]!
+  const last = seqs[seqs.length - 1]!
+  if (last - first + 1 === seqs.length) return void db.prepare('DELETE FROM pubd_changes WHERE seq BETWEEN ? AND ?').run(first, last)
+  for (let i = 0; i < seqs.length; i += 500) {
+    const batch = seqs.slice(i, i + 500)
+    db.prepare(`DELETE FROM pubd_changes WHERE seq IN (${batch.map(() => '?').join(', ')})`).run(...batch)
   }
 }
 
@@ -184,12 +200,12 @@ export class PubdView {
     return new SqlitePubdStore(this.db).rrdpDeltas()
   }
 
-  /** Pending changes: the first previous hash per URI (state at the last serial) and the highest seq. */
-  pending(): { maxSeq: number; before: Map<string, string | null> } {
+  /** Pending changes: the first previous hash per URI (state at the last serial) and the seqs read, ascending. */
+  pending(): { seqs: number[]; before: Map<string, string | null> } {
     const rows = this.db.prepare('SELECT seq, uri, previous FROM pubd_changes ORDER BY seq').all() as { seq: number; uri: string; previous: string | null }[]
     const before = new Map<string, string | null>()
     for (const r of rows) if (!before.has(r.uri)) before.set(r.uri, r.previous)
-    return { maxSeq: rows.length ? rows[rows.length - 1].seq : 0, before }
+    return { seqs: rows.map((r) => Number(r.seq)), before }
   }
 
   /** How many objects the repository holds. */

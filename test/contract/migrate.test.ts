@@ -35,7 +35,7 @@ function fill(s: Stores): void {
   s.properties.set('created', '2026-01-01T00:00:00.000Z')
   s.pubd.addPublisher({ handle: 'alice', idCert: new Uint8Array([1, 2, 3]), baseUri: 'rsync://x/repo/alice/', created: '2026-01-01T00:00:00.000Z' })
   s.pubd.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/a.cer', content: new Uint8Array([0, 255, 7]), hash: 'h1' }], new Date('2026-01-02T00:00:00Z'), { signingTime: '2026-01-02T00:00:00Z', digests: ['d1'] })
-  s.pubd.recordSerial({ session: 'S', serial: 2, snapshotPath: 'S/2/snapshot.xml', snapshotHash: 'sh', snapshotSize: 10, updated: '2026-01-02T00:00:00.000Z' }, { serial: 2, path: 'S/2/delta.xml', hash: 'dh', size: 5, time: '2026-01-02T00:00:00.000Z' }, 0, [])
+  s.pubd.recordSerial({ session: 'S', serial: 2, snapshotPath: 'S/2/snapshot.xml', snapshotHash: 'sh', snapshotSize: 10, updated: '2026-01-02T00:00:00.000Z' }, { serial: 2, path: 'S/2/delta.xml', hash: 'dh', size: 5, time: '2026-01-02T00:00:00.000Z' }, [], [])
   s.pubd.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/b.roa', content: new Uint8Array([9]), hash: 'h2' }], new Date('2026-01-03T00:00:00Z'))
   s.cas.create(command('ca1', '2026-01-01T00:00:01.000Z', 'ca-add'), caState('ca1', [child('c1')], [route(65000, '10.0.0.0/24', 24)]))
   s.cas.appendPublication('ca1', '2026-01-01T00:00:02.000Z', { label: 'pub', msg: 'published', args: {} })

@@ -7,6 +7,7 @@
 import t from 'tap'
 import { PgClusterStore, PgRrdpFiles } from '../../src/store/pg-cluster.js'
 import { PgDb } from '../../src/store/pg-db.js'
+import { PubdReader, SqlitePubdStore } from '../../src/store/pubd-store.js'
 import { startPostgres } from '../helpers/postgres.js'
 
 const cluster = await startPostgres(t)
@@ -93,4 +94,23 @@ t.test('RRDP files: stored by the leader, read by the others, dropped when no lo
   mine.keepOnly(['s/2/y/delta.xml'])
   t.equal(theirs.get('s/1/x/snapshot.xml'), undefined, 'dropped')
   t.same([...(theirs.get('s/2/y/delta.xml') ?? [])], [4], 'kept')
+})
+
+t.test('a change that commits after the RRDP read stays for the next serial: seqs are not in commit order', async (t) => {
+  // Two instances accept publishes at once: one takes a seq, the other a higher one and commits first. The leader's
+  // read sees only the higher one; consuming "every seq up to the highest" would drop the lower one for good.
+  const { default: pg } = await import('pg')
+  const slow = new pg.Client({ connectionString: uri })
+  await slow.connect()
+  t.teardown(() => slow.end())
+  const reader = PgDb.openSecondary(uri, 'reader')
+  t.teardown(() => reader.close())
+  await slow.query('BEGIN')
+  const early = Number((await slow.query<{ seq: string }>("INSERT INTO pubd_changes (uri, previous) VALUES ('rsync://localhost/repo/x/early.cer', NULL) RETURNING seq")).rows[0]!.seq)
+  b.db.prepare('INSERT INTO pubd_changes (uri, previous) VALUES (?, NULL)').run('rsync://localhost/repo/x/late.cer')
+  const read = await new PubdReader(reader).read(async (v) => v.pending().seqs)
+  t.ok(read.length === 1 && read[0]! > early, `the read sees the later seq ${read[0]} only, not ${early}, which has not committed`)
+  new SqlitePubdStore(a.db).recordSerial({ session: 'S', serial: 1, snapshotPath: 'S/1/s.xml', snapshotHash: 'h', snapshotSize: 1, updated: new Date().toISOString() }, undefined, read, [])
+  await slow.query('COMMIT')
+  t.same(await new PubdReader(reader).read(async (v) => v.pending().seqs), [early], 'the change committed late is pending for the next serial')
 })

@@ -70,7 +70,7 @@ function populate(stores: Stores): void {
   stores.pubd.addPublisher({ handle: 'bob', idCert: new Uint8Array([2]), baseUri: 'rsync://x/repo/bob/', created: '2026-03-01T08:00:00.000Z' })
   const bytes = (s: string) => new TextEncoder().encode(s)
   stores.pubd.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/a.cer', content: bytes('12345'), hash: 'ha' }, { type: 'publish', uri: 'rsync://x/repo/alice/b.roa', content: bytes('123'), hash: 'hb' }], new Date('2026-03-01T11:59:00.000Z'))
-  stores.pubd.recordSerial({ session: 'S-1', serial: 7, snapshotPath: 'x', snapshotHash: 'y', snapshotSize: 9, updated: '2026-03-01T11:59:30.000Z' }, undefined, 0, [])
+  stores.pubd.recordSerial({ session: 'S-1', serial: 7, snapshotPath: 'x', snapshotHash: 'y', snapshotSize: 9, updated: '2026-03-01T11:59:30.000Z' }, undefined, [], [])
 }
 
 t.test('every figure from the stores, exactly', async (t) => {
@@ -176,7 +176,7 @@ for (const cas of [100, 1000]) {
         stores.pubd.addPublisher({ handle: ca, idCert: new Uint8Array([1]), baseUri: `rsync://x/repo/${ca}/`, created: '2026-03-01T08:00:00.000Z' })
         stores.pubd.applyChanges(ca, Array.from({ length: 12 }, (_, o) => ({ type: 'publish' as const, uri: `rsync://x/repo/${ca}/${o}.roa`, content: new Uint8Array(1000), hash: `${ca}-${o}` })), NOW)
       }
-      stores.pubd.recordSerial({ session: 'S', serial: 1, snapshotPath: 'x', snapshotHash: 'y', snapshotSize: 1, updated: NOW.toISOString() }, undefined, 0, [])
+      stores.pubd.recordSerial({ session: 'S', serial: 1, snapshotPath: 'x', snapshotHash: 'y', snapshotSize: 1, updated: NOW.toISOString() }, undefined, [], [])
     })
     for (const hideDetails of [false, true]) {
       const m = service(stores, db, { hideDetails })

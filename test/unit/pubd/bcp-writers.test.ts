@@ -78,7 +78,7 @@ t.test('a database behind what was served starts a new session (RFC 9697)', asyn
   const saved = readFileSync(join(s.dir, 'rrdp', 'notification.xml'))
   s.put('b.cer', bytes('B'))
   await s.rrdp.cycle()
-  s.store.recordSerial({ ...s.store.rrdpState()!, serial: Number(served.serial) - 1 }, undefined, 0, [])
+  s.store.recordSerial({ ...s.store.rrdpState()!, serial: Number(served.serial) - 1 }, undefined, [], [])
   writeFileSync(join(s.dir, 'rrdp', 'notification.xml'), saved)
   t.match(await s.rrdp.init(), /the notification served serial/, 'init says why')
   t.not(s.notification().sessionId, served.sessionId, 'a new session')
