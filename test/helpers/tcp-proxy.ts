@@ -2,48 +2,50 @@
  * A TCP load balancer for tests of several svcd instances (issue 14): one stable loopback address in front of the
  * instances, as an operator's load balancer is, so that the TAL, the RRDP notification and the snapshot URIs (which
  * all name one host and port) reach whichever instance the test chooses. TLS passes through untouched: every
- * instance is given the same certificate. Connections go to `target` at the moment they are accepted; each accepted
- * connection is counted per target port, so a test can show which instance served a relying party.
+ * instance is given the same certificate. New connections go to the current target; connections are counted per
+ * target, so a test can show which instance served a relying party. It runs in a process of its own
+ * (tcp-proxy.mjs): relying parties run with spawnSync, which blocks the test's own event loop.
  */
-import { createServer, connect, type Server, type Socket } from 'node:net'
+import { fork } from 'node:child_process'
+import { join } from 'node:path'
+import { ROOT } from './paths.js'
 
 export interface TcpProxy {
   port: number
-  /** The loopback port new connections are forwarded to. */
-  target: number
+  /** Send new connections to this loopback port. */
+  route(target: number): Promise<void>
   /** Connections accepted so far, per target port. */
-  readonly connections: Map<number, number>
-  close(): Promise<void>
+  connections(): Promise<Map<number, number>>
+  close(): void
 }
 
 export async function startTcpProxy(t: { teardown(fn: () => unknown): void }, port: number, target: number): Promise<TcpProxy> {
-  const open = new Set<Socket>()
-  const connections = new Map<number, number>()
-  const proxy: TcpProxy = { port, target, connections, close }
-  const server: Server = createServer((client) => {
-    const to = proxy.target
-    connections.set(to, (connections.get(to) ?? 0) + 1)
-    const upstream = connect({ host: '127.0.0.1', port: to })
-    for (const s of [client, upstream]) {
-      open.add(s)
-      s.once('close', () => open.delete(s))
-      // A peer that goes away (an instance killed with -9) ends both sides; the client sees the connection drop.
-      s.on('error', () => {
-        client.destroy()
-        upstream.destroy()
-      })
-    }
-    client.pipe(upstream)
-    upstream.pipe(client)
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, '127.0.0.1', () => resolve())
-  })
-  function close(): Promise<void> {
-    for (const s of open) s.destroy()
-    return new Promise((resolve) => server.close(() => resolve()))
+  const child = fork(join(ROOT, 'test', 'helpers', 'tcp-proxy.mjs'), [String(port), String(target)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const close = () => {
+    if (child.connected) child.disconnect()
+    child.kill()
   }
   t.teardown(close)
-  return proxy
+  const next = () => new Promise<{ counts?: Record<string, number>; listening?: number }>((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the TCP proxy exited (${code})`))
+    child.once('exit', onExit)
+    child.once('message', (m) => {
+      child.off('exit', onExit)
+      resolve(m as { counts?: Record<string, number> })
+    })
+  })
+  await next()
+  const ask = async (m: object) => {
+    const answer = next()
+    child.send(m)
+    return new Map(Object.entries((await answer).counts ?? {}).map(([k, v]) => [Number(k), v]))
+  }
+  return {
+    port,
+    async route(to: number) {
+      await ask({ target: to })
+    },
+    connections: () => ask({ counts: true }),
+    close,
+  }
 }

@@ -300,13 +300,18 @@ export class PublicationService {
   }
 
   private async rrdpCycle(): Promise<void> {
+    // Only the serials a leader writes count toward the RRDP share of time: a follower's copy follows the leader's
+    // pace already, and a new leader's catch-up happens once.
+    this.rrdpPacer.busy(0)
     if (!this.leading()) {
       if (await this.d.rrdp.mirror()) this.rsyncPacer.kick()
       return
     }
     if (!this.initialised) await this.initRrdp()
     const mark = this.d.latency?.mark() // before cycle(): it opens its read snapshot synchronously (publish-latency.ts)
+    const began = Date.now()
     const r = await this.d.rrdp.cycle()
+    this.rrdpPacer.busy(Date.now() - began)
     if (this.hold('rrdp', r?.held)) return
     if (mark !== undefined) this.d.latency?.notified(mark, this.d.now().getTime())
     if (r) {

@@ -31,6 +31,8 @@ export class Pacer {
   private failures = 0
   private lastStart = 0
   private lastDurationMs = 0
+  /** What the current run said counts toward `busyShare` (busy()), instead of its whole duration. */
+  private counted: number | undefined
   /** The last kick, and the first one not yet served by a run (for `settle`). */
   private lastKick = 0
   private pendingSince: number | undefined
@@ -87,6 +89,14 @@ export class Pacer {
     }
   }
 
+  /**
+   * Called by the job during a run: only `ms` of this run count toward `busyShare`, not its whole duration (an RRDP
+   * follower copying the leader's serial, or a new leader's one-off catch-up, is no reason to wait before the next run).
+   */
+  busy(ms: number): void {
+    this.counted = ms
+  }
+
   /** True while the last run failed and a retry is due. */
   failing(): boolean {
     return this.failures > 0
@@ -117,7 +127,8 @@ export class Pacer {
         (e) => this.failed(e),
       )
       .finally(() => {
-        this.lastDurationMs = Date.now() - this.lastStart
+        this.lastDurationMs = this.counted ?? Date.now() - this.lastStart
+        this.counted = undefined
         this.running = undefined
         if (this.dirty && !this.stopped) this.kick()
         else this.release()

@@ -85,6 +85,33 @@ t.test('with busyShare a run of d ms is followed by the next no sooner than d / 
   t.ok(starts[1]! - starts[0]! >= 235, `a 60 ms run at a share of 0.25 spaces runs by 240 ms (gap ${starts[1]! - starts[0]!} ms)`)
 })
 
+t.test('busy(ms) in a run: only that part counts toward busyShare', async (t) => {
+  const starts: number[] = []
+  let count = 0
+  const p: Pacer = new Pacer(
+    async () => {
+      starts.push(Date.now())
+      await sleep(100)
+      p.busy(count) // the first run says none of its 100 ms counted, the second all of it
+      count = 100
+    },
+    0,
+    () => undefined,
+    { busyShare: 0.2 },
+  )
+  t.teardown(() => p.stop())
+  for (let i = 0; i < 3; i++) {
+    p.kick()
+    await sleep(10)
+    p.kick() // during the run: one more
+    const end = Date.now() + 5000
+    while (starts.length < i + 2 && Date.now() < end) await sleep(5)
+  }
+  await p.idle()
+  t.ok(starts[1]! - starts[0]! < 300, `after a run that counted 0 ms the next follows at once (gap ${starts[1]! - starts[0]!} ms)`)
+  t.ok(starts[2]! - starts[1]! >= 495, `after a run that counted 100 ms at a share of 0.2 the next waits 500 ms (gap ${starts[2]! - starts[1]!} ms)`)
+})
+
 t.test('with settle, a burst of kicks makes one run after the kicks stop, and constant kicks at least one per maxWaitMs', async (t) => {
   const runs: number[] = []
   const p = new Pacer(async () => void runs.push(Date.now()), 0, () => undefined, { settle: { quietMs: 150, maxWaitMs: 60_000 } })
