@@ -45,10 +45,11 @@ import { RrdpWriter } from './pubd/rrdp-writer.js'
 import { SafetyFloor } from './app/pubd/safety-floor.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
-import type { ClusterStore, KeyStore, PubdStore, RrdpFileStore, Stores } from './store/interfaces.js'
+import type { ClusterStore, KeyStore, PubdStore, RrdpFileStore, SharedLocks, Stores } from './store/interfaces.js'
 import { KeyEncryptionKey } from './store/kek.js'
 import { FileKeyStore } from './store/key-store.js'
 import { PgClusterStore, PgRrdpFiles } from './store/pg-cluster.js'
+import { PgSharedLocks } from './store/pg-locks.js'
 import { PgDb } from './store/pg-db.js'
 import { PgKeyStore } from './store/pg-key-store.js'
 import { createPostgresStores } from './store/postgres.js'
@@ -102,6 +103,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // Several instances on one database: what the configuration creates (identities, the testbed) is created once, by
   // whichever instance holds the start-up lock first; leadership is decided once everything is in place (start).
   const clusterStore = shared?.store()
+  // Each CA's commands and publication run on one instance at a time (a lock per CA among the instances).
+  const caLocks = shared?.locks()
   let leadership: Leadership | undefined
   let releaseInit: (() => Promise<void>) | undefined
   try {
@@ -161,13 +164,13 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
 
   // The CA service and its collaborators.
-  const commands = new CaCommands({ store: stores.cas, signer, now, random, timing: { childCertValidSeconds: t.child_cert_valid_seconds, childCertReissueBeforeSeconds: t.child_cert_reissue_before_seconds } })
+  const commands = new CaCommands({ store: stores.cas, signer, now, random, locks: caLocks, timing: { childCertValidSeconds: t.child_cert_valid_seconds, childCertReissueBeforeSeconds: t.child_cert_reissue_before_seconds } })
   const signers = new MessageSigners((idKey, idCert) => new MessageSigner({ idKey: signer.signingKey(idKey), idCert: fromBase64(idCert), newEeKey: () => signer.oneOffKey() }))
   const repoClient = new RepoClient({ pub: embedded, signers, post: postMessage, now, postLimit: config.post_limit_rfc8181 })
   let parents: ParentService | undefined
   let cas: CaService | undefined
   const publisher = new CaPublisher({
-    commands, objects: stores.objects, status: stores.status, history: stores.cas, repo: repoClient, signer, now, random, log,
+    commands, objects: stores.objects, status: stores.status, history: stores.cas, repo: repoClient, signer, now, random, log, locks: caLocks,
     timing: {
       mftNextUpdateSeconds: t.mft_next_update_seconds, mftReissueSeconds: t.mft_reissue_seconds, roaValidSeconds: t.roa_valid_seconds,
       roaReissueBeforeSeconds: t.roa_reissue_before_seconds, roaAggregateThreshold: t.roa_aggregate_threshold, roaDeaggregateThreshold: t.roa_deaggregate_threshold,
@@ -240,6 +243,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await parents!.stop()
     await publisher.stop()
     await pub?.stop()
+    await caLocks?.close()
   }
   return {
     services: { cas, parents, children, repo, rsc, pubd: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics },
@@ -284,7 +288,7 @@ export interface Storage {
   /** Run after rows were copied in with their own ids (svcd migrate). */
   afterCopy?: () => void
   /** PostgreSQL: leadership among the instances on the database, and the RRDP files kept in it. */
-  cluster?: { store: () => ClusterStore; files: (db: SqlDb) => RrdpFileStore }
+  cluster?: { store: () => ClusterStore; files: (db: SqlDb) => RrdpFileStore; locks: () => SharedLocks }
 }
 
 /**
@@ -306,7 +310,7 @@ export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption
       db.close()
       throw e
     }
-    const cluster = { store: () => new PgClusterStore(target.uri, db, target.display), files: (on: SqlDb) => new PgRrdpFiles(on) }
+    const cluster = { store: () => new PgClusterStore(target.uri, db, target.display), files: (on: SqlDb) => new PgRrdpFiles(on), locks: () => new PgSharedLocks(target.uri, target.display) }
     return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys, where: target.display, afterCopy: () => db.syncSequences(), cluster }
   }
   const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)

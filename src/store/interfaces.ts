@@ -251,6 +251,18 @@ export interface ClusterStore {
   close(): Promise<void>
 }
 
+/**
+ * Locks shared by every instance on one database (PostgreSQL: pg-locks.ts), one per key (a CA's handle): what one
+ * instance does to a CA's objects and history, no other does at the same time. Within an instance the keyed mutex
+ * already serialises; these add the other instances. Waiting never blocks the process.
+ */
+export interface SharedLocks {
+  /** Resolves once this instance holds `key`'s lock. */
+  acquire(key: string): Promise<void>
+  release(key: string): Promise<void>
+  close(): Promise<void>
+}
+
 /** The RRDP files of the current notification in the database, for the instances that did not write them. */
 export interface RrdpFileStore {
   put(files: readonly { path: string; content: Uint8Array }[]): void

@@ -7,6 +7,7 @@
 import t from 'tap'
 import { PgClusterStore, PgRrdpFiles } from '../../src/store/pg-cluster.js'
 import { PgDb } from '../../src/store/pg-db.js'
+import { PgSharedLocks } from '../../src/store/pg-locks.js'
 import { PubdReader, SqlitePubdStore } from '../../src/store/pubd-store.js'
 import { startPostgres } from '../helpers/postgres.js'
 
@@ -113,4 +114,35 @@ t.test('a change that commits after the RRDP read stays for the next serial: seq
   new SqlitePubdStore(a.db).recordSerial({ session: 'S', serial: 1, snapshotPath: 'S/1/s.xml', snapshotHash: 'h', snapshotSize: 1, updated: new Date().toISOString() }, undefined, read, [])
   await slow.query('COMMIT')
   t.same(await new PubdReader(reader).read(async (v) => v.pending().seqs), [early], 'the change committed late is pending for the next serial')
+})
+
+t.test("a CA's lock among the instances: one holder at a time, other CAs free, re-entrant, freed with a dead session", async (t) => {
+  const one = new PgSharedLocks(uri, 'one')
+  const two = new PgSharedLocks(uri, 'two')
+  t.teardown(async () => {
+    await one.close()
+    await two.close()
+  })
+  const settled = (p: Promise<void>) => Promise.race([p.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 300))])
+  await one.acquire('alice')
+  const waiting = two.acquire('alice')
+  t.equal(await settled(waiting), false, "the second instance waits for alice's lock")
+  t.equal(await settled(two.acquire('bob')), true, 'while another CA is free to it')
+  await one.acquire('alice')
+  await one.release('alice')
+  t.equal(await settled(waiting), false, 'the lock is re-entrant in its session: one release of two leaves it held')
+  await one.release('alice')
+  t.equal(await settled(waiting), true, 'the last release hands it over')
+  await t.rejects(one.acquire('alice', 200), /alice has been held by another instance for more than 0 s/, 'waiting is bounded: a lock held too long elsewhere is an error')
+  await two.release('alice')
+  await two.release('bob')
+
+  // An instance that dies (its session ends) frees what it held.
+  await one.acquire('carol')
+  cluster.psql('svc_cluster', "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '' AND pid IN (SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objid = hashtext('carol')::oid)")
+  t.equal(await settled(two.acquire('carol')), true, "a dead holder's session gives the lock up at once")
+  await two.release('carol')
+  await one.acquire('dave')
+  t.pass('the instance whose session ended takes locks again on a new connection')
+  await one.release('dave')
 })

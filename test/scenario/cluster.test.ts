@@ -87,6 +87,16 @@ t.test('three instances, one leader, identical RRDP, failover without loss', asy
   const delta = join(tempDir(t), 'delta.txt')
   writeFileSync(delta, 'A: 10.1.0.0/16 => 65000\n')
   await cli(followers[1]!, ['roas', 'update', '-c', 'alice', '--delta', delta])
+  // Commands on one CA sent at once through two instances: the CA's lock among the instances runs them one after
+  // another (without it, a save that lost the race would be refused).
+  const many = Array.from({ length: 8 }, (_, i) => {
+    const f = join(tempDir(t), `c${i}.txt`)
+    writeFileSync(f, `A: 10.${100 + i}.0.0/16 => 65000\n`)
+    return f
+  })
+  const results = await Promise.all(many.map((f, i) => svcc(['roas', 'update', '-c', 'alice', '--delta', f], { env: followers[i % 2]!.env })))
+  t.same(results.map((r) => r.code), many.map(() => 0), `eight ROA updates of one CA at once through two instances all succeed ${results.map((r) => r.stderr).join('')}`)
+  t.equal((await cli(leader, ['roas', 'list', '-c', 'alice'])).split('\n').filter((l) => /=> 65000/.test(l)).length, 9, 'and all nine ROAs are configured')
   const withRoa = await sameEverywhere(ds, "alice's ROA in identical RRDP at every instance", (s) => /\.roa"/.test(s))
   t.pass(`all three serve serial ${withRoa.serial} with identical notification and snapshot bytes`)
 

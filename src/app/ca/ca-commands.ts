@@ -11,7 +11,7 @@ import type { CaState } from '../../ca/state.js'
 import type { Signer } from '../../crypto/signer.js'
 import { AppError } from '../../errors.js'
 import { runCommand, type RunResult, type StoredCommand } from '../../eventsourcing.js'
-import type { CaStore } from '../../store/interfaces.js'
+import type { CaStore, SharedLocks } from '../../store/interfaces.js'
 import { KeyedMutex } from '../shared/keyed-mutex.js'
 
 export interface CaCommandsDeps {
@@ -21,13 +21,17 @@ export interface CaCommandsDeps {
   /** n random bytes (serial numbers). */
   random: (n: number) => Uint8Array
   timing: CaContext['timing']
+  /** Several instances on one database: the CA's lock among them, held with the in-process one. */
+  locks?: SharedLocks | undefined
 }
 
 export class CaCommands {
-  /** Serialises commands per CA. */
-  private readonly lock = new KeyedMutex()
+  /** Serialises commands per CA (and, with `locks`, among the instances). */
+  private readonly lock: KeyedMutex
 
-  constructor(private readonly d: CaCommandsDeps) {}
+  constructor(private readonly d: CaCommandsDeps) {
+    this.lock = new KeyedMutex(d.locks)
+  }
 
   handles(): string[] {
     return this.d.store.handles()

@@ -17,7 +17,7 @@ import type { Signer } from '../../crypto/signer.js'
 import { AppError, reasonOf } from '../../errors.js'
 import type { RunResult } from '../../eventsourcing.js'
 import type { Logger } from '../../log.js'
-import type { CaObjectsStore, CaStatusStore, CaStore } from '../../store/interfaces.js'
+import type { CaObjectsStore, CaStatusStore, CaStore, SharedLocks } from '../../store/interfaces.js'
 import { KeyedMutex } from '../shared/keyed-mutex.js'
 import { Pacer } from '../shared/pacer.js'
 import type { CaCommands } from './ca-commands.js'
@@ -31,6 +31,8 @@ export interface CaPublisherDeps {
   /** Where publications are recorded for `history --full`. */
   history: Pick<CaStore, 'appendPublication'>
   repo: RepoClient
+  /** Several instances on one database: the CA's lock among them, held with the in-process one. */
+  locks?: SharedLocks | undefined
   signer: Signer
   now: () => Date
   random: (n: number) => Uint8Array
@@ -49,11 +51,13 @@ function movedCompletely(s: CaState): boolean {
 
 export class CaPublisher {
   private readonly pacers = new Map<string, Pacer>()
-  /** Serialises object updates and repository syncs per CA. */
-  private readonly lock = new KeyedMutex()
+  /** Serialises object updates and repository syncs per CA (and, with `locks`, among the instances). */
+  private readonly lock: KeyedMutex
   private stopped = false
 
-  constructor(private readonly d: CaPublisherDeps) {}
+  constructor(private readonly d: CaPublisherDeps) {
+    this.lock = new KeyedMutex(d.locks)
+  }
 
   /** Run a command and, when it changed anything, schedule publication. */
   async change(handle: string, cmd: CaCommand, actor?: string): Promise<RunResult<CaState, CaEvent>> {
