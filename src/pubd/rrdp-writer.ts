@@ -23,9 +23,8 @@ import { fsyncDir, readFully, writeAll, writeDurably, writeGzip } from './durabl
 import type { PubdStore, RrdpDeltaInfo, RrdpFileStore, RrdpState } from '../store/interfaces.js'
 
 export interface RrdpWriterOptions {
-  /** <data_dir>/repo/rrdp */
+  /** <data_dir>/repo/rrdp, and https://…/rrdp/ (ends with '/') */
   dir: string
-  /** https://…/rrdp/ (ends with '/') */
   baseUri: string
   store: PubdStore
   reader: PubdReader
@@ -57,6 +56,7 @@ export interface CycleResult {
   incremental: boolean
   /** Set when the safety floor held the serial back (nothing written, the changes stay pending): why. */
   held?: string
+  consumed: readonly number[] // the pending changes (seqs) this serial consumed; none when held
 }
 
 /** Default budget of superseded snapshots within the grace period: about four of 100,000 objects, all of small ones. */
@@ -152,10 +152,10 @@ export class RrdpWriter {
     if (!result) return void (await this.repairNotification())
     if (result.snapshot && result.delta) await Promise.all([this.writeGzip(join(result.delta.rel, 'delta.xml')), this.writeGzip(join(result.snapshot.rel, 'snapshot.xml'))])
     const now = this.o.now()
-    if (result.held) return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false, held: result.held }
+    if (result.held) return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false, held: result.held, consumed: [] }
     if (!result.snapshot || !result.delta) {
       this.o.store.recordSerial(result.state, undefined, result.seqs, [])
-      return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false }
+      return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false, consumed: result.seqs }
     }
     const state: RrdpState = { session: result.state.session, serial: result.serial, snapshotPath: join(result.snapshot.rel, 'snapshot.xml'), snapshotHash: result.snapshot.hash, snapshotSize: result.snapshot.size, updated: now.toISOString() }
     const delta: RrdpDeltaInfo = { serial: result.serial, path: join(result.delta.rel, 'delta.xml'), hash: result.delta.hash, size: result.delta.size, time: now.toISOString() }
@@ -168,7 +168,7 @@ export class RrdpWriter {
     this.layout = result.layout
     await this.writeNotification()
     await this.cleanup()
-    return { serial: result.serial, elements: result.elements, snapshotBytes: result.snapshot.size, incremental: result.incremental }
+    return { serial: result.serial, elements: result.elements, snapshotBytes: result.snapshot.size, incremental: result.incremental, consumed: result.seqs }
   }
 
   /** The current snapshot's layout when it describes the file on disk (same path and size), else undefined. */
@@ -255,10 +255,10 @@ export class RrdpWriter {
     }
   }
 
-  /** A new session with a random UUID and serial 1: one snapshot of everything, no deltas (RFC 8182 §3.3.2). */
-  async resetSession(): Promise<void> {
+  /** A new session with a random UUID and serial 1: one snapshot of everything, no deltas (RFC 8182 §3.3.2); the seqs it consumed. */
+  async resetSession(): Promise<readonly number[]> {
     const session = randomUUID()
-    await this.o.reader.read(async (view) => {
+    const consumedSeqs = await this.o.reader.read(async (view) => {
       const consumed = view.pending().seqs
       const rel = `${session}/1/${randomBytes(8).toString('hex')}`
       const layout = emptyLayout(join(rel, 'snapshot.xml'))
@@ -268,9 +268,11 @@ export class RrdpWriter {
       const state: RrdpState = { session, serial: 1, snapshotPath: layout.path, snapshotHash: snapshot.hash, snapshotSize: snapshot.size, updated: this.o.now().toISOString() }
       await this.recorded(() => this.o.store.resetSession(state, consumed), [layout.path], [layout.path])
       this.layout = layout
+      return consumed
     })
     await this.writeNotification()
     await this.cleanup(0)
+    return consumedSeqs
   }
 
   /**
@@ -291,12 +293,13 @@ export class RrdpWriter {
 
   /**
    * An instance that does not lead: write the files of the database's current serial that are not on disk yet (their
-   * hashes checked), then its notification, from one consistent read. True when a new notification was written.
+   * hashes checked), then its notification, from one consistent read (`inRead` runs first in it); true when written.
    */
-  async mirror(): Promise<boolean> {
+  async mirror(inRead?: (view: Pick<PubdView, 'stillPending'>) => void): Promise<boolean> {
     const r = this.o.replicate
     if (!r) throw new Error('mirror needs replication')
     const got = await this.o.reader.read(async (view) => {
+      inRead?.(view)
       const state = view.state()
       if (!state || this.notified === `${state.session}/${state.serial}`) return undefined
       const deltas = view.deltas()

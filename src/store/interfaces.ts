@@ -167,8 +167,11 @@ export interface PubdStore {
   objectsWithContent(publisher: string): (StoredObject & { content: Uint8Array })[]
   replayState(publisher: string): ReplayState | undefined
   saveReplayState(publisher: string, state: ReplayState): void
-  /** Apply one message's accepted changes atomically (with the replay state after it, for RFC 8181). */
-  applyChanges(publisher: string, changes: readonly ContentChange[], now: Date, replay?: ReplayState): void
+  /**
+   * Apply one message's accepted changes atomically (with the replay state after it, for RFC 8181); the seq of the
+   * last change recorded for RRDP (undefined when there were none), by which the publish delay is measured.
+   */
+  applyChanges(publisher: string, changes: readonly ContentChange[], now: Date, replay?: ReplayState): number | undefined
   stats(): PublisherStats[]
   rrdpState(): RrdpState | undefined
   rrdpDeltas(): RrdpDeltaInfo[]

@@ -92,22 +92,24 @@ export class SqlitePubdStore implements PubdStore {
    * Apply accepted changes of one message atomically, recording them for the RRDP writer, together with the
    * publisher's replay state after the message when it came over RFC 8181.
    */
-  applyChanges(publisher: string, changes: readonly ContentChange[], now: Date, replay?: ReplayState): void {
-    this.db.transaction(() => {
+  applyChanges(publisher: string, changes: readonly ContentChange[], now: Date, replay?: ReplayState): number | undefined {
+    return this.db.transaction(() => {
       if (replay) this.saveReplayState(publisher, replay)
       const upsert = this.db.prepare(
         'INSERT INTO pubd_objects (uri, publisher, hash, size, content) VALUES (?, ?, ?, ?, ?) ON CONFLICT(uri) DO UPDATE SET hash = excluded.hash, size = excluded.size, content = excluded.content WHERE pubd_objects.publisher = excluded.publisher',
       )
       const remove = this.db.prepare('DELETE FROM pubd_objects WHERE uri = ? AND publisher = ?')
-      const record = this.db.prepare('INSERT INTO pubd_changes (uri, previous) VALUES (?, ?)')
+      const record = this.db.prepare('INSERT INTO pubd_changes (uri, previous) VALUES (?, ?) RETURNING seq')
+      let last: number | undefined
       for (const c of changes) {
         if (c.type === 'publish') {
           const r = upsert.run(c.uri, publisher, c.hash, c.content.length, c.content)
           if (r.changes !== 1) throw new Error(`object ${c.uri} belongs to another publisher`)
         } else if (remove.run(c.uri, publisher).changes !== 1) throw new Error(`object ${c.uri} vanished`)
-        record.run(c.uri, c.previous ?? null)
+        last = Number((record.get(c.uri, c.previous ?? null) as { seq: number | string }).seq)
       }
       this.db.prepare('UPDATE pubd_publishers SET last_publish = ? WHERE handle = ?').run(now.toISOString(), publisher)
+      return last
     })
   }
 
@@ -206,6 +208,17 @@ export class PubdView {
     const before = new Map<string, string | null>()
     for (const r of rows) if (!before.has(r.uri)) before.set(r.uri, r.previous)
     return { seqs: rows.map((r) => Number(r.seq)), before }
+  }
+
+  /** Which of `seqs` are still pending changes (not yet consumed by a serial) in this read. */
+  stillPending(seqs: readonly number[]): Set<number> {
+    const out = new Set<number>()
+    for (let i = 0; i < seqs.length; i += 500) {
+      const batch = seqs.slice(i, i + 500)
+      const rows = this.db.prepare(`SELECT seq FROM pubd_changes WHERE seq IN (${batch.map(() => '?').join(', ')})`).all(...batch) as { seq: number | string }[]
+      for (const r of rows) out.add(Number(r.seq))
+    }
+    return out
   }
 
   /** How many objects the repository holds. */

@@ -16,6 +16,7 @@ import { encodePublicationQuery } from '../../src/protocol/publication.js'
 import { freePort, httpsGet, startDaemon, svcc, tempDir, type Daemon } from '../helpers/daemon.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { TestPublisher } from '../helpers/publisher.js'
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js'
 import { sha } from '../helpers/repo.js'
 import { waitFor } from '../helpers/wait.js'
 
@@ -112,8 +113,14 @@ t.test('three instances, one leader, identical RRDP, failover without loss', asy
     const reply = bob.reply(await bob.post(cms, 'application/rpki-publication', `${target.url}rfc8181/bob/`))
     if (reply.type !== 'success') throw new Error(`publish ${name}: ${JSON.stringify(reply)}`)
   }
+  // The follower that acknowledges a publish measures the delay to the notification it serves (issue 14 item 7).
+  const delays = async () => sampleValue(parsePrometheusText((await httpsGet(target.url + 'metrics', { Authorization: `Bearer ${target.token}` })).body), 'svc_repo_publish_delay_seconds_count', {}) ?? 0
+  await sameEverywhere(ds, 'nothing pending', () => true)
+  const delaysBefore = await delays()
   await publish('before.cer')
   const before = await sameEverywhere(ds, 'the first publication everywhere', (s) => s.includes(jail + 'before.cer'))
+  const delaysAfter = await waitFor('the follower to observe the publish delay', async () => ((await delays()) > delaysBefore ? delays() : undefined))
+  t.ok(delaysAfter > delaysBefore, `a follower observes the delay of the publish it acknowledged (count ${delaysBefore} → ${delaysAfter})`)
 
   // The burst, with the leader killed in the middle of it.
   const delta2 = join(tempDir(t), 'delta2.txt')

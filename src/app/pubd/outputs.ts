@@ -12,12 +12,15 @@ export interface RrdpOutput {
   init(): Promise<string | undefined>
   /** Write one new serial from the pending changes; undefined when nothing was pending. Never two at once. */
   cycle(): Promise<CycleResult | undefined>
-  /** A new session: serial 1, a snapshot and no deltas (RFC 8182 §3.5.1.2). */
-  resetSession(): Promise<void>
+  /** A new session: serial 1, a snapshot and no deltas (RFC 8182 §3.5.1.2); the pending changes (seqs) it consumed. */
+  resetSession(): Promise<readonly number[]>
   /** The notification file's URI (RFC 8183 §5.2.4 rrdp_notification_uri). */
   notificationUri(): string
-  /** An instance that does not lead: copy the database's current serial here; true when a new one was written. */
-  mirror(): Promise<boolean>
+  /**
+   * An instance that does not lead: copy the database's current serial here; true when a new one was written.
+   * `inRead` runs first inside the copy's consistent read.
+   */
+  mirror(inRead?: (view: { stillPending(seqs: readonly number[]): Set<number> }) => void): Promise<boolean>
   /** The session and serial of the notification this instance serves. */
   served(): { session?: string; serial?: number }
 }

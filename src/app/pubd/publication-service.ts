@@ -33,11 +33,9 @@ export const RRDP_BUSY_SHARE = 0.05
 
 /** The settings the service reads (from the config's service_uri and [repository]). */
 export interface PublicationConfig {
-  /** svcd's service_uri: a publisher's RFC 8181 service URI is `<serviceUri>rfc8181/<handle>/`. */
+  /** service_uri (RFC 8181 service URIs are `<serviceUri>rfc8181/<handle>/`), rsync_base_uri (jails are `<rsyncBaseUri><handle>/`), rrdp_base_uri. */
   serviceUri: string
-  /** rsync_base_uri: publishers' jails are `<rsyncBaseUri><handle>/`. */
   rsyncBaseUri: string
-  /** rrdp_base_uri, as the stats show it. */
   rrdpBaseUri: string
   /** The directory of the RRDP files (<data_dir>/repo/rrdp), served under /rrdp/. */
   rrdpDir: string
@@ -194,9 +192,8 @@ export class PublicationService {
   async pubdSessionReset(): Promise<void> {
     if (!this.leading()) throw new AppError('sys-not-leader', { action: 'an RRDP session reset', leader: 'see GET /api/v1/cluster' })
     await this.rrdpPacer.idle()
-    const mark = this.d.latency?.mark()
-    await this.d.rrdp.resetSession()
-    if (mark !== undefined) this.d.latency?.notified(mark, this.d.now().getTime())
+    const consumed = await this.d.rrdp.resetSession()
+    this.d.latency?.notified(consumed, this.d.now().getTime())
     this.d.log.info('RRDP session reset', { session: this.store.rrdpState()?.session })
   }
 
@@ -266,13 +263,14 @@ export class PublicationService {
     const plan = planDelta(query.pdus, publisher.baseUri, held, sha256Hex)
     if (!plan.ok) return { type: 'error_reply', errors: plan.errors }
     if (plan.changes.length || replay) {
+      let seq: number | undefined
       try {
-        this.store.applyChanges(handle, plan.changes, this.d.now(), replay)
+        seq = this.store.applyChanges(handle, plan.changes, this.d.now(), replay)
       } catch (e) {
         throw storageFault(e) ?? e
       }
       if (plan.changes.length) {
-        this.d.latency?.acked(this.d.now().getTime())
+        if (seq !== undefined) this.d.latency?.acked(seq, this.d.now().getTime())
         this.rrdpPacer.kick()
       }
     }
@@ -293,31 +291,42 @@ export class PublicationService {
   private async initRrdp(): Promise<void> {
     // Files the database does not hold (a database filled by `svcd migrate`) are no reason to stop: init() then finds
     // them missing and starts a new session, as continuity cannot be proven.
-    if (this.d.cluster) await this.d.rrdp.mirror().catch((e: unknown) => this.d.log.warn('could not copy the current RRDP serial from the database', { err: reasonOf(e) }))
+    if (this.d.cluster) await this.mirror().catch((e: unknown) => this.d.log.warn('could not copy the current RRDP serial from the database', { err: reasonOf(e) }))
     const reset = await this.d.rrdp.init()
     if (reset) this.d.log.info('RRDP session started', { session: this.store.rrdpState()?.session, reason: reset })
     this.initialised = true
   }
 
   private async rrdpCycle(): Promise<void> {
-    // Only the serials a leader writes count toward the RRDP share of time: a follower's copy follows the leader's
-    // pace already, and a new leader's catch-up happens once.
-    this.rrdpPacer.busy(0)
+    this.rrdpPacer.busy(0) // only a leader's serials count toward RRDP's share: a copy follows the leader's pace already
     if (!this.leading()) {
-      if (await this.d.rrdp.mirror()) this.rsyncPacer.kick()
+      if (await this.mirror()) this.rsyncPacer.kick()
       return
     }
     if (!this.initialised) await this.initRrdp()
-    const mark = this.d.latency?.mark() // before cycle(): it opens its read snapshot synchronously (publish-latency.ts)
     const began = Date.now()
     const r = await this.d.rrdp.cycle()
     this.rrdpPacer.busy(Date.now() - began)
     if (this.hold('rrdp', r?.held)) return
-    if (mark !== undefined) this.d.latency?.notified(mark, this.d.now().getTime())
+    if (r) this.d.latency?.notified(r.consumed, this.d.now().getTime())
     if (r) {
       this.d.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
       this.rsyncPacer.kick()
     }
+  }
+
+  /** Copy the leader's serial; the publishes acknowledged here that it contains are observed then (publish-latency.ts). */
+  private async mirror(): Promise<boolean> {
+    const latency = this.d.latency
+    let contained: number[] = []
+    const wrote = await this.d.rrdp.mirror((view) => {
+      const waiting = latency?.waitingSeqs() ?? []
+      if (waiting.length === 0) return
+      const still = view.stillPending(waiting)
+      contained = waiting.filter((s) => !still.has(s))
+    })
+    latency?.notified(contained, this.d.now().getTime())
+    return wrote
   }
 
   /**

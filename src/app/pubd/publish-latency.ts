@@ -1,31 +1,35 @@
 /**
  * The delay from acknowledging a publish (an RFC 8181 message, or a local CA's in-process publish, that changed the
- * repository) to the RRDP notification that contains it (issue 14, metrics). The PublicationService tells it of each
- * acknowledgement, marks the acknowledgements an RRDP cycle will contain before the cycle starts, and says when that
- * cycle's notification is written; each contained acknowledgement's delay is then observed once.
+ * repository) to the RRDP notification this instance serves that contains it (issue 14, metrics). Each
+ * acknowledgement is known by the `seq` of the last change its message recorded (pubd_changes): one message's changes
+ * are one transaction, so a serial consumes all of them or none.
  *
- * Why the mark is exact: the RRDP writer opens its read snapshot synchronously when its cycle is called (store/db.ts,
- * store/pg-db.ts readSnapshot), and every acknowledgement is recorded synchronously after its changes were committed
- * in the same process; so the acknowledgements before the mark are exactly those whose changes the cycle reads.
+ * - The leader knows the seqs each serial consumed (RrdpWriter.cycle, resetSession) and observes those of its own
+ *   acknowledgements among them when that serial's notification is written.
+ * - An instance that does not lead (several instances on one database) copies the leader's serials; in the same read
+ *   as the copy it asks which of its waiting seqs the database still holds as pending. The others were consumed by
+ *   the serial it copies or an earlier one, and are observed when its notification is written. The waiting seqs are
+ *   taken inside that read: an acknowledgement is recorded synchronously after its commit, so every one taken then
+ *   committed before the read began and is either pending in it or consumed.
  */
 
 /** What the PublicationService calls; all times in milliseconds since the epoch. */
 export interface PublishObserver {
-  acked(at: number): void
-  /** Before an RRDP cycle starts: a mark standing for every acknowledgement so far. */
-  mark(): number
-  /** The notification containing everything up to `mark` was written at `at`. */
-  notified(mark: number, at: number): void
+  /** A message's changes were committed and acknowledged; `seq` is the last change it recorded. */
+  acked(seq: number, at: number): void
+  /** The acknowledgements not yet observed, by seq. */
+  waitingSeqs(): number[]
+  /** The notification written at `at` contains the changes `seqs`: each acknowledgement among them is observed once. */
+  notified(seqs: Iterable<number>, at: number): void
 }
 
 /**
- * Acknowledgements waiting for their notification, oldest first. At most `max` are kept: when RRDP is held back or
- * failing for long, the oldest are dropped (counted in `dropped`) rather than growing without bound.
+ * Acknowledgements waiting for their notification. At most `max` are kept: when RRDP is held back or failing for
+ * long, the oldest are dropped (counted in `dropped`) rather than growing without bound.
  */
 export class PublishLatency implements PublishObserver {
-  private pending: number[] = []
-  /** The number of acknowledgements before pending[0]. */
-  private base = 0
+  /** seq → acknowledgement time, in the order acknowledged. */
+  private readonly pending = new Map<number, number>()
   dropped = 0
 
   constructor(
@@ -33,29 +37,32 @@ export class PublishLatency implements PublishObserver {
     private readonly max = 100_000,
   ) {}
 
-  acked(at: number): void {
-    this.pending.push(at)
-    if (this.pending.length > this.max) {
-      const drop = this.pending.length - this.max
-      this.pending.splice(0, drop)
-      this.base += drop
-      this.dropped += drop
+  acked(seq: number, at: number): void {
+    this.pending.set(seq, at)
+    if (this.pending.size <= this.max) return
+    for (const oldest of this.pending.keys()) {
+      this.pending.delete(oldest)
+      this.dropped++
+      if (this.pending.size <= this.max) break
     }
   }
 
-  mark(): number {
-    return this.base + this.pending.length
+  waitingSeqs(): number[] {
+    return [...this.pending.keys()]
   }
 
-  notified(mark: number, at: number): void {
-    const n = Math.min(Math.max(0, mark - this.base), this.pending.length)
-    for (let i = 0; i < n; i++) this.observe(Math.max(0, at - this.pending[i]!) / 1000)
-    this.pending.splice(0, n)
-    this.base += n
+  notified(seqs: Iterable<number>, at: number): void {
+    if (this.pending.size === 0) return
+    for (const seq of seqs) {
+      const acked = this.pending.get(seq)
+      if (acked === undefined) continue
+      this.observe(Math.max(0, at - acked) / 1000)
+      this.pending.delete(seq)
+    }
   }
 
   /** Acknowledgements not yet in a notification. */
   waiting(): number {
-    return this.pending.length
+    return this.pending.size
   }
 }

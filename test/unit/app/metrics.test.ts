@@ -120,11 +120,10 @@ t.test('HTTP requests by route pattern and the publish delay histogram', async (
   m.observeRequest('GET', 'unmatched', 401, 0.001)
   const latency = new PublishLatency((s) => m.observePublishDelay(s))
   const at = NOW.getTime()
-  latency.acked(at)
-  latency.acked(at + 100)
-  const mark = latency.mark()
-  latency.acked(at + 200) // after the cycle started: not in its notification
-  latency.notified(mark, at + 400)
+  latency.acked(1, at)
+  latency.acked(2, at + 100)
+  latency.acked(3, at + 200) // committed after the serial's read: not in its notification
+  latency.notified([1, 2], at + 400)
   t.equal(latency.waiting(), 1, 'the later acknowledgement waits for the next notification')
   const f = parsePrometheusText((await m.scrape()).body)
   const v = (name: string, labels: Record<string, string> = {}) => sampleValue(f, name, labels)

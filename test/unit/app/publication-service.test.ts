@@ -27,6 +27,7 @@ function memoryStore(): PubdStore {
   const publishers = new Map<string, Publisher>()
   const objects = new Map<string, Map<string, { hash: string; content: Uint8Array }>>()
   const held = (p: string) => objects.get(p) ?? new Map()
+  let seq = 0
   const store: Partial<PubdStore> = {
     publishers: () => [...publishers.values()],
     publisher: (h) => publishers.get(h),
@@ -41,6 +42,7 @@ function memoryStore(): PubdStore {
       for (const c of changes) c.type === 'publish' ? m.set(c.uri, { hash: c.hash, content: c.content }) : m.delete(c.uri)
       objects.set(p, m)
       publishers.get(p)!.lastPublish = now.toISOString()
+      return changes.length ? ++seq : undefined
     },
     rrdpState: () => ({ session: '2f0e7a2c-0000-4000-8000-000000000001', serial: 1, snapshotPath: '', snapshotHash: '', snapshotSize: 0, updated: T.toISOString() }),
   }
@@ -53,8 +55,8 @@ function outputs() {
   let serial = 0
   const rrdp: RrdpOutput = {
     init: async () => void calls.push('rrdp.init'),
-    cycle: async () => (calls.push('rrdp.cycle'), { serial: ++serial, elements: 1, snapshotBytes: 10, incremental: true }),
-    resetSession: async () => void calls.push('rrdp.resetSession'),
+    cycle: async () => (calls.push('rrdp.cycle'), { serial: ++serial, elements: 1, snapshotBytes: 10, incremental: true, consumed: [serial] }),
+    resetSession: async () => (calls.push('rrdp.resetSession'), []),
     notificationUri: () => 'https://localhost/rrdp/notification.xml',
     mirror: async () => (calls.push('rrdp.mirror'), false),
     served: () => ({ session: '2f0e7a2c-0000-4000-8000-000000000001', serial }),

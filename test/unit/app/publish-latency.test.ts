@@ -16,26 +16,26 @@ import { buildPubdService } from '../../helpers/pubd-service.js'
 
 const T = new Date('2026-05-01T12:00:00Z')
 
-t.test('marks: what was acknowledged before a cycle started is observed when its notification is written', async (t) => {
+t.test('by seq: each acknowledgement is observed once, when a notification with its changes is written', async (t) => {
   const seen: number[] = []
   const l = new PublishLatency((s) => seen.push(s), 3)
-  l.notified(l.mark(), 1000)
+  l.notified([], 1000)
   t.same(seen, [], 'nothing acknowledged, nothing observed')
-  l.acked(1000)
-  l.acked(1500)
-  const first = l.mark()
-  l.acked(1800)
-  l.notified(first, 2000)
-  t.same(seen, [1, 0.5], 'the two before the mark')
+  l.acked(7, 1000)
+  l.acked(9, 1500)
+  l.acked(8, 1800) // seqs need not come in order: another transaction may take a lower one and commit later
+  t.same(l.waitingSeqs(), [7, 9, 8])
+  l.notified([5, 6, 7, 9], 2000)
+  t.same(seen, [1, 0.5], 'the two whose seqs the serial consumed (5 and 6 were acknowledged by another instance)')
   t.equal(l.waiting(), 1)
-  l.notified(first, 2500)
-  t.same(seen, [1, 0.5], 'an old mark again observes nothing more')
-  l.notified(l.mark(), 3000)
+  l.notified([7, 9], 2500)
+  t.same(seen, [1, 0.5], 'observed once only')
+  l.notified([8], 3000)
   t.same(seen, [1, 0.5, 1.2])
-  for (const at of [4000, 4100, 4200, 4300, 4400]) l.acked(at)
+  for (const [seq, at] of [[10, 4000], [11, 4100], [12, 4200], [13, 4300], [14, 4400]] as const) l.acked(seq, at)
   t.equal(l.waiting(), 3, 'at most max waiting')
   t.equal(l.dropped, 2, 'the oldest dropped and counted')
-  l.notified(l.mark(), 5000)
+  l.notified([10, 11, 12, 13, 14], 5000)
   t.same(seen.slice(3), [0.8, 0.7, 0.6], 'the newest three observed')
 })
 
