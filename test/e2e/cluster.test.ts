@@ -124,6 +124,7 @@ t.test('three instances behind a load balancer: publishing through all, two lead
   }
 
   // 20 s of publishing through all three, the leader killed with -9 twice.
+  const start0 = decodeNotification((await httpsGet(`https://localhost:${ports[0]}/rrdp/notification.xml`)).body)
   const t0 = Date.now()
   const kills: { at: number; index: number; epoch: number; newLeaderMs?: number }[] = []
   let seq = 0
@@ -170,7 +171,7 @@ t.test('three instances behind a load balancer: publishing through all, two lead
     const objects = new Map(decodeSnapshot(all[0]!.snapshot).publishes.map((e) => [e.uri, createHash('sha256').update(e.content).digest('hex')]))
     return cond(objects) ? all[0]! : undefined
   }, ms, 50)
-  await sameEverywhere('every acknowledged publish at both survivors', (o) => [...acked].every(([uri, hash]) => o.get(uri) === hash)).catch(async (e: unknown) => {
+  const end0 = await sameEverywhere('every acknowledged publish at both survivors', (o) => [...acked].every(([uri, hash]) => o.get(uri) === hash)).catch(async (e: unknown) => {
     for (const d of survivors) {
       const s = await served(d)
       const o = s ? new Map(decodeSnapshot(s.snapshot).publishes.map((x) => [x.uri, createHash('sha256').update(x.content).digest('hex')])) : new Map<string, string>()
@@ -182,6 +183,12 @@ t.test('three instances behind a load balancer: publishing through all, two lead
     throw e
   })
   t.pass(`all ${acked.size} acknowledged publishes are served with the acknowledged content, by both survivors, with identical notifications`)
+  const end = decodeNotification(end0.xml)
+  t.equal(end.sessionId, start0.sessionId, 'the RRDP session continued through both changes of leader')
+  t.ok(Number(end.serial) > Number(start0.serial), `its serial went on (${start0.serial} → ${end.serial})`)
+  const named = new Map(end.deltas.map((d) => [d.serial, d.hash]))
+  const common = start0.deltas.filter((d) => named.has(d.serial))
+  t.ok(common.every((d) => named.get(d.serial) === d.hash), `the ${common.length} deltas named before and after are unchanged`)
 
   // The bound: one more publish through each survivor; the time from its acknowledgement until the first instance (the
   // leader) serves it is the batching interval (RRDP serials are paced: at least rrdp_delta_interval_min_seconds
