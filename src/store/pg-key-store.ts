@@ -54,7 +54,11 @@ export class PgKeyStore implements KeyStore {
       // No check value yet: a database whose keys another KEK sealed is refused all the same.
       const any = db.prepare('SELECT key_id, sealed FROM signer_keys ORDER BY key_id LIMIT 1').get() as { key_id: string; sealed: Uint8Array } | undefined
       if (any && unseal(kek, any.sealed, any.key_id) === undefined) throw wrongKek(kek)
-      db.prepare('INSERT INTO signer_kek_check (id, sealed) VALUES (1, ?)').run(seal(kek, new TextEncoder().encode(CHECK), CHECK))
+      // Instances starting together on an empty database all get here: the first value committed counts (the others'
+      // inserts wait for it and do nothing), and each checks its KEK against that one.
+      db.prepare('INSERT INTO signer_kek_check (id, sealed) VALUES (1, ?) ON CONFLICT (id) DO NOTHING').run(seal(kek, new TextEncoder().encode(CHECK), CHECK))
+      const written = db.prepare('SELECT sealed FROM signer_kek_check WHERE id = 1').get() as { sealed: Uint8Array }
+      if (unseal(kek, written.sealed, CHECK) === undefined) throw wrongKek(kek)
     })
   }
 

@@ -3,6 +3,7 @@
  * AES-256-GCM under the key-encryption key and never plaintext in the database, the KEK file's mode and format
  * checked, a wrong KEK refused before anything is written, a sealed key that does not open reported by id only.
  */
+import { spawn } from 'node:child_process'
 import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { inspect } from 'node:util'
@@ -13,7 +14,7 @@ import { KeyEncryptionKey } from '../../src/store/kek.js'
 import { PgDb } from '../../src/store/pg-db.js'
 import { PgKeyStore, seal, unseal } from '../../src/store/pg-key-store.js'
 import { tempDir } from '../helpers/daemon.js'
-import { startPostgres } from '../helpers/postgres.js'
+import { postgresBin, startPostgres } from '../helpers/postgres.js'
 import { CONTRACT_KEYS, fixedKeyPool, signerContract } from './signer.contract.js'
 
 const cluster = await startPostgres(t)
@@ -84,6 +85,27 @@ t.test('a database whose keys another KEK sealed is refused even without a check
   cluster.psql('nocheck', 'DELETE FROM signer_kek_check')
   t.throws(() => new PgKeyStore(db, KeyEncryptionKey.read(KEK_B)), /is not the one this database's private keys are sealed with/)
   t.equal(cluster.psql('nocheck', 'SELECT count(*) FROM signer_kek_check').trim(), '0', 'no check value written for the wrong key')
+})
+
+t.test('instances starting together on an empty database: the first check value committed counts', async (t) => {
+  // The check value KEK_A writes, taken from a database of its own.
+  const ref = PgDb.open(cluster.createDatabase('kekref'), 'kekref')
+  new PgKeyStore(ref, KeyEncryptionKey.read(KEK_A))
+  ref.close()
+  const sealedA = cluster.psql('kekref', "SELECT encode(sealed, 'hex') FROM signer_kek_check").trim()
+  for (const [name, kek] of [['same', KEK_A], ['other', KEK_B]] as const) {
+    const db = PgDb.open(cluster.createDatabase(`together_${name}`), name)
+    t.teardown(() => db.close())
+    // Another instance (KEK_A) has inserted its check value in a transaction not yet committed when this one looks.
+    const other = spawn(join(postgresBin()!, 'psql'), ['-h', '127.0.0.1', '-p', String(cluster.port), '-U', 'svc', '-d', `together_${name}`, '-v', 'ON_ERROR_STOP=1', '-q'], { stdio: ['pipe', 'ignore', 'inherit'] })
+    other.stdin.end(`BEGIN;\nINSERT INTO signer_kek_check (id, sealed) VALUES (1, decode('${sealedA}', 'hex'));\nSELECT pg_sleep(1.5);\nCOMMIT;\n`)
+    const done = new Promise<number | null>((r) => other.once('exit', r))
+    for (let i = 0; i < 200 && cluster.psql(`together_${name}`, "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep%'").trim() !== '1'; i++) await new Promise((r) => setTimeout(r, 25))
+    if (kek === KEK_A) t.doesNotThrow(() => new PgKeyStore(db, KeyEncryptionKey.read(kek)), 'the same KEK starts (no duplicate key error)')
+    else t.throws(() => new PgKeyStore(db, KeyEncryptionKey.read(kek)), /is not the one this database's private keys are sealed with/, 'another KEK is refused')
+    t.equal(await done, 0, 'the other instance committed')
+    t.equal(cluster.psql(`together_${name}`, "SELECT encode(sealed, 'hex') FROM signer_kek_check").trim(), sealedA, "one check value: the other instance's")
+  }
 })
 
 t.test('the KEK file: mode 0600, 32 bytes in hex or base64', async (t) => {
