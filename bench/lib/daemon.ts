@@ -86,7 +86,14 @@ export class BenchDaemon {
     writeFileSync(configFile, toml.join('\n') + '\n')
     const nodeArgs = [...(opts.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []), ...(process.env.BENCH_PERF_MAP ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : []), ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])]
     const d = new BenchDaemon(dir, dataDir, configFile, port, token, nodeArgs)
-    await d.spawn()
+    try {
+      await d.spawn()
+    } catch (e) {
+      await d.stop('SIGKILL') // not healthy in time: it may still run
+      d.agent.destroy()
+      rmSync(dir, { recursive: true, force: true })
+      throw e
+    }
     return d
   }
 
