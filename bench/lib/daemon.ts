@@ -28,6 +28,13 @@ export interface BenchDaemonOptions {
   top?: string
   /** Extra TOML: sections (appended last). */
   sections?: string
+  /** The HTTPS port (default: a free one). */
+  port?: number
+  /**
+   * Several instances on one database share one configuration apart from port and data dir: service_uri and
+   * rrdp_base_uri name `port`, rsync_base_uri `rsyncPort` (default: this instance's own port and a free rsync port).
+   */
+  shared?: { port: number; rsyncPort: number }
   /**
    * Node options for svcd; BENCH_CPU_PROF=<dir> adds --cpu-prof into that directory (profile written at exit), and
    * BENCH_NODE_ARGS adds more (e.g. "--trace-gc", with BENCH_SVCD_OUT=<file> to keep svcd's output there), and
@@ -64,12 +71,14 @@ export class BenchDaemon {
     if (!existsSync(SVCD)) throw new Error(`${SVCD} is missing: run make build (make bench does it)`)
     const dir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
     const dataDir = join(dir, 'data') + '/'
-    const port = await freePort()
-    const rsync = await freePort()
+    const port = opts.port ?? (await freePort())
+    const rsync = opts.shared?.rsyncPort ?? (await freePort())
+    const uriPort = opts.shared?.port ?? port
     const token = 'bench-' + Math.random().toString(36).slice(2)
     const toml = [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, `log_level = "${opts.logLevel ?? 'info'}"`, opts.top ?? '']
+    if (opts.shared) toml.push(`service_uri = "https://localhost:${uriPort}/"`)
     if (opts.repository !== false) {
-      toml.push('[repository]', 'enabled = true', `rrdp_base_uri = "https://localhost:${port}/rrdp/"`, `rsync_base_uri = "rsync://localhost:${rsync}/repo/"`, 'rsync_daemon = "off"')
+      toml.push('[repository]', 'enabled = true', `rrdp_base_uri = "https://localhost:${uriPort}/rrdp/"`, `rsync_base_uri = "rsync://localhost:${rsync}/repo/"`, 'rsync_daemon = "off"')
       if (opts.testbed !== false) toml.push('[testbed]', 'enabled = true')
     }
     toml.push(opts.sections ?? '')
@@ -77,7 +86,14 @@ export class BenchDaemon {
     writeFileSync(configFile, toml.join('\n') + '\n')
     const nodeArgs = [...(opts.nodeArgs ?? []), ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : []), ...(process.env.BENCH_PERF_MAP ? ['--perf-basic-prof', '--interpreted-frames-native-stack'] : []), ...(process.env.BENCH_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [])]
     const d = new BenchDaemon(dir, dataDir, configFile, port, token, nodeArgs)
-    await d.spawn()
+    try {
+      await d.spawn()
+    } catch (e) {
+      await d.stop('SIGKILL') // not healthy in time: it may still run
+      d.agent.destroy()
+      rmSync(dir, { recursive: true, force: true })
+      throw e
+    }
     return d
   }
 

@@ -48,7 +48,11 @@ function nobodyIds(): { uid: number; gid: number } {
   return { uid: id('-u'), gid: id('-g') }
 }
 
-export async function startPostgres(t: TestLike): Promise<PgCluster> {
+/**
+ * `durable`: keep PostgreSQL's defaults (fsync, synchronous_commit, full_page_writes on), for benchmarks that compare
+ * it with SQLite; tests run without them (faster, and a test never needs the data after a machine crash).
+ */
+export async function startPostgres(t: TestLike, opts: { durable?: boolean } = {}): Promise<PgCluster> {
   const bin = postgresBin()
   if (!bin) throw new Error('PostgreSQL is not installed (make system-deps installs Debian\'s postgresql)')
   const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'))
@@ -71,9 +75,9 @@ export async function startPostgres(t: TestLike): Promise<PgCluster> {
     rmSync(dir, { recursive: true, force: true })
   })
   run('initdb', ['-D', data, '-U', 'svc', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8', '-N'])
-  const opts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+  const serverOpts = `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}${opts.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'}`
   const start = () => {
-    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', opts, '-w', '-t', '60', 'start'])
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', serverOpts, '-w', '-t', '60', 'start'])
     running = true
   }
   start()
