@@ -165,23 +165,27 @@ t.test('three instances behind a load balancer: publishing through all, two lead
     if (snap.status !== 200 || sha(snap.raw) !== parsed.snapshot.hash) return undefined
     return { xml: n.body, snapshot: snap.raw }
   }
+  /** What each survivor serves and what the database holds, for a failure's diagnostics. */
+  const diagnose = async () => {
+    for (const d of survivors) {
+      const s = await served(d).catch(() => undefined)
+      const o = s ? new Map(decodeSnapshot(s.snapshot).publishes.map((x) => [x.uri, createHash('sha256').update(x.content).digest('hex')])) : new Map<string, string>()
+      const missing = [...acked].filter(([uri, hash]) => o.get(uri) !== hash).map(([uri]) => uri)
+      t.comment(`instance ${ports.indexOf(d.port)} serves serial ${s ? decodeNotification(s.xml).serial : '-'} with ${o.size} objects; ${missing.length} acknowledged not served: ${missing.slice(0, 3).join(' ')}`)
+      t.comment(d.output().split('\n').filter((l) => /warn|error|RRDP|lead|follow/i.test(l)).slice(-10).join('\n'))
+    }
+    t.comment(`database: RRDP ${pg.psql('svc_e2e', 'SELECT session, serial, updated FROM rrdp_state').trim()}, ${pg.psql('svc_e2e', 'SELECT count(*) FROM pubd_changes').trim()} changes pending, ${pg.psql('svc_e2e', 'SELECT count(*) FROM pubd_objects').trim()} objects`)
+  }
   const sameEverywhere = (what: string, cond: (objects: Map<string, string>) => boolean, ms = 60_000) => waitFor(what, async () => {
     const all = await Promise.all(survivors.map(served))
     if (all.some((s) => !s || s.xml !== all[0]!.xml)) return undefined
     const objects = new Map(decodeSnapshot(all[0]!.snapshot).publishes.map((e) => [e.uri, createHash('sha256').update(e.content).digest('hex')]))
     return cond(objects) ? all[0]! : undefined
-  }, ms, 50)
-  const end0 = await sameEverywhere('every acknowledged publish at both survivors', (o) => [...acked].every(([uri, hash]) => o.get(uri) === hash)).catch(async (e: unknown) => {
-    for (const d of survivors) {
-      const s = await served(d)
-      const o = s ? new Map(decodeSnapshot(s.snapshot).publishes.map((x) => [x.uri, createHash('sha256').update(x.content).digest('hex')])) : new Map<string, string>()
-      const missing = [...acked].filter(([uri, hash]) => o.get(uri) !== hash).map(([uri]) => uri)
-      t.comment(`instance ${ports.indexOf(d.port)} serves serial ${s ? decodeNotification(s.xml).serial : '-'}; ${missing.length} acknowledged missing: ${missing.slice(0, 5).join(' ')}`)
-      t.comment(d.output().split('\n').filter((l) => /warn|error|RRDP|lead|follow/i.test(l)).slice(-20).join('\n'))
-    }
-    t.comment(`RRDP state in the database: ${pg.psql('svc_e2e', 'SELECT session, serial FROM rrdp_state')}`)
+  }, ms, 50).catch(async (e: unknown) => {
+    await diagnose()
     throw e
   })
+  const end0 = await sameEverywhere('every acknowledged publish at both survivors', (o) => [...acked].every(([uri, hash]) => o.get(uri) === hash))
   t.pass(`all ${acked.size} acknowledged publishes are served with the acknowledged content, by both survivors, with identical notifications`)
   const end = decodeNotification(end0.xml)
   t.equal(end.sessionId, start0.sessionId, 'the RRDP session continued through both changes of leader')

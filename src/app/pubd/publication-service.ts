@@ -30,6 +30,7 @@ import type { SafetyFloor } from './safety-floor.js'
 
 /** The share of the time RRDP serials may take (the pacer's busyShare; see the constructor). */
 export const RRDP_BUSY_SHARE = 0.05
+const RRDP_MAX_SPACING_MS = 10_000 // however slow the last serial (a loaded machine), the next comes within 10 s
 
 /** The settings the service reads (from the config's service_uri and [repository]). */
 export interface PublicationConfig {
@@ -81,15 +82,14 @@ export class PublicationService {
     this.d = deps
     this.store = deps.store
     this.endpoint = new Rfc8181Endpoint({ store: deps.store, codec: deps.codec, log: deps.log, publish: (h, q, r) => this.publish(h, q, r) })
-    // Issue 10: a failed write (full disk, I/O error) is retried by itself until the output holds everything
-    // accepted, and is a problem (GET /ready, stats, one log line per change of state) until then.
+    // Issue 10: a failed write (full disk, I/O error) is retried until done, and is a problem (GET /ready) until then.
     const retry = { firstMs: 1000, maxMs: 30_000 }
     // A serial writes a whole new snapshot (a copy of the previous one plus what changed), so its cost grows with the
     // repository, not with the change. Serials take at most a twentieth of the time: a small repository still gets a
     // serial within a few tens of milliseconds of a change, while a large one under a stream of changes (a thousand
     // CAs being created, or thousands of publishers) batches them into fewer serials, one every few seconds, as the
-    // publication-server BCP advises, and `rrdp_delta_interval_min_seconds` can space them further.
-    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE })
+    // publication-server BCP advises (never more than 10 s apart), and `rrdp_delta_interval_min_seconds` can space them further.
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE, maxSpacingMs: RRDP_MAX_SPACING_MS })
     // A cycle links every file into a new tree, so its cost grows with the repository (about 30 µs of CPU per file
     // here, mostly the kernel's link()) and not with what changed. So a tree is built once the changes have paused
     // for half a second, or under constant change at least every 10 s, and trees take at most a hundredth of the time

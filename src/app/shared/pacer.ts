@@ -15,6 +15,8 @@ export interface PacerOptions {
    * d / share ms after it started, so a job whose cost grows with the data (a whole rsync tree) backs off by itself.
    */
   busyShare?: number
+  /** With `busyShare`: never wait longer than this between runs, however long the last one took. */
+  maxSpacingMs?: number
   /**
    * Wait until the kicks stop for `quietMs`, but no longer than `maxWaitMs` after the first kick not yet served: a job
    * whose every run costs the same whatever changed (a whole rsync tree) runs once after a burst of changes, and
@@ -57,7 +59,8 @@ export class Pacer {
       return
     }
     clearTimeout(this.timer) // with `settle`, each kick moves the run later (up to maxWaitMs after the first)
-    const spacing = Math.max(this.minIntervalMs, this.o.busyShare ? this.lastDurationMs / this.o.busyShare : 0)
+    const share = this.o.busyShare ? Math.min(this.lastDurationMs / this.o.busyShare, this.o.maxSpacingMs ?? Infinity) : 0
+    const spacing = Math.max(this.minIntervalMs, share)
     let at = this.lastStart + spacing
     if (this.o.settle) at = Math.max(at, Math.min(this.lastKick + this.o.settle.quietMs, this.pendingSince + this.o.settle.maxWaitMs))
     const wait = Math.max(0, at - now)

@@ -112,6 +112,27 @@ t.test('busy(ms) in a run: only that part counts toward busyShare', async (t) =>
   t.ok(starts[2]! - starts[1]! >= 495, `after a run that counted 100 ms at a share of 0.2 the next waits 500 ms (gap ${starts[2]! - starts[1]!} ms)`)
 })
 
+t.test('maxSpacingMs caps the wait that busyShare asks for after a slow run', async (t) => {
+  const starts: number[] = []
+  const p = new Pacer(
+    async () => {
+      starts.push(Date.now())
+      await sleep(100)
+    },
+    0,
+    () => undefined,
+    { busyShare: 0.01, maxSpacingMs: 300 },
+  )
+  t.teardown(() => p.stop())
+  p.kick()
+  await sleep(10)
+  p.kick()
+  const end = Date.now() + 5000
+  while (starts.length < 2 && Date.now() < end) await sleep(10)
+  t.equal(starts.length, 2, 'the second run came')
+  t.ok(starts[1]! - starts[0]! >= 295 && starts[1]! - starts[0]! < 2000, `a 100 ms run at a share of 0.01 would wait 10 s; capped at 300 ms (gap ${starts[1]! - starts[0]!} ms)`)
+})
+
 t.test('with settle, a burst of kicks makes one run after the kicks stop, and constant kicks at least one per maxWaitMs', async (t) => {
   const runs: number[] = []
   const p = new Pacer(async () => void runs.push(Date.now()), 0, () => undefined, { settle: { quietMs: 150, maxWaitMs: 60_000 } })
