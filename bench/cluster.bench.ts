@@ -17,10 +17,10 @@
 import { randomBytes } from 'node:crypto'
 import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { encodePublicationQuery, type PublicationQuery, type PublicationReply } from '../src/protocol/publication.js'
 import { TestPublisher } from '../test/helpers/publisher.js'
 import { readRrdp } from '../test/helpers/repo.js'
-import { benchPostgres, clusterView, deltasPublish, sameSerial, SerialWatcher, servedNotification, sha, startCluster, Teardown, waitLeader, type BenchPostgres } from './lib/cluster.js'
+import { benchPostgres, clusterView, deltasPublish, sameSerial, servedNotification, startCluster, Teardown, waitLeader, type BenchPostgres } from './lib/cluster.js'
+import { addPublishers, replaceLoop, sendTo, SerialWatcher, sha } from './lib/publish-loop.js'
 import { BenchDaemon, sleep } from './lib/daemon.js'
 import { fsyncLatency } from './lib/machine.js'
 import { atMost, type BenchContext, median, ms, num, summary } from './lib/report.js'
@@ -28,30 +28,6 @@ import { atMost, type BenchContext, median, ms, num, summary } from './lib/repor
 const OBJECT_BYTES = 1024
 const POLL_MS = 200
 const envInt = (name: string, dflt: number) => (process.env[name] ? Number(process.env[name]) : dflt)
-
-/** Send one query to `d`'s RFC 8181 endpoint for `p` (any instance of a cluster accepts it) and verify the reply. */
-async function sendTo(p: TestPublisher, d: BenchDaemon, q: PublicationQuery): Promise<PublicationReply> {
-  const cms = await p.signer.sign(encodePublicationQuery(q), new Date())
-  return p.reply(await p.post(cms, 'application/rpki-publication', `${d.url}rfc8181/${p.handle}/`))
-}
-
-/** Add the publishers through `ds[0]` and publish each one's first object through its own instance. */
-async function addPublishers(ds: BenchDaemon[], pubs: TestPublisher[]): Promise<Map<TestPublisher, string>> {
-  for (const p of pubs) {
-    await ds[0]!.api('POST', '/api/v1/pubd/publishers', p.requestXml())
-    const xml = await ds[0]!.request('GET', `/api/v1/pubd/publishers/${p.handle}/response.xml`)
-    if (xml.status !== 200) throw new Error(`response.xml for ${p.handle}: HTTP ${xml.status}`)
-    p.useResponse(xml.text)
-  }
-  const last = new Map<TestPublisher, string>()
-  await Promise.all(pubs.map(async (p, i) => {
-    const content = new Uint8Array(randomBytes(OBJECT_BYTES))
-    const r = await sendTo(p, ds[i % ds.length]!, { type: 'delta', pdus: [{ type: 'publish', uri: `${p.response!.siaBase}object.roa`, content }] })
-    if (r.type !== 'success') throw new Error(`first publish of ${p.handle}: ${JSON.stringify(r)}`)
-    last.set(p, sha(content))
-  }))
-  return last
-}
 
 interface LoadResult {
   label: string
@@ -73,40 +49,13 @@ interface LoadResult {
 /** `seconds` of publishing by `pubs` spread round-robin over `ds`; `leader` is the index of the instance that leads. */
 async function load(ctx: BenchContext, label: string, ds: BenchDaemon[], leader: number, pubs: TestPublisher[], seconds: number): Promise<LoadResult> {
   const t1 = performance.now()
-  const last = await addPublishers(ds, pubs)
+  const last = await addPublishers(ds, pubs, OBJECT_BYTES)
   for (const d of ds) await d.idle({ windowMs: 500, maxShare: 0.1 })
   ctx.log(`${label}: ${pubs.length} publishers added and first objects published, instances idle, ${ms(performance.now() - t1)}`)
   const watchers = ds.map((d, i) => new SerialWatcher(d.rrdpDir(), i === leader))
-  const acked = new Map<string, number>()
-  const latencies: number[] = []
-  const errorSamples: string[] = []
-  let errors = 0
   const cpu0 = ds.map((d) => d.cpuSeconds())
   const start = performance.now()
-  const end = start + seconds * 1000
-  await Promise.all(pubs.map(async (p, i) => {
-    const target = ds[i % ds.length]!
-    const uri = `${p.response!.siaBase}object.roa`
-    while (performance.now() < end) {
-      const content = new Uint8Array(randomBytes(OBJECT_BYTES))
-      const t = performance.now()
-      try {
-        const r = await sendTo(p, target, { type: 'delta', pdus: [{ type: 'publish', uri, hash: last.get(p)!, content }] })
-        latencies.push(performance.now() - t)
-        if (r.type === 'success') {
-          const h = sha(content)
-          last.set(p, h)
-          acked.set(h, performance.now())
-        } else {
-          errors++
-          if (errorSamples.length < 3) errorSamples.push(JSON.stringify(r).slice(0, 300))
-        }
-      } catch (e) {
-        errors++
-        if (errorSamples.length < 3) errorSamples.push(String(e).slice(0, 300))
-      }
-    }
-  }))
+  const { acked, latencies, errors, errorSamples } = await replaceLoop(pubs, (p, i) => ds[i % ds.length]!, last, start + seconds * 1000, OBJECT_BYTES)
   const elapsed = (performance.now() - start) / 1000
   const cpuCores = ds.reduce((a, d, i) => a + d.cpuSeconds() - cpu0[i]!, 0) / elapsed
   // Every publisher's last object must reach every instance's snapshot.
@@ -203,7 +152,7 @@ async function failover(ctx: BenchContext, pg: BenchPostgres, td: Teardown, leas
   const ds = await startCluster(td, uri, pg.kek, n, { leaseSeconds: lease, pollMs: POLL_MS })
   await waitLeader(ds, ds[0]!, n)
   const p = new TestPublisher(`failover-${lease}`)
-  await addPublishers(ds.slice(1), [p])
+  await addPublishers(ds.slice(1), [p], OBJECT_BYTES)
   const rs: Round[] = []
   for (let i = 0; i < rounds; i++) {
     const r = await failoverRound(ds, p, lease * 1000 * 3 + 30_000)

@@ -5,65 +5,16 @@
  * Reports requests/s, errors (must be 0), latency as the publisher sees it (sign, HTTPS, svcd, verify the signed
  * reply), svcd's RSS (VmRSS sampled, and VmHWM), and that the final RRDP snapshot holds every publisher's last object.
  */
-import { createHash, randomBytes } from 'node:crypto'
 import { performance } from 'node:perf_hooks'
 import { TestPublisher } from '../test/helpers/publisher.js'
 import { readRrdp } from '../test/helpers/repo.js'
-import { readFileSync } from 'node:fs'
-import { decodeDelta } from '../src/protocol/rrdp.js'
-import { BenchDaemon, currentSerial, notificationOnDisk, RssSampler, sleep } from './lib/daemon.js'
+import { BenchDaemon, currentSerial, RssSampler, sleep } from './lib/daemon.js'
+import { addPublishers, publishDelays, replaceLoop, SerialWatcher } from './lib/publish-loop.js'
 import { fsyncLatency } from './lib/machine.js'
 import { type BenchContext, mib, ms, num, summary } from './lib/report.js'
 
 const PUBLISHERS = 50
 const OBJECT_BYTES = 1024
-
-const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
-
-/**
- * Publication delay under load: polls the notification on disk, reads each new delta and matches the content hashes
- * it publishes with the time the publisher got its success reply. (Objects replaced again before the next serial
- * never reach RRDP and are not sampled.)
- */
-class DelayMonitor {
-  readonly acked = new Map<string, number>()
-  readonly delays: number[] = []
-  serials = 0
-  private last: number
-  private readonly timer: NodeJS.Timeout
-
-  constructor(private readonly rrdpDir: string) {
-    this.last = currentSerial(rrdpDir)
-    this.timer = setInterval(() => this.poll(), 20)
-  }
-
-  stop(): void {
-    clearInterval(this.timer)
-  }
-
-  poll(): void {
-    const at = performance.now()
-    let n
-    try {
-      n = notificationOnDisk(this.rrdpDir)
-    } catch {
-      return
-    }
-    if (!n) return
-    const serial = Number(n.notification.serial)
-    for (let s = this.last + 1; s <= serial; s++) {
-      this.serials++
-      const d = n.notification.deltas.find((x) => x.serial === s)
-      if (!d) continue
-      for (const e of decodeDelta(readFileSync(n.path(d.uri))).elements) {
-        if (e.type !== 'publish') continue
-        const t = this.acked.get(sha(e.content))
-        if (t !== undefined) this.delays.push(at - t)
-      }
-    }
-    this.last = Math.max(this.last, serial)
-  }
-}
 
 export async function runPublishLoadBench(ctx: BenchContext): Promise<void> {
   const seconds = ctx.quick ? 15 : 60
@@ -76,55 +27,17 @@ export async function runPublishLoadBench(ctx: BenchContext): Promise<void> {
     for (let i = 0; i < PUBLISHERS; i++) pubs.push(new TestPublisher(`load-${String(i).padStart(2, '0')}`))
     const keysMs = performance.now() - t0
     const t1 = performance.now()
-    for (const p of pubs) {
-      await d.api('POST', '/api/v1/pubd/publishers', p.requestXml())
-      const xml = await d.request('GET', `/api/v1/pubd/publishers/${p.handle}/response.xml`)
-      if (xml.status !== 200) throw new Error(`response.xml for ${p.handle}: HTTP ${xml.status}`)
-      p.useResponse(xml.text)
-    }
-    const last = new Map<TestPublisher, string>()
-    await Promise.all(pubs.map(async (p) => {
-      const content = new Uint8Array(randomBytes(OBJECT_BYTES))
-      const r = await p.send({ type: 'delta', pdus: [{ type: 'publish', uri: `${p.response!.siaBase}object.roa`, content }] })
-      if (r.type !== 'success') throw new Error(`first publish of ${p.handle}: ${JSON.stringify(r)}`)
-      last.set(p, sha(content))
-    }))
+    const last = await addPublishers([d], pubs, OBJECT_BYTES)
     ctx.log(`setup: ${PUBLISHERS} identities (2 RSA keys each, generateKeyPairSync) ${ms(keysMs)}; publishers added and first objects published ${ms(performance.now() - t1)}`)
     await d.idle({ windowMs: 500, maxShare: 0.1 })
 
     const rss = new RssSampler(d.pid, 200)
-    const monitor = new DelayMonitor(d.rrdpDir())
+    const watcher = new SerialWatcher(d.rrdpDir(), true)
     const clientCpu0 = process.cpuUsage()
     const cpu0 = d.cpuSeconds()
     const serial0 = currentSerial(d.rrdpDir())
-    const latencies: number[] = []
-    let errors = 0
-    const errorSamples: string[] = []
     const start = performance.now()
-    const end = start + seconds * 1000
-    await Promise.all(pubs.map(async (p) => {
-      const uri = `${p.response!.siaBase}object.roa`
-      while (performance.now() < end) {
-        const content = new Uint8Array(randomBytes(OBJECT_BYTES))
-        const t = performance.now()
-        try {
-          const r = await p.send({ type: 'delta', pdus: [{ type: 'publish', uri, hash: last.get(p)!, content }] })
-          latencies.push(performance.now() - t)
-          if (r.type === 'success') {
-            const h = sha(content)
-            last.set(p, h)
-            monitor.acked.set(h, performance.now())
-          }
-          else {
-            errors++
-            if (errorSamples.length < 3) errorSamples.push(JSON.stringify(r).slice(0, 300))
-          }
-        } catch (e) {
-          errors++
-          if (errorSamples.length < 3) errorSamples.push(String(e).slice(0, 300))
-        }
-      }
-    }))
+    const { acked, latencies, errors, errorSamples } = await replaceLoop(pubs, () => d, last, start + seconds * 1000, OBJECT_BYTES)
     const elapsed = (performance.now() - start) / 1000
     const cpu = d.cpuSeconds() - cpu0
     const clientUsage = process.cpuUsage(clientCpu0)
@@ -142,9 +55,8 @@ export async function runPublishLoadBench(ctx: BenchContext): Promise<void> {
       if (!consistent) await sleep(100)
     }
     const convergeMs = performance.now() - t2
-    monitor.poll()
-    monitor.stop()
-    const delay = summary(monitor.delays)
+    watcher.stop()
+    const delay = summary(publishDelays(acked, watcher))
     const endRss = d.memory().rss
 
     const s = summary(latencies)

@@ -1,21 +1,20 @@
 /**
  * Several svcd on one PostgreSQL database for the `cluster` bench (issue 14, design.md §7): a PostgreSQL cluster of the
  * bench's own (test/helpers/postgres.ts, durable settings), instances sharing one configuration apart from port and
- * data dir, the leader as GET /api/v1/cluster names it, the serial each instance serves (over HTTPS and on disk), and
- * a watcher that notes when each serial appears in an instance's notification.xml and what its delta published.
+ * data dir, the leader as GET /api/v1/cluster names it, the serial each instance serves over HTTPS, and whether a
+ * delta published an object.
  */
 import { createHash } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { ClusterJson } from '../../src/api/status.js'
-import { decodeDelta, decodeNotification, decodeSnapshot, type Notification } from '../../src/protocol/rrdp.js'
+import { decodeDelta, decodeNotification, type Notification } from '../../src/protocol/rrdp.js'
 import { freePort, httpsGet } from '../../test/helpers/daemon.js'
 import { startPostgres, type PgCluster } from '../../test/helpers/postgres.js'
-import { BenchDaemon, notificationOnDisk, sleep } from './daemon.js'
-
-export const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex')
+import { BenchDaemon, sleep } from './daemon.js'
+import { sha } from './publish-loop.js'
 
 /** Clean-up steps, run last-in first-out by `run` (also after an error); it is the TestLike startPostgres needs. */
 export class Teardown {
@@ -133,58 +132,5 @@ export async function sameSerial(ds: BenchDaemon[], min = 0, timeoutMs = 60_000)
     if (serials.every((s) => s === serials[0]) && serials[0]! >= min) return serials[0]!
     if (performance.now() - t0 > timeoutMs) throw new Error(`the instances serve different serials after ${timeoutMs} ms: ${serials.join(', ')}`)
     await sleep(50)
-  }
-}
-
-/**
- * Polls an instance's notification.xml on disk (what it serves) every `everyMs`: when each serial first appeared and,
- * with `decode`, the content hashes each new delta published (with the serial and the time it was seen).
- */
-export class SerialWatcher {
-  readonly seen = new Map<number, number>()
-  readonly published = new Map<string, { serial: number; at: number }>()
-  private last = 0
-  private readonly timer: NodeJS.Timeout
-
-  constructor(private readonly rrdpDir: string, private readonly decode: boolean, everyMs = 20) {
-    this.last = Number(notificationOnDisk(rrdpDir)?.notification.serial ?? 0)
-    this.timer = setInterval(() => this.poll(), everyMs)
-  }
-
-  stop(): void {
-    clearInterval(this.timer)
-    this.poll()
-  }
-
-  poll(): void {
-    const at = performance.now()
-    let n
-    try {
-      n = notificationOnDisk(this.rrdpDir)
-    } catch {
-      return // being replaced
-    }
-    if (!n) return
-    const serial = Number(n.notification.serial)
-    for (let s = this.last + 1; s <= serial; s++) {
-      this.seen.set(s, at)
-      if (!this.decode) continue
-      // A delta larger than the snapshot is left out of the notification (RFC 8182 §3.3.2); with few small objects
-      // all replaced at once that happens: the snapshot of the current serial then shows what it published.
-      const d = n.notification.deltas.find((x) => x.serial === s)
-      let objects: Uint8Array[]
-      try {
-        if (d) objects = decodeDelta(readFileSync(n.path(d.uri))).elements.flatMap((e) => (e.type === 'publish' ? [e.content] : []))
-        else if (s === serial) objects = decodeSnapshot(readFileSync(n.path(n.notification.snapshot.uri))).publishes.map((o) => o.content)
-        else continue
-      } catch {
-        continue // retention removed it already
-      }
-      for (const c of objects) {
-        const h = sha(c)
-        if (!this.published.has(h)) this.published.set(h, { serial: s, at })
-      }
-    }
-    this.last = Math.max(this.last, serial)
   }
 }

@@ -308,8 +308,8 @@ export class PublicationService {
     const r = await this.d.rrdp.cycle()
     this.rrdpPacer.busy(Date.now() - began)
     if (this.hold('rrdp', r?.held)) return
-    if (r) this.d.latency?.notified(r.consumed, this.d.now().getTime())
     if (r) {
+      this.d.latency?.notified(r.consumed, this.d.now().getTime())
       this.d.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
       this.rsyncPacer.kick()
     }
