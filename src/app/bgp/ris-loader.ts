@@ -37,7 +37,7 @@ export async function loadDump(source: string, family: IpFamily, minPeers: numbe
     let total = 0
     for await (const chunk of decompressed(await open(source, signal))) {
       total += chunk.length
-      // Checked per decompressed chunk (at most 64 KiB), before more is inflated: decompression stops here.
+      // Checked per decompressed chunk (zlib hands out 16 KiB at a time), before more is inflated: it stops here.
       if (total > limits.maxBytes) throw new Error(`larger than ${limits.maxBytes} bytes after decompression`)
       const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk
       let start = 0
