@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { DEFAULT_DUMP_LIMITS } from './app/bgp/ris-loader.js'
 import { RisWhoisService } from './app/bgp/ris-service.js'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
@@ -200,7 +201,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const routes = new RoutesView({ commands, objects: stores.objects })
   // BGP announcements (RIS whois dumps) for the ROA analysis, loaded in a worker thread: never waited for.
   const ris = config.bgp_riswhois_enabled
-    ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, now })
+    ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, now, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
   const pubProblems = (withReason: boolean) => pub?.outputProblems(withReason) ?? []
   cas = new CaService({

@@ -51,6 +51,8 @@ export interface Config {
   bgp_riswhois_refresh_seconds: number
   /** Route origins seen by fewer RIS peers are left out (Krill: 6). */
   bgp_riswhois_min_peers: number
+  /** Bytes of one RIS dump after decompression, at most (a gzip bomb or a runaway source is cut off there). */
+  bgp_riswhois_max_bytes: number
   /** GET /metrics without the token (Krill serves it unauthenticated; svcd asks for the token by default). */
   metrics_public: boolean
   /** Leave out every per-CA and per-publisher series of /metrics (Krill's metrics_hide_* options, #654). */
@@ -162,6 +164,7 @@ const TOP: Record<string, OptSpec> = {
   bgp_riswhois_v6_uri: { kind: 'string', check: (v: string) => dumpSource(v) },
   bgp_riswhois_refresh_seconds: { kind: 'integer', min: 1 },
   bgp_riswhois_min_peers: { kind: 'integer', min: 0 },
+  bgp_riswhois_max_bytes: { kind: 'integer', min: 1024 * 1024 },
   metrics_public: { kind: 'boolean' },
   metrics_hide_details: { kind: 'boolean' },
 }
@@ -255,6 +258,7 @@ export function defaults(): Config {
     bgp_riswhois_v6_uri: 'https://www.ris.ripe.net/dumps/riswhoisdump.IPv6.gz',
     bgp_riswhois_refresh_seconds: 3600,
     bgp_riswhois_min_peers: 6,
+    bgp_riswhois_max_bytes: 256 * 1024 * 1024,
     metrics_public: false,
     metrics_hide_details: false,
     repository: {

@@ -21,6 +21,7 @@ import { roasSearchCommands } from './commands/roas-search.js'
 import { serverCommands } from './commands/server.js'
 import { taCommands } from './commands/ta.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
+import { terminalSafe } from './terminal.js'
 
 export const ALL_COMMANDS: readonly CommandDef[] = [
   ...caCommands,
@@ -64,7 +65,9 @@ export interface CliIo {
 }
 
 /** Run svcc with these arguments; resolves to the exit code. */
-export async function runCli(argv: string[], io: CliIo): Promise<number> {
+export async function runCli(argv: string[], cliIo: CliIo): Promise<number> {
+  // Everything svcc prints passes here: no text from a server or a file can drive the terminal (cli/terminal.ts).
+  const io: CliIo = { ...cliIo, out: (s) => cliIo.out(terminalSafe(s)), err: (s) => cliIo.err(terminalSafe(s)) }
   let exit = 0
   const program = buildProgram(io, (code) => (exit = code))
   try {

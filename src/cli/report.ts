@@ -4,6 +4,7 @@
  */
 import { ClientError } from '../client/api-client.js'
 import { errorDetailLines, messageBeforeDetails } from './error-details.js'
+import { jsonSafe } from './terminal.js'
 
 export type Format = 'none' | 'json' | 'text' | 'xml'
 export const FORMATS: readonly Format[] = ['none', 'json', 'text', 'xml']
@@ -40,7 +41,7 @@ export class DetailedServerError extends Error {
 export function render(report: Report, format: Format, out: (s: string) => void): void {
   if (format === 'none') return
   if (format === 'json') {
-    if (report.json !== undefined) out(JSON.stringify(report.json, null, 2) + '\n')
+    if (report.json !== undefined) out(jsonSafe(JSON.stringify(report.json, null, 2)) + '\n')
     return
   }
   if (format === 'xml') {
@@ -58,7 +59,7 @@ export function failure(err: unknown, format: Format): { code: number; message: 
   if (detailed !== undefined) err = detailed.error
   if (err instanceof ClientError) {
     if (err.kind === 'server') {
-      if (format === 'json' && err.body) return { code: 1, message: JSON.stringify(err.body, null, 2) }
+      if (format === 'json' && err.body) return { code: 1, message: jsonSafe(JSON.stringify(err.body, null, 2)) }
       // Text: the message, then each detail the JSON carries, so nobody has to ask for --format json to act.
       const details = detailed?.lines ?? (err.body ? errorDetailLines(err.body) : [])
       if (details.length === 0) return { code: 1, message: `svcc: error: ${err.message}${err.body ? ` (${err.body.label})` : ''}` }

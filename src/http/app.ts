@@ -28,6 +28,7 @@ export type { HttpDeps, HttpServices } from './deps.js'
 export function createApp(deps: HttpDeps): Koa {
   const app = new Koa({ proxy: false })
   app.silent = true // errors are logged by errorMiddleware, never by Koa's default printer
+  app.use(noSniff())
   app.use(requestLog(deps.log))
   app.use(requestMetrics(deps))
   app.use(errorMiddleware(deps.log))
@@ -42,6 +43,22 @@ export function createApp(deps: HttpDeps): Koa {
     app.use(router.allowedMethods({ throw: true }))
   }
   return app
+}
+
+/**
+ * `X-Content-Type-Options: nosniff` on every answer (issue 22 defect 11): API JSON, errors and 404s, RRDP XML, the
+ * TAL and certificates, the console; so that no browser runs a body as another type than the one svcd gave it. Set
+ * first and again last, so that a handler that replaced the headers cannot drop it.
+ */
+function noSniff() {
+  return async function setNoSniff(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+    ctx.set('X-Content-Type-Options', 'nosniff')
+    try {
+      await next()
+    } finally {
+      if (!ctx.headerSent) ctx.set('X-Content-Type-Options', 'nosniff')
+    }
+  }
 }
 
 function requestLog(log: Logger) {

@@ -79,25 +79,63 @@ export function inspectCsr(csr: Csr): Problem[] {
   const out: Problem[] = []
   if (csr.version !== 0) out.push(problem('RFC 6487 §6.1', `version must be 0, not ${csr.version}`))
   if (!isRsaSignatureAlgorithm(csr.signatureAlgorithm)) out.push(problem('RFC 7935 §2', `signature algorithm ${csr.signatureAlgorithm.oid} is not sha256WithRSAEncryption`))
-  if (csr.publicKey.algorithm.oid !== oids.rsaEncryption) out.push(problem('RFC 7935 §3', 'the public key is not an RSA key'))
+  const rsa = csr.publicKey.rsa
+  if (csr.publicKey.algorithm.oid !== oids.rsaEncryption || rsa === undefined) out.push(problem('RFC 7935 §3', 'the public key is not an RSA key'))
+  // RFC 7935 §3 (via RFC 6485): a CA key is RSA with a 2048-bit modulus and public exponent 65537, nothing else.
+  else if (rsa.modulusBits !== 2048 || rsa.exponent !== 65537n) out.push(problem('RFC 7935 §3', `RSA key of ${rsa.modulusBits} bits, exponent ${rsa.exponent}; a CA key must be 2048 bits with exponent 65537`))
   if (csr.otherAttributes.length) out.push(problem('RFC 6487 §6.1', `attributes other than extensionRequest: ${csr.otherAttributes.join(', ')}`))
-  const sia = csrSia(csr)
-  if (typeof sia === 'string') out.push(problem('RFC 6487 §6.1.1', sia))
+  out.push(...siaProblems(csr))
   if (csr.extensions?.basicConstraints && !csr.extensions.basicConstraints.ca) out.push(problem('RFC 6487 §6.1.1', 'basicConstraints requests an EE certificate'))
   return out
 }
 
-/** The SIA the CSR asks for, or a description of what is missing (RFC 6487 §6.1.1: caRepository and rpkiManifest). */
+/**
+ * The longest SIA URI we certify: rpki-client refuses longer URIs in a certificate (its MAX_URI_LENGTH, 2048), so a
+ * longer one would only make us publish a certificate that relying parties reject, and cost every one of them the bytes.
+ */
+export const MAX_SIA_URI_LENGTH = 2048
+
+/** The SIA the CSR asks for, or a description of its first problem (RFC 6487 §6.1.1: caRepository and rpkiManifest). */
 export function csrSia(csr: Csr): CsrSia | string {
+  const problems = siaProblems(csr)
+  if (problems.length) return `${problems[0]!.rule}: ${problems[0]!.message}`
+  const { caRepository, rpkiManifest, rpkiNotify } = requestedSia(csr)
+  return { caRepository: caRepository!, rpkiManifest: rpkiManifest!, ...(rpkiNotify ? { rpkiNotify } : {}) }
+}
+
+function requestedSia(csr: Csr): { caRepository?: string; rpkiManifest?: string; rpkiNotify?: string } {
   const sia = csr.extensions?.sia ?? []
   const find = (method: string) => sia.find((a) => a.method === method)?.uri
-  const caRepository = find(oids.idAdCaRepository)
-  const rpkiManifest = find(oids.idAdRpkiManifest)
-  const rpkiNotify = find(oids.idAdRpkiNotify)
-  if (!caRepository?.startsWith('rsync://')) return 'the request has no rsync caRepository in its SIA'
-  if (!rpkiManifest?.startsWith('rsync://')) return 'the request has no rsync rpkiManifest in its SIA'
-  if (rpkiNotify !== undefined && !rpkiNotify.startsWith('https://')) return 'the requested rpkiNotify is not an https URI'
-  return { caRepository, rpkiManifest, ...(rpkiNotify ? { rpkiNotify } : {}) }
+  return { caRepository: find(oids.idAdCaRepository), rpkiManifest: find(oids.idAdRpkiManifest), rpkiNotify: find(oids.idAdRpkiNotify) }
+}
+
+/**
+ * The SIA a parent copies into the child's certificate (RFC 6487 §6.1.1), checked as relying parties check it:
+ * caRepository and rpkiManifest rsync URIs (RFC 6487 §4.8.8.1), the manifest inside the repository, rpkiNotify an
+ * https URI (RFC 8182 §3.2), each at most MAX_SIA_URI_LENGTH characters of printable ASCII without dot segments
+ * (RFC 3986 §2, §3.3; rpki-client's valid_uri).
+ */
+function siaProblems(csr: Csr): Problem[] {
+  const { caRepository, rpkiManifest, rpkiNotify } = requestedSia(csr)
+  const out: Problem[] = []
+  const check = (what: string, uri: string | undefined, scheme: 'rsync' | 'https', rule: string, required: boolean) => {
+    if (uri === undefined) {
+      if (required) out.push(problem('RFC 6487 §6.1.1', `the request has no ${what} in its SIA`))
+      return
+    }
+    const shown = uri.length > 100 ? `${JSON.stringify(uri.slice(0, 100))}…` : JSON.stringify(uri)
+    if (uri.length > MAX_SIA_URI_LENGTH) out.push(problem(rule, `the ${what} URI is ${uri.length} characters long, more than ${MAX_SIA_URI_LENGTH}`))
+    else if (!/^[\x21-\x7e]*$/.test(uri)) out.push(problem('RFC 3986 §2', `the ${what} URI ${shown} has a character that is not printable ASCII`))
+    else if (!new RegExp(`^${scheme}://[^/]+/`).test(uri)) out.push(problem(rule, `the ${what} URI ${shown} is not an ${scheme} URI with a host`))
+    else if (uri.includes('/.')) out.push(problem('RFC 3986 §3.3', `the ${what} URI ${shown} has a dot segment`))
+  }
+  check('caRepository', caRepository, 'rsync', 'RFC 6487 §4.8.8.1', true)
+  check('rpkiManifest', rpkiManifest, 'rsync', 'RFC 6487 §4.8.8.1', true)
+  check('rpkiNotify', rpkiNotify, 'https', 'RFC 8182 §3.2', false)
+  if (out.length === 0 && !rpkiManifest!.startsWith(caRepository!.endsWith('/') ? caRepository! : `${caRepository}/`)) {
+    out.push(problem('RFC 6487 §4.8.8.1', 'the rpkiManifest URI is not inside the caRepository publication point'))
+  }
+  return out
 }
 
 //------------ Verification --------------------------------------------------------------------------------------------

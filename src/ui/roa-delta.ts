@@ -122,8 +122,19 @@ export function authorisationText(r: { prefix: string; max_length?: number | nul
   return `${r.prefix}${r.max_length !== undefined && r.max_length !== null && r.max_length !== len ? `-${r.max_length}` : ''} => ${r.asn}`
 }
 
-/** The ROAs as CSV (RFC 4180 quoting): asn, prefix, max_length, comment. */
+/** The ROAs as CSV (RFC 4180 quoting, formula cells neutralised): asn, prefix, max_length, comment. */
 export function roasCsv(rows: { asn: number; prefix: string; max_length: number; comment: string | null }[]): string {
-  const q = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s)
-  return ['asn,prefix,max_length,comment', ...rows.map((r) => `${r.asn},${r.prefix},${r.max_length},${q(r.comment ?? '')}`)].join('\r\n') + '\r\n'
+  return ['asn,prefix,max_length,comment', ...rows.map((r) => [String(r.asn), r.prefix, String(r.max_length), r.comment ?? ''].map(csvCell).join(','))].join('\r\n') + '\r\n'
+}
+
+/**
+ * One CSV cell, safe to open in a spreadsheet (OWASP "CSV Injection"): a value a spreadsheet would read as a formula
+ * (first character `=`, `+`, `-`, `@`, tab or carriage return, also after leading spaces, e.g. `=HYPERLINK(…)`) gets
+ * a leading `'`, which spreadsheets show as text and do not evaluate; a plain number (`-1`, `+5`) stays as it is.
+ * Then RFC 4180 quoting for `"`, `,` and line breaks.
+ */
+export function csvCell(value: string): string {
+  const formula = /^[ ]*[=+\-@\t\r]/.test(value) && !/^[+-]?\d+(\.\d+)?$/.test(value)
+  const v = formula ? `'${value}` : value
+  return /[",\r\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v
 }

@@ -19,7 +19,14 @@ export interface DumpLimits {
   maxBytes: number
 }
 
-export const DEFAULT_DUMP_LIMITS: DumpLimits = { timeoutMs: 10 * 60_000, maxBytes: 2 * 1024 ** 3 }
+/**
+ * A full-table RIS whois dump holds about a million IPv4 route origins at some 25 bytes a line (about 30 MB unpacked,
+ * the IPv6 one less): 256 MiB leaves room for years of growth, and stops a gzip bomb or a runaway source long before
+ * it costs minutes of CPU (issue 22 defect 11: it was 2 GiB). `bgp_riswhois_max_bytes` sets it.
+ */
+export const DEFAULT_MAX_DUMP_BYTES = 256 * 1024 ** 2
+
+export const DEFAULT_DUMP_LIMITS: DumpLimits = { timeoutMs: 10 * 60_000, maxBytes: DEFAULT_MAX_DUMP_BYTES }
 
 /** Load and index one dump; throws with the source named when it cannot be read. */
 export async function loadDump(source: string, family: IpFamily, minPeers: number, limits: DumpLimits = DEFAULT_DUMP_LIMITS): Promise<{ arrays: RouteOriginArrays; counts: ParseCounts }> {
@@ -30,7 +37,8 @@ export async function loadDump(source: string, family: IpFamily, minPeers: numbe
     let total = 0
     for await (const chunk of decompressed(await open(source, signal))) {
       total += chunk.length
-      if (total > limits.maxBytes) throw new Error(`larger than ${limits.maxBytes} bytes`)
+      // Checked per decompressed chunk (zlib hands out 16 KiB at a time), before more is inflated: it stops here.
+      if (total > limits.maxBytes) throw new Error(`larger than ${limits.maxBytes} bytes after decompression`)
       const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk
       let start = 0
       for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
@@ -82,12 +90,23 @@ async function* decompressed(raw: AsyncIterable<Buffer>): AsyncIterable<Buffer> 
     if (done) return
     for (let r = await it.next(); !r.done; r = await it.next()) yield bytes(r.value)
   }
-  if (first[0] === 0x1f && first[1] === 0x8b) {
-    const gunzip = createGunzip()
-    const src = Readable.from(all())
-    src.once('error', (e) => gunzip.destroy(e))
-    for await (const c of src.pipe(gunzip)) yield c as Buffer
-  } else yield* all()
+  try {
+    if (first[0] === 0x1f && first[1] === 0x8b) {
+      const gunzip = createGunzip()
+      const src = Readable.from(all())
+      src.once('error', (e) => gunzip.destroy(e))
+      try {
+        for await (const c of src.pipe(gunzip)) yield c as Buffer
+      } finally {
+        // Stopped early (too large, a bad line, a timeout): no more inflating, and the source is let go.
+        gunzip.destroy()
+        src.destroy()
+      }
+    } else yield* all()
+  } finally {
+    // Close the raw source (file or HTTP body) too, without waiting on a read that may still be pending.
+    it.return?.().catch(() => undefined)
+  }
 }
 
 /** A chunk as a Buffer, without a copy. */

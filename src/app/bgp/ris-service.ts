@@ -23,6 +23,31 @@ export interface RisWhoisOptions {
   limits?: DumpLimits
 }
 
+/** A dataset less than this share of the one loaded is suspect (a cut or wrong file); see refuseSwap. */
+export const SHRINK_SHARE = 0.5
+/** A suspect shrink is taken when this many loads in a row show it: the table did shrink. */
+export const SHRINK_CONFIRMATIONS = 3
+
+/**
+ * Whether a freshly loaded dataset must not replace the one there is (issue 22 defect 11): a configured family whose
+ * dump holds no route origin at all (a real RIS dump never is empty: a cut download, a placeholder file, a min_peers
+ * no route reaches), or one that has less than SHRINK_SHARE of what is loaded now, until SHRINK_CONFIRMATIONS loads in
+ * a row show it. `got` has undefined for a family that is not configured; `shrinks` counts the earlier refusals in a row.
+ */
+export function refuseSwap(had: { v4: number; v6: number } | undefined, got: { v4: number | undefined; v6: number | undefined }, shrinks: number): { reason: string; shrink: boolean } | undefined {
+  for (const f of ['v4', 'v6'] as const) {
+    if (got[f] === 0) return { reason: `the IP${f} dump holds no route origin seen by enough peers: not taken, so that an empty or cut dump never replaces good data`, shrink: false }
+  }
+  if (had === undefined || shrinks + 1 >= SHRINK_CONFIRMATIONS) return undefined
+  for (const f of ['v4', 'v6'] as const) {
+    const n = got[f]
+    if (n !== undefined && n < had[f] * SHRINK_SHARE) {
+      return { reason: `the IP${f} dump holds ${n} route origins, less than ${SHRINK_SHARE * 100}% of the ${had[f]} loaded: not taken unless ${SHRINK_CONFIRMATIONS} loads in a row show it`, shrink: true }
+    }
+  }
+  return undefined
+}
+
 /** After a failed load, the next try comes after this (or the refresh interval when that is shorter). */
 const RETRY_SECONDS = 300
 
@@ -33,6 +58,8 @@ export class RisWhoisService {
   private loading: Promise<boolean> | undefined
   private stopped = false
   private lastError: string | undefined
+  /** Loads in a row refused only for being much smaller than the data there is (refuseSwap). */
+  private shrinks = 0
 
   constructor(private readonly o: RisWhoisOptions) {}
 
@@ -86,6 +113,15 @@ export class RisWhoisService {
       o.log.warn('RIS whois dumps not loaded; the BGP analysis keeps the data it had', { reason: out.error, had: this.data?.loaded ?? null })
       return false
     }
+    const refused = refuseSwap(this.data ? { v4: this.data.v4.size, v6: this.data.v6.size } : undefined, { v4: out.v4?.size, v6: out.v6?.size }, this.shrinks)
+    if (refused) {
+      this.shrinks = refused.shrink ? this.shrinks + 1 : 0
+      this.lastError = refused.reason
+      o.log.warn('RIS whois dumps not taken; the BGP analysis keeps the data it had', { reason: refused.reason, had: this.data?.loaded ?? null })
+      return false
+    }
+    if (this.shrinks && this.data) o.log.warn('RIS whois dumps much smaller than before, taken after repeated loads', { v4: out.v4?.size ?? 0, v6: out.v6?.size ?? 0 })
+    this.shrinks = 0
     this.lastError = undefined
     this.data = { v4: out.v4 ? new RouteOrigins(out.v4) : RouteOrigins.empty(4), v6: out.v6 ? new RouteOrigins(out.v6) : RouteOrigins.empty(6), loaded: o.now().toISOString() }
     const counts = Object.fromEntries(Object.entries(out.counts).map(([f, c]) => [f, { lines: c.lines, kept: c.kept, skipped: c.skipped, malformed: c.malformed, ...(c.firstMalformed ? { first_malformed: c.firstMalformed } : {}) }]))

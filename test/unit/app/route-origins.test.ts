@@ -9,9 +9,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gzipSync } from 'node:zlib'
-import { loadDump } from '../../../src/app/bgp/ris-loader.js'
-import { RisWhoisService } from '../../../src/app/bgp/ris-service.js'
+import { createGzip, gzipSync } from 'node:zlib'
+import { DEFAULT_DUMP_LIMITS, loadDump } from '../../../src/app/bgp/ris-loader.js'
+import { refuseSwap, RisWhoisService, SHRINK_CONFIRMATIONS } from '../../../src/app/bgp/ris-service.js'
+import { defaults } from '../../../src/config.js'
 import { parseRisWhois, RouteOrigins, type Announcement } from '../../../src/app/bgp/route-origins.js'
 import { formatPrefix, parsePrefix, prefixRange } from '../../../src/resources/ip.js'
 import { silentLogger } from '../../../src/log.js'
@@ -166,3 +167,103 @@ function serve(body: (path: string) => Buffer | undefined): Promise<Server> {
   })
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)))
 }
+
+/** A gzip stream of `lines` times `line`, made on the fly: a few KB that inflate to `lines * line.length` bytes. */
+function gzipBomb(line: string, lines: number): Promise<Buffer> {
+  const gz = createGzip({ level: 9 })
+  const chunk = Buffer.from(line.repeat(Math.max(1, Math.floor(65536 / line.length))))
+  const perChunk = chunk.length / line.length
+  const parts: Buffer[] = []
+  gz.on('data', (c: Buffer) => parts.push(c))
+  const done = new Promise<Buffer>((resolve, reject) => {
+    gz.on('end', () => resolve(Buffer.concat(parts)))
+    gz.on('error', reject)
+  })
+  void (async () => {
+    for (let n = 0; n < lines; n += perChunk) if (!gz.write(chunk)) await new Promise((r) => gz.once('drain', r))
+    gz.end()
+  })()
+  return done
+}
+
+t.test('issue 22 defect 11: a gzip bomb is cut off at the limit, and the download stops there', async (t) => {
+  t.equal(DEFAULT_DUMP_LIMITS.maxBytes, 256 * 1024 ** 2, 'the default bound is 256 MiB (a full table is about 30 MB)')
+  t.equal(defaults().bgp_riswhois_max_bytes, DEFAULT_DUMP_LIMITS.maxBytes, 'and bgp_riswhois_max_bytes says the same')
+  const dir = mkdtempSync(join(tmpdir(), 'svc-ris-bomb-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // 300 MiB of comment lines in well under a megabyte: over the default bound, and before the fix loaded as an empty dump.
+  const bomb = await gzipBomb(`%${'x'.repeat(1022)}\n`, 300 * 1024)
+  t.ok(bomb.length < 1024 * 1024, `the bomb is ${bomb.length} bytes`)
+  writeFileSync(join(dir, 'bomb.gz'), bomb)
+  const started = Date.now()
+  await t.rejects(loadDump(join(dir, 'bomb.gz'), 4, 6), /larger than 268435456 bytes after decompression/, 'the default bound refuses it')
+  t.comment(`refused after ${Date.now() - started} ms`)
+
+  // Over HTTP, a gzip stream without end: the loader stops reading and the connection closes.
+  let closed!: () => void
+  const connectionClosed = new Promise<void>((r) => (closed = r))
+  let sent = 0
+  const endless = createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'application/octet-stream' })
+    const gz = createGzip()
+    gz.pipe(res)
+    const line = Buffer.from(`%${'y'.repeat(1022)}\n`.repeat(64))
+    const pump = () => {
+      while (!res.destroyed) {
+        sent += line.length
+        if (!gz.write(line)) break
+      }
+    }
+    gz.on('drain', pump)
+    res.on('close', () => {
+      gz.destroy()
+      closed()
+    })
+    pump()
+  })
+  await new Promise<void>((r) => endless.listen(0, '127.0.0.1', () => r()))
+  t.teardown(() => endless.close())
+  const url = `http://127.0.0.1:${(endless.address() as { port: number }).port}/endless.gz`
+  await t.rejects(loadDump(url, 4, 6, { timeoutMs: 120_000, maxBytes: 4 * 1024 * 1024 }), /larger than 4194304 bytes after decompression/)
+  await Promise.race([connectionClosed, new Promise((_, reject) => setTimeout(() => reject(new Error('the download went on after the limit')), 20_000))])
+  t.pass(`the connection closed after ${sent} bytes were inflated by the server's gzip (limit 4 MiB)`)
+  t.ok(sent < 64 * 1024 * 1024, 'the server stopped long before an unbounded amount')
+})
+
+t.test('issue 22 defect 11: an empty or much smaller dump never replaces good data', async (t) => {
+  const many = (asn: number, n: number) => Array.from({ length: n }, (_, i) => `${asn}\t10.${i >> 8}.${i & 255}.0/24\t100\n`).join('')
+  let v4 = many(64496, 100)
+  const server = await serve((path) => (path === '/v4' ? Buffer.from(v4) : undefined))
+  t.teardown(() => server.close())
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  const svc = new RisWhoisService({ v4Uri: `${url}/v4`, v6Uri: '', refreshSeconds: 3600, minPeers: 6, log: silentLogger(), now: () => new Date('2026-11-27T02:00:00Z') })
+  t.teardown(() => svc.stop())
+  t.equal(await svc.refresh(), true)
+  const good = svc.current()!
+  t.equal(good.v4.size, 100)
+
+  v4 = '% RIS whois dump: nothing today\n'
+  t.equal(await svc.refresh(), false, 'an empty dump is not taken')
+  t.equal(svc.current(), good, 'the good data stays')
+  t.match(svc.problem(), /the IPv4 dump holds no route origin/, 'and the problem is recorded')
+
+  v4 = many(64497, 30)
+  for (let i = 1; i < SHRINK_CONFIRMATIONS; i++) {
+    t.equal(await svc.refresh(), false, `a dump with 30% of the route origins is not taken (load ${i})`)
+    t.equal(svc.current(), good)
+    t.match(svc.problem(), /the IPv4 dump holds 30 route origins, less than 50% of the 100 loaded/)
+  }
+  t.equal(await svc.refresh(), true, `taken when ${SHRINK_CONFIRMATIONS} loads in a row show it`)
+  t.equal(svc.current()!.v4.size, 30)
+  t.equal(svc.problem(), undefined)
+})
+
+t.test('refuseSwap: the rule', async (t) => {
+  t.equal(refuseSwap(undefined, { v4: 10, v6: undefined }, 0), undefined, 'a first load is taken')
+  t.match(refuseSwap(undefined, { v4: 0, v6: 5 }, 0), { shrink: false, reason: /IPv4 dump holds no route origin/ }, 'an empty first load is not')
+  t.match(refuseSwap({ v4: 10, v6: 10 }, { v4: 10, v6: 0 }, 5), { shrink: false, reason: /IPv6/ }, 'nor is an empty one ever')
+  t.equal(refuseSwap({ v4: 10, v6: 10 }, { v4: 5, v6: 5 }, 0), undefined, 'half is taken')
+  t.match(refuseSwap({ v4: 10, v6: 10 }, { v4: 10, v6: 4 }, 0), { shrink: true })
+  t.equal(refuseSwap({ v4: 10, v6: 10 }, { v4: 10, v6: 4 }, SHRINK_CONFIRMATIONS - 1), undefined)
+  t.equal(refuseSwap({ v4: 10, v6: 0 }, { v4: 10, v6: undefined }, 0), undefined, 'a family that is not configured is not looked at')
+})

