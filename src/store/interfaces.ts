@@ -90,6 +90,19 @@ export interface CaStatusStore {
   remove(handle: string, kind: StatusKind, name: string): void
 }
 
+//------------ RFC 6492 replay protection --------------------------------------------------------------------------
+
+/**
+ * The replay state of each child of a parent CA (protocol/replay.ts), in the database so that every instance on one
+ * database refuses what another accepted. Read and saved under the child's lock (app/ca/child-server.ts).
+ */
+export interface ChildReplayStore {
+  get(ca: string, child: string): ReplayState | undefined
+  save(ca: string, child: string, state: ReplayState): void
+  /** Forget a child's state, or every child's of `ca` without `child` (CaStore.remove drops them with the CA). */
+  remove(ca: string, child?: string): void
+}
+
 //------------ Scheduled tasks --------------------------------------------------------------------------------------
 
 export type TaskKind = 'republish' | 'sync-parent' | 'suspend-children' | 'ta-keyroll-finish'
@@ -173,6 +186,8 @@ export interface PubdStore {
    */
   applyChanges(publisher: string, changes: readonly ContentChange[], now: Date, replay?: ReplayState): number | undefined
   stats(): PublisherStats[]
+  /** Run `fn` in one transaction on the publication server's database (nested calls join it as a savepoint). */
+  transaction<T>(fn: () => T): T
   rrdpState(): RrdpState | undefined
   rrdpDeltas(): RrdpDeltaInfo[]
   /**
@@ -203,6 +218,8 @@ export interface Stores {
   tasks: TaskStore
   pubd: PubdStore
   properties: PropertyStore
+  /** RFC 6492 replay state per (CA, child). */
+  childReplay: ChildReplayStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }
