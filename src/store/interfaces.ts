@@ -273,7 +273,8 @@ export interface ClusterStore {
 
 /**
  * Locks shared by every instance on one database (PostgreSQL: pg-locks.ts), one per key (a CA's handle): what one
- * instance does to a CA's objects and history, no other does at the same time. Within an instance the keyed mutex
+ * instance does to a CA's objects and history, no other does at the same time. Also `pub:<publisher>` (RFC 8181
+ * messages of a publisher) and `rfc6492:<ca>/<child>` (RFC 6492 messages of a child). Within an instance the keyed mutex
  * already serialises; these add the other instances. Waiting never blocks the process.
  */
 export interface SharedLocks {

@@ -2,7 +2,8 @@
  * Two svcd instances on one PostgreSQL database (design.md §7; issue 22 defects 3 and 4): RFC 8181 and RFC 6492 are
  * serialised per sender across instances, with the replay state read from the database under the sender's lock.
  * - defect 3: a message accepted by A and superseded (a later withdraw, a later revoke) is refused when replayed
- *   through B, even when B has seen the sender before (it used to trust what it remembered);
+ *   through B, even when B has seen the sender before (it used to trust what it remembered); one message sent
+ *   through A and B at once is applied once and refused once as a replay (the sender's lock among the instances);
  * - defect 4: the same new URI published through A and B at once ("must not exist") is acknowledged once and
  *   refused once (object_already_present), and what is listed and served is the acknowledged object, round after round.
  *
@@ -82,6 +83,15 @@ t.test('RFC 8181: a message accepted by A and superseded is refused when replaye
   t.notOk((await listed(B)).has(x), 'x did not come back')
   t.equal(code(await to(A, publishX)), 'bad_cms_signature', 'and through A')
   t.equal(code(await to(B, withdrawX)), 'bad_cms_signature', 'the withdraw replayed through B: refused')
+
+  // One message sent through A and B at once: the replay check of one instance sees what the other saved.
+  const twice: string[] = []
+  for (let i = 0; i < 10; i++) {
+    const m = await signQuery({ type: 'delta', pdus: [{ type: 'publish', uri: `${jail}twice-${i}.cer`, content: bytes(`twice ${i}`) }] })
+    const codes = (await Promise.all([to(A, m), to(B, m)])).map(code).sort()
+    if (codes.join() !== 'bad_cms_signature,success') twice.push(`round ${i}: ${codes.join(' / ')}`)
+  }
+  t.same(twice, [], 'one message through A and B at once, 10 rounds: applied once, refused once as a replay')
 })
 
 t.test('RFC 6492: an issue accepted by A is refused when replayed through B after a revoke (defect 3)', async (t) => {
@@ -108,6 +118,18 @@ t.test('RFC 6492: an issue accepted by A is refused when replayed through B afte
   t.match(await updown(A, issue), { type: 'error_response' }, 'and through A')
   const after = await updown(B, await sign({ type: 'list' }))
   t.same(after.type === 'list_response' && after.classes[0]!.certificates.length, 0, 'the revoked key was not certified again')
+
+  // One issue request sent through A and B at once: answered once, refused once as a replay (the child's lock).
+  const twice: string[] = []
+  const next = testKey() // one key, certified again in each round (a child holds at most two keys per class), each time
+  // with another limit (the same request again in the same second would be a replay)
+  for (let i = 0; i < 5; i++) {
+    const m = await sign({ type: 'issue', className, csr: buildCsr(next, { caRepository: 'rsync://localhost/repo/kid/0/', rpkiManifest: 'rsync://localhost/repo/kid/0/kid.mft' }), limits: { ipv4: `10.0.${i}.0/24` } })
+    const replies = await Promise.all([updown(A, m), updown(B, m)])
+    const types = replies.map((p) => p.type).sort()
+    if (types.join() !== 'error_response,issue_response') twice.push(`round ${i}: ${JSON.stringify(replies.map((p) => (p.type === 'error_response' ? p.description : p.type)))}`)
+  }
+  t.same(twice, [], 'one issue request through A and B at once, 5 rounds: answered once, refused once as a replay')
 })
 
 t.test(`RFC 8181: the same new URI published through A and B at once, ${ROUNDS} rounds: one success, one refusal, nothing lost (defect 4)`, async (t) => {
