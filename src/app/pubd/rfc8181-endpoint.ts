@@ -67,25 +67,29 @@ export class Rfc8181Endpoint {
     } catch (e) {
       return errorReply('rfc8181-protocol-message', reasonOf(e))
     }
-    return this.lock.run(`pub:${handle}`, () => this.d.store.transaction(() => this.apply(handle, m, query)))
+    return this.lock.run(`pub:${handle}`, () => {
+      const r = this.d.store.transaction(() => this.apply(handle, m, query))
+      if (r.unsaved) this.save(handle, r.unsaved)
+      return r.reply
+    })
   }
 
   /**
    * In the publisher's transaction: refuse a replay by the state in the database, else apply. The replay state after
-   * the message is saved with the changes (applied) or on its own (list, refused, or nothing to change).
+   * the message is saved with the changes (applied), or returned as `unsaved` (list, refused, or nothing to change)
+   * to be saved on its own after the transaction, still under the lock.
    */
-  private apply(handle: string, m: Verified, query: PublicationQuery): PublicationReply {
+  private apply(handle: string, m: Verified, query: PublicationQuery): { reply: PublicationReply; unsaved?: ReplayState } {
     const changes = query.type === 'delta' && query.pdus.length > 0
     const state = this.d.store.replayState(handle)
     const replay = replayProblem(state, m.signingTime, m.digest, changes)
     if (replay) {
       this.d.log.warn('RFC 8181 message refused', { publisher: handle, reason: replay })
-      return errorReply('rfc8181-validation', replay)
+      return { reply: errorReply('rfc8181-validation', replay) }
     }
     const next = replaySeen(state, m.signingTime, m.digest, changes)
     const reply = this.d.publish(handle, query, changes ? next : undefined)
-    if (!changes || reply.type !== 'success') this.save(handle, next)
-    return reply
+    return !changes || reply.type !== 'success' ? { reply, unsaved: next } : { reply }
   }
 
   /** The message verified against the publisher's identity certificate, or the bad_cms_signature reply. */
@@ -99,12 +103,12 @@ export class Rfc8181Endpoint {
   }
 
   /**
-   * Save the replay state of a message that changed nothing, in a savepoint of its own: when storage fails (a full
-   * disk) the reply stands and the state stays as it was before the message (which changed nothing).
+   * Save the replay state of a message that changed nothing: when storage fails (a full disk) the reply stands and
+   * the state stays as it was before the message (which changed nothing).
    */
   private save(handle: string, state: ReplayState): void {
     try {
-      this.d.store.transaction(() => this.d.store.saveReplayState(handle, state))
+      this.d.store.saveReplayState(handle, state)
     } catch (e) {
       if (!storageFault(e)) throw e
       this.d.log.warn('RFC 8181 replay state not saved: storage failed', { publisher: handle, err: reasonOf(e) })
