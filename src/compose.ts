@@ -132,7 +132,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // The embedded publication server.
   let pubd: { service: PublicationService; close: () => void } | undefined
   try {
-    const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership!.fence(), leading: () => leadership?.role() === 'leader', pollMs: config.cluster_poll_ms } : undefined
+    const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership!.fence(), leading: () => leadership?.role() === 'leader', pollMs: config.cluster_poll_ms, locks: caLocks } : undefined
     pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, now, latency, replication) : undefined
   } catch (e) {
     await releaseInit?.()
@@ -186,7 +186,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const suspension = suspendAfter > 0
     ? { afterSeconds: suspendAfter, lastContact: (ca: string, child: string) => stores.status.get(ca, 'child', child)?.time, contact, schedule: (ca: string) => tasks.schedule('suspend-children', ca, '', now().getTime() + suspendEveryMs, { earlier: true }) }
     : undefined
-  const childServer = new ChildServer({ commands, signers, now, log, exchanged: (ca, child, ok) => metrics.childExchanged(ca, child, ok), ...(suspension ? { contact } : {}) })
+  const childServer = new ChildServer({ commands, signers, now, log, replay: stores.childReplay, locks: caLocks, exchanged: (ca, child, ok) => metrics.childExchanged(ca, child, ok), ...(suspension ? { contact } : {}) })
   // RFC 6492 messages to a parent CA in this svcd are delivered in-process (the same identities checked; no network, no CMS).
   const rfc6492Prefix = `${config.service_uri}rfc6492/`
   const local: LocalUpdown = (uri, message, senderIdCert) => {
@@ -353,6 +353,8 @@ export interface Replication {
   fence: () => void
   leading: () => boolean
   pollMs: number
+  /** The locks among the instances (RFC 8181 messages: one per publisher). */
+  locks?: SharedLocks | undefined
 }
 
 /**
@@ -371,7 +373,7 @@ export function composePublication(o: PublicationParts): { service: PublicationS
   const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log }) : undefined
   const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
   const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
-  const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs }
+  const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs, locks: rep.locks }
   const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
   return { service, close: () => readers.forEach((reader) => reader.close()) }
 }

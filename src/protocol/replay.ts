@@ -9,12 +9,12 @@
  *      second as the newest one seen, is refused when a message with the same content (the CMS message-digest over
  *      the eContent, RFC 5652 §11.2) was already seen at that signing time.
  * A list query is never refused by rule 2: replaying it changes nothing, and a client may list twice in a second.
- * Pure; the publication server keeps the state in its database (a restart keeps it), a parent CA in memory (the
- * 600-second age limit of the CMS check bounds what a restart could let through, and an up-down replay after one
- * re-issues what the child already holds).
+ * Pure; the publication server (pubd_replay) and a parent CA (ca_child_replay, per child) keep the state in the
+ * database, read and saved under the sender's lock, so a restart and every other instance on the database see it
+ * (issue 22, defect 3).
  */
 
-/** Stored in the database (pubd_replay): changing this shape needs a migration. */
+/** Stored in the database (pubd_replay, ca_child_replay): changing this shape needs a migration. */
 export interface ReplayState {
   /** ISO 8601 signing time of the newest message seen from the publisher. */
   signingTime: string

@@ -114,7 +114,7 @@ export class SqliteCaStore implements CaStore {
   remove(handle: string): void {
     this.db.transaction(() => {
       this.cache.delete(handle)
-      for (const table of ['ca_snapshots', 'ca_children', 'ca_routes', 'ca_history', 'ca_keys', 'ca_objects', 'ca_status']) this.db.prepare(`DELETE FROM ${table} WHERE handle = ?`).run(handle)
+      for (const table of ['ca_snapshots', 'ca_children', 'ca_routes', 'ca_history', 'ca_keys', 'ca_objects', 'ca_status', 'ca_child_replay']) this.db.prepare(`DELETE FROM ${table} WHERE handle = ?`).run(handle)
     })
   }
 

@@ -90,6 +90,19 @@ export interface CaStatusStore {
   remove(handle: string, kind: StatusKind, name: string): void
 }
 
+//------------ RFC 6492 replay protection --------------------------------------------------------------------------
+
+/**
+ * The replay state of each child of a parent CA (protocol/replay.ts), in the database so that every instance on one
+ * database refuses what another accepted. Read and saved under the child's lock (app/ca/child-server.ts).
+ */
+export interface ChildReplayStore {
+  get(ca: string, child: string): ReplayState | undefined
+  save(ca: string, child: string, state: ReplayState): void
+  /** Forget a child's state, or every child's of `ca` without `child` (CaStore.remove drops them with the CA). */
+  remove(ca: string, child?: string): void
+}
+
 //------------ Scheduled tasks --------------------------------------------------------------------------------------
 
 export type TaskKind = 'republish' | 'sync-parent' | 'suspend-children' | 'ta-keyroll-finish'
@@ -173,6 +186,8 @@ export interface PubdStore {
    */
   applyChanges(publisher: string, changes: readonly ContentChange[], now: Date, replay?: ReplayState): number | undefined
   stats(): PublisherStats[]
+  /** Run `fn` in one transaction on the publication server's database (nested calls join it as a savepoint). */
+  transaction<T>(fn: () => T): T
   rrdpState(): RrdpState | undefined
   rrdpDeltas(): RrdpDeltaInfo[]
   /**
@@ -203,6 +218,8 @@ export interface Stores {
   tasks: TaskStore
   pubd: PubdStore
   properties: PropertyStore
+  /** RFC 6492 replay state per (CA, child). */
+  childReplay: ChildReplayStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }
@@ -256,7 +273,8 @@ export interface ClusterStore {
 
 /**
  * Locks shared by every instance on one database (PostgreSQL: pg-locks.ts), one per key (a CA's handle): what one
- * instance does to a CA's objects and history, no other does at the same time. Within an instance the keyed mutex
+ * instance does to a CA's objects and history, no other does at the same time. Also `pub:<publisher>` (RFC 8181
+ * messages of a publisher) and `rfc6492:<ca>/<child>` (RFC 6492 messages of a child). Within an instance the keyed mutex
  * already serialises; these add the other instances. Waiting never blocks the process.
  */
 export interface SharedLocks {

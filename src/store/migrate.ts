@@ -13,7 +13,7 @@ import { StoreError, type SqlDb, type SqlValue } from './sql.js'
 export const INSTANCE_TABLES = [
   'properties',
   'pubd_publishers', 'pubd_objects', 'pubd_changes', 'pubd_replay', 'rrdp_state', 'rrdp_deltas',
-  'ca_snapshots', 'ca_children', 'ca_routes', 'ca_history', 'ca_keys', 'ca_objects', 'ca_status',
+  'ca_snapshots', 'ca_children', 'ca_routes', 'ca_history', 'ca_keys', 'ca_objects', 'ca_status', 'ca_child_replay',
   'tasks',
 ] as const
 

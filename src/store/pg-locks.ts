@@ -10,7 +10,10 @@ import pg from 'pg'
 import type { SharedLocks } from './interfaces.js'
 import { StoreError } from './sql.js'
 
-/** The first key of the two-key advisory locks: "svca" (a CA), apart from the one-key locks of pg-cluster.ts. */
+/**
+ * The first key of the two-key advisory locks: "svca" (a CA, and since issue 22 also `pub:<publisher>` and
+ * `rfc6492:<ca>/<child>`: handles hold no ':', so the keys never meet), apart from the one-key locks of pg-cluster.ts.
+ */
 const CA_SPACE = 0x73766361
 const RETRY_MS = 25
 /** Longer than a CA's slowest publication (a remote repository's timeouts), shorter than a client gives up. */
@@ -63,7 +66,7 @@ export class PgSharedLocks implements SharedLocks {
     } catch (e) {
       if (c === this.client) this.client = undefined
       await c.end().catch(() => undefined)
-      throw new StoreError(`database ${this.where}: a CA lock failed: ${(e as Error).message}`, { cause: e })
+      throw new StoreError(`database ${this.where}: a lock among the instances failed: ${(e as Error).message}`, { cause: e })
     }
   }
 

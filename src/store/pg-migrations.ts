@@ -92,4 +92,13 @@ const m003: Migration = {
   `,
 }
 
-export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003]
+/** RFC 6492 replay state per (CA, child), as SQLite's migration 7 (migrations/007-child-replay.ts). */
+const m004: Migration = {
+  version: 4,
+  name: 'child-replay',
+  sql: `
+    CREATE TABLE ca_child_replay (handle ${C} NOT NULL, child ${C} NOT NULL, signing_time text NOT NULL, digests text NOT NULL, PRIMARY KEY (handle, child));
+  `,
+}
+
+export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004]

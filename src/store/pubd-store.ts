@@ -113,6 +113,10 @@ export class SqlitePubdStore implements PubdStore {
     })
   }
 
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn)
+  }
+
   stats(): PublisherStats[] {
     const rows = this.db
       .prepare(

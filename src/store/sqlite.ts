@@ -4,6 +4,7 @@
  */
 import { SqliteCaObjectsStore } from './ca-objects-store.js'
 import { SqliteCaStatusStore } from './ca-status-store.js'
+import { SqliteChildReplayStore } from './child-replay-store.js'
 import { SqliteCaStore } from './ca-store.js'
 import type { SqlDb } from './sql.js'
 import type { Stores } from './interfaces.js'
@@ -20,6 +21,7 @@ export function createSqliteStores(db: SqlDb): Stores {
     tasks: new SqliteTaskStore(db),
     pubd: new SqlitePubdStore(db),
     properties: propertyStore(db),
+    childReplay: new SqliteChildReplayStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

@@ -7,6 +7,7 @@ import { tempDir } from '../helpers/daemon.js'
 import { caObjectsStoreContract } from './ca-objects-store.contract.js'
 import { caStatusStoreContract } from './ca-status-store.contract.js'
 import { caStoreContract } from './ca-store.contract.js'
+import { childReplayStoreContract } from './child-replay-store.contract.js'
 import { propertyStoreContract } from './properties.contract.js'
 import { pubdStoreContract } from './pubd-store.contract.js'
 import type { StoresFactory } from './stores.contract.js'
@@ -36,3 +37,4 @@ t.test('CaStatusStore', async (t) => caStatusStoreContract(t, sqlite))
 t.test('TaskStore', async (t) => taskStoreContract(t, sqlite))
 t.test('PubdStore', async (t) => pubdStoreContract(t, sqlite))
 t.test('PropertyStore', async (t) => propertyStoreContract(t, sqlite))
+t.test('ChildReplayStore', async (t) => childReplayStoreContract(t, sqlite))

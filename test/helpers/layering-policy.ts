@@ -170,7 +170,7 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'store/sqlite.ts#createS
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // The store layer's own factory, which compose.ts calls: one database, every SQLite store over it.
-  ...['SqliteCaStore', 'SqliteCaObjectsStore', 'SqliteCaStatusStore', 'SqliteTaskStore', 'SqlitePubdStore', 'propertyStore'].map((name) => ({ file: 'store/sqlite.ts', name, why: 'the SQLite stores factory the composition root calls' })),
+  ...['SqliteCaStore', 'SqliteCaObjectsStore', 'SqliteCaStatusStore', 'SqliteTaskStore', 'SqlitePubdStore', 'SqliteChildReplayStore', 'propertyStore'].map((name) => ({ file: 'store/sqlite.ts', name, why: 'the SQLite stores factory the composition root calls' })),
   // The same factory over a PostgreSQL connection (the store classes' SQL is common to both dialects, store/sql.ts).
   { file: 'store/postgres.ts', name: 'createSqliteStores', why: 'the PostgreSQL stores factory is the SQLite one over a PgDb' },
 ]

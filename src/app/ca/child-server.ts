@@ -2,23 +2,31 @@
  * A CA's side as a parent (RFC 6492 server, POST /rfc6492/{ca}): identify the child by the message's sender, verify
  * its CMS against the child's registered identity certificate, and answer list, issue and revoke; anything wrong is
  * an error_response with the RFC 6492 §3.6 code. Every answer is signed with the CA's identity.
+ *
+ * Messages of one child are serialised (issue 22, defect 3): each is answered under the child's lock
+ * (`rfc6492:<ca>/<child>`: the in-process keyed mutex and, with several instances on one database, the shared lock
+ * among them), and the replay state is read from and saved to the database there (ChildReplayStore), never kept in
+ * memory that another instance cannot see. The lock is the child's, not the CA's: the commands a message runs take
+ * the CA's lock themselves (CaCommands.run), which the in-process mutex does not allow twice.
  */
 import { createHash } from 'node:crypto'
 import { childEntitlements, child as childOf } from '../../ca/children.js'
 import type { CaState, ChildInfo, IssuedCert } from '../../ca/state.js'
-import { AppError, reasonOf } from '../../errors.js'
+import { AppError, reasonOf, storageFault } from '../../errors.js'
 import { DECODE_LABELS, errorReply } from '../../ca/updown-errors.js'
 import {
   decodeProvisioning, encodeProvisioning, ProvisioningDecodeError, type ProvisioningMessage, type ProvisioningPayload,
   type ResourceClassEntitlement,
 } from '../../protocol/provisioning.js'
-import { replayProblem, replaySeen, type ReplayState } from '../../protocol/replay.js'
+import { replayProblem, replaySeen } from '../../protocol/replay.js'
 import { unwrapMessage, unwrapUnverified } from '../../protocol/signed-message.js'
 import { ResourceSet } from '../../resources/resource-set.js'
 import { fromBase64, fromBase64Url, toBase64 } from '../../util/base64.js'
 import { toHex } from '../../util/hex.js'
 import { bytesEqual } from '../../util/bytes.js'
 import type { Logger } from '../../log.js'
+import type { ChildReplayStore, SharedLocks } from '../../store/interfaces.js'
+import { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { CaCommands } from './ca-commands.js'
 import type { MessageSigners } from './message-signers.js'
 
@@ -27,6 +35,10 @@ export interface ChildServerDeps {
   signers: MessageSigners
   now: () => Date
   log: Logger
+  /** The replay state of each child (protocol/replay.ts), in the database. */
+  replay: ChildReplayStore
+  /** Several instances on one database: the child's lock among them, held with the in-process one. */
+  locks?: SharedLocks | undefined
   /** Record that a child contacted its parent (only when inactive children are suspended). */
   contact?: (ca: string, child: string) => void
   /** Told of every exchange with a registered child, and whether it was answered without an error (metrics). */
@@ -35,14 +47,16 @@ export interface ChildServerDeps {
 
 /** The RFC 6492 server of every CA in this svcd. */
 export class ChildServer {
-  /** Replay protection per peer ('<ca>/<child>'): the newest signing time seen and its digests (protocol/replay.ts). */
-  private readonly replay = new Map<string, ReplayState>()
+  /** Serialises the messages of each child ('rfc6492:<ca>/<child>'), and with `locks` among the instances. */
+  private readonly lock: KeyedMutex
 
-  constructor(private readonly d: ChildServerDeps) {}
+  constructor(private readonly d: ChildServerDeps) {
+    this.lock = new KeyedMutex(d.locks)
+  }
 
   /** Forget what was seen from the children of a deleted CA. */
   forget(handle: string): void {
-    for (const peer of this.replay.keys()) if (peer.startsWith(`${handle}/`)) this.replay.delete(peer)
+    this.d.replay.remove(handle)
   }
 
   /**
@@ -56,7 +70,10 @@ export class ChildServer {
     let reply: ProvisioningPayload
     try {
       if ('error' in decoded) throw decoded.error
-      reply = await this.answer(s, decoded.msg, (ch) => this.verifyCms(s, ch, decoded.msg, body), published)
+      reply = await this.lock.run(`rfc6492:${s.handle}/${decoded.sender}`, () => {
+        const current = this.d.commands.state(handle) // as it is once this child's turn came
+        return this.answer(current, decoded.msg, (ch) => this.verifyCms(current, ch, decoded.msg, body), published)
+      })
       this.exchanged(s, decoded.sender, true)
     } catch (e) {
       reply = errorReply(e)
@@ -95,9 +112,11 @@ export class ChildServer {
     if (this.d.exchanged && sender !== undefined && Object.hasOwn(s.children, sender)) this.d.exchanged(s.handle, sender, ok)
   }
 
-  /** RFC 6492 §3.1: the message must be signed by the child's registered identity, recently, and not replayed. */
+  /**
+   * RFC 6492 §3.1: the message must be signed by the child's registered identity, recently, and not replayed (by the
+   * state in the database, under the child's lock; the state after the message is saved before it is answered).
+   */
   private verifyCms(s: CaState, ch: ChildInfo, msg: ProvisioningMessage, body: Uint8Array): void {
-    const peer = `${s.handle}/${ch.handle}`
     let verified
     try {
       verified = unwrapMessage(body, { idCert: fromBase64(ch.idCert), now: this.d.now() })
@@ -106,9 +125,16 @@ export class ChildServer {
     }
     const changes = msg.payload.type === 'issue' || msg.payload.type === 'revoke'
     const digest = createHash('sha256').update(verified.content).digest('hex')
-    const replay = replayProblem(this.replay.get(peer), verified.signingTime, digest, changes)
+    const state = this.d.replay.get(s.handle, ch.handle)
+    const replay = replayProblem(state, verified.signingTime, digest, changes)
     if (replay) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: replay })
-    this.replay.set(peer, replaySeen(this.replay.get(peer), verified.signingTime, digest, changes))
+    try {
+      this.d.replay.save(s.handle, ch.handle, replaySeen(state, verified.signingTime, digest, changes))
+    } catch (e) {
+      // A list changes nothing, so it is answered when storage fails (a full disk); a change is not.
+      if (changes || !storageFault(e)) throw e
+      this.d.log.warn('RFC 6492 replay state not saved: storage failed', { ca: s.handle, child: ch.handle, err: reasonOf(e) })
+    }
   }
 
   /** Answer a decoded message once `authenticate` accepted its sender (it throws when not). */

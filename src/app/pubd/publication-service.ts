@@ -14,7 +14,7 @@ import { encodePublicationReply, type PublicationQuery, type PublicationReply } 
 import type { ReplayState } from '../../protocol/replay.js'
 import { planDelta } from '../../pubd/content.js'
 import { jailOf, type Publisher } from '../../pubd/publishers.js'
-import type { PubdStore } from '../../store/interfaces.js'
+import type { PubdStore, SharedLocks } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
 import { publisherHandle } from '../../util/handle.js'
 import { pathHandle, publisherRequestInput } from '../ca/inputs.js'
@@ -56,10 +56,10 @@ export interface PublicationServiceDeps {
   log: Logger
   /**
    * Several instances on one database (design.md §7): whether this one leads (only the leader makes serials; the
-   * others copy them from the database), and how often to look for changes other instances accepted or serials the
-   * leader made. Without it the instance is alone and leads.
+   * others copy them from the database), how often to look for changes other instances accepted or serials the
+   * leader made, and the locks among them (RFC 8181: one per publisher). Without it the instance is alone and leads.
    */
-  cluster?: { leading: () => boolean; pollMs: number }
+  cluster?: { leading: () => boolean; pollMs: number; locks?: SharedLocks }
   config: PublicationConfig
   /** The safety floor the writers' `hold` hooks consult; released through pubdRelease. */
   floor?: SafetyFloor
@@ -81,7 +81,7 @@ export class PublicationService {
   constructor(deps: PublicationServiceDeps) {
     this.d = deps
     this.store = deps.store
-    this.endpoint = new Rfc8181Endpoint({ store: deps.store, codec: deps.codec, log: deps.log, publish: (h, q, r) => this.publish(h, q, r) })
+    this.endpoint = new Rfc8181Endpoint({ store: deps.store, codec: deps.codec, log: deps.log, publish: (h, q, r) => this.publish(h, q, r), locks: deps.cluster?.locks })
     // Issue 10: a failed write (full disk, I/O error) is retried until done, and is a problem (GET /ready) until then.
     const retry = { firstMs: 1000, maxMs: 30_000 }
     // A serial writes a whole new snapshot (a copy of the previous one plus what changed), so its cost grows with the
@@ -198,9 +198,9 @@ export class PublicationService {
   }
 
   /** POST /rfc8181/{publisher}: one CMS-wrapped RFC 8181 message; always a signed reply (report_error on failure). */
-  rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
+  async rfc8181(handle: string, body: Uint8Array): Promise<Uint8Array> {
     const now = this.d.now()
-    return this.d.codec.sign(encodePublicationReply(this.endpoint.reply(handle, body, now)), now)
+    return this.d.codec.sign(encodePublicationReply(await this.endpoint.reply(handle, body, now)), now)
   }
 
   /** GET /rrdp/{path}: an RRDP file (its gzip copy when `gzip`), or undefined (404) for anything else. */
@@ -231,7 +231,6 @@ export class PublicationService {
   publisherRemove(handle: string): void {
     this.publisher(handle)
     const withdrawn = this.store.removePublisher(handle)
-    this.endpoint.forget(handle)
     this.d.log.info('publisher removed', { publisher: handle, withdrawn })
     this.rrdpPacer.kick()
   }

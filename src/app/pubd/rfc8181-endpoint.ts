@@ -3,6 +3,13 @@
  * (protocol/replay.ts), decode the query and apply it through the PublicationService; every outcome is a reply to
  * sign, never an exception: a failure of our storage is an RFC 8181 §2.5 report saying that nothing was changed.
  * Every error reply gets its code from the table in pubd/publication-errors.ts, by our error label.
+ *
+ * Messages of one publisher are serialised (issue 22, defects 3 and 4): the replay check, the existence and hash
+ * checks (pubd/content.ts planDelta) and the write run in one database transaction under the publisher's lock
+ * (`pub:<handle>`: the in-process keyed mutex and, with several instances on one database, the shared lock among
+ * them), with the replay state read from the database there, never from memory another instance cannot see. The
+ * lock is asynchronous (PostgreSQL: an advisory lock on a connection of its own, store/pg-locks.ts) and is taken
+ * before the synchronous transaction begins, as CA commands do; CMS verification runs before, outside the lock.
  */
 import { AppError, reasonOf, storageFault } from '../../errors.js'
 import type { Logger } from '../../log.js'
@@ -11,7 +18,8 @@ import { errorReply } from '../../pubd/publication-errors.js'
 import type { Publisher } from '../../pubd/publishers.js'
 import { replayProblem, replaySeen, type ReplayState } from '../../protocol/replay.js'
 import type { MessageCodec } from './message-codec.js'
-import type { PubdStore } from '../../store/interfaces.js'
+import type { PubdStore, SharedLocks } from '../../store/interfaces.js'
+import { KeyedMutex } from '../shared/keyed-mutex.js'
 
 export interface Rfc8181Deps {
   store: PubdStore
@@ -19,23 +27,25 @@ export interface Rfc8181Deps {
   log: Logger
   /** Apply a decoded query for a publisher, saving `replay` with its changes (PublicationService.publish). */
   publish(handle: string, query: PublicationQuery, replay?: ReplayState): PublicationReply
+  /** Several instances on one database: the publisher's lock among them, held with the in-process one. */
+  locks?: SharedLocks | undefined
 }
 
+/** A verified message: its XML, signing time and content digest (MessageCodec.verify). */
+type Verified = { xml: string; signingTime: Date; digest: string }
+
 export class Rfc8181Endpoint {
-  /** The replay state per publisher as last seen, also when saving it failed (the database holds it otherwise). */
-  private readonly replay = new Map<string, ReplayState>()
+  /** Serialises the messages of each publisher (`pub:<handle>`), and with `locks` among the instances. */
+  private readonly lock: KeyedMutex
 
-  constructor(private readonly d: Rfc8181Deps) {}
-
-  /** Forget a removed publisher's replay state (the database row goes with the publisher). */
-  forget(handle: string): void {
-    this.replay.delete(handle)
+  constructor(private readonly d: Rfc8181Deps) {
+    this.lock = new KeyedMutex(d.locks)
   }
 
   /** The reply to one CMS-wrapped message from `handle` (RFC 8181 §2.4: report_error for every failure). */
-  reply(handle: string, body: Uint8Array, now: Date): PublicationReply {
+  async reply(handle: string, body: Uint8Array, now: Date): Promise<PublicationReply> {
     try {
-      return this.handle(handle, body, now)
+      return await this.handle(handle, body, now)
     } catch (e) {
       const fault = storageFault(e)
       this.d.log.error('RFC 8181 message failed', { publisher: handle, err: reasonOf(e), ...(fault ? {} : { stack: (e as Error)?.stack }) })
@@ -45,11 +55,8 @@ export class Rfc8181Endpoint {
     }
   }
 
-  /**
-   * Verify, decode, check for a replay, apply. The replay state after the message is kept in memory at once and saved
-   * with the changes (applied) or on its own (list, refused, or nothing to change).
-   */
-  private handle(handle: string, body: Uint8Array, now: Date): PublicationReply {
+  /** Verify and decode outside the lock; then check for a replay and apply, under the publisher's lock. */
+  private async handle(handle: string, body: Uint8Array, now: Date): Promise<PublicationReply> {
     const publisher = this.d.store.publisher(handle)
     if (!publisher) return errorReply('pub-unknown', `RFC 8181 §2: '${handle}' is not a publisher of this server`)
     const m = this.verify(publisher, body, now)
@@ -60,22 +67,33 @@ export class Rfc8181Endpoint {
     } catch (e) {
       return errorReply('rfc8181-protocol-message', reasonOf(e))
     }
+    return this.lock.run(`pub:${handle}`, () => {
+      const r = this.d.store.transaction(() => this.apply(handle, m, query))
+      if (r.unsaved) this.save(handle, r.unsaved)
+      return r.reply
+    })
+  }
+
+  /**
+   * In the publisher's transaction: refuse a replay by the state in the database, else apply. The replay state after
+   * the message is saved with the changes (applied), or returned as `unsaved` (list, refused, or nothing to change)
+   * to be saved on its own after the transaction, still under the lock.
+   */
+  private apply(handle: string, m: Verified, query: PublicationQuery): { reply: PublicationReply; unsaved?: ReplayState } {
     const changes = query.type === 'delta' && query.pdus.length > 0
-    const state = this.state(handle)
+    const state = this.d.store.replayState(handle)
     const replay = replayProblem(state, m.signingTime, m.digest, changes)
     if (replay) {
       this.d.log.warn('RFC 8181 message refused', { publisher: handle, reason: replay })
-      return errorReply('rfc8181-validation', replay)
+      return { reply: errorReply('rfc8181-validation', replay) }
     }
     const next = replaySeen(state, m.signingTime, m.digest, changes)
-    this.replay.set(handle, next)
     const reply = this.d.publish(handle, query, changes ? next : undefined)
-    if (!changes || reply.type !== 'success') this.save(handle, next)
-    return reply
+    return !changes || reply.type !== 'success' ? { reply, unsaved: next } : { reply }
   }
 
   /** The message verified against the publisher's identity certificate, or the bad_cms_signature reply. */
-  private verify(publisher: Publisher, body: Uint8Array, now: Date): { xml: string; signingTime: Date; digest: string } | { error: PublicationReply } {
+  private verify(publisher: Publisher, body: Uint8Array, now: Date): Verified | { error: PublicationReply } {
     try {
       return this.d.codec.verify(body, publisher, now)
     } catch (e) {
@@ -84,18 +102,16 @@ export class Rfc8181Endpoint {
     }
   }
 
-  /** The publisher's replay state: as last seen by this process, else as saved in the database. */
-  private state(handle: string): ReplayState | undefined {
-    return this.replay.get(handle) ?? this.d.store.replayState(handle)
-  }
-
-  /** Save the replay state of a message that changed nothing; when storage fails, memory keeps it until a restart. */
+  /**
+   * Save the replay state of a message that changed nothing: when storage fails (a full disk) the reply stands and
+   * the state stays as it was before the message (which changed nothing).
+   */
   private save(handle: string, state: ReplayState): void {
     try {
       this.d.store.saveReplayState(handle, state)
     } catch (e) {
       if (!storageFault(e)) throw e
-      this.d.log.warn('RFC 8181 replay state kept in memory only: storage failed', { publisher: handle, err: reasonOf(e) })
+      this.d.log.warn('RFC 8181 replay state not saved: storage failed', { publisher: handle, err: reasonOf(e) })
     }
   }
 }

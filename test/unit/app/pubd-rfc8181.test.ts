@@ -85,3 +85,27 @@ t.test('a captured publish replayed after a withdraw signed in the same second i
   now = new Date(T.getTime() + 1200)
   t.equal(code(await send(again, next, now)), 'success', 'publishing x again, signed in the next second, is fine')
 })
+
+t.test('two services on one database: the replay state is read from the database, not from what one remembers (issue 22, defect 3)', async (t) => {
+  const dir = tempDir(t)
+  const now = new Date(T.getTime() + 400)
+  const a = await server(t, dir, () => now)
+  // A second instance on the same database, with its own data directory (RRDP files, rsync tree).
+  const other = tempDir(t)
+  const db = Db.open(join(dir, 'svcd.db'))
+  const messages = new MessageSigner({ idKey: serverKey, idCert: serverCert })
+  messages.useEeKey(testKey(), T)
+  const { service: b, close } = buildPubdService({ dataDir: other, db, dbPath: join(dir, 'svcd.db'), codec: new PubdCodec(messages), now: () => now })
+  t.teardown(() => {
+    close()
+    db.close()
+  })
+  a.publisherAdd({ publisherHandle: 'alice', idCert: publisherCert })
+  const x = 'rsync://localhost/repo/alice/x.roa'
+  t.equal(code(await send(b, await sign({ type: 'list' }), now)), 'list_reply', 'B has seen alice (a list at 12:00:00)')
+  const publishX = await sign({ type: 'delta', pdus: [{ type: 'publish', uri: x, content: bytes('X') }] })
+  t.equal(code(await send(a, publishX, now)), 'success', 'publish x through A')
+  t.equal(code(await send(a, await sign({ type: 'delta', pdus: [{ type: 'withdraw', uri: x, hash: sha('X') }] }), now)), 'success', 'withdraw x through A')
+  t.equal(code(await send(b, publishX, now)), 'bad_cms_signature', 'the captured publish x, replayed through B: refused')
+  t.same(b.store.listObjects('alice'), [], 'x did not come back')
+})
