@@ -53,6 +53,7 @@ export const CATALOGUE = {
   'ca-repo-response-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 repository response: {reason}' },
   'ca-repo-response-wrong-xml': { status: 400, msg: 'Expected an RFC 8183 repository response, got {reason}' },
   'ca-repo-same': { status: 400, msg: "CA '{ca}' already uses this repository" },
+  'ca-repo-rrdp-foreign': { status: 400, msg: "The response of this server's publisher '{publisher}' for CA '{ca}' names RRDP notification URI '{uri}', but this server's is '{expected}'" },
   'ca-roa-delta-error': { status: 400, msg: 'Delta rejected, see included json' },
   'ca-roa-invalid-max-length': { status: 400, msg: "Invalid max length in '{roa}': {reason}" },
   'ca-roa-delta-syntax': { status: 400, msg: 'Invalid ROA delta: {reason}' },
