@@ -8,7 +8,7 @@
  */
 import pg from 'pg'
 import type { SharedLocks } from './interfaces.js'
-import { StoreError } from './sql.js'
+import { StoreError, StoreUnavailableError } from './sql.js'
 
 /** The first key of the two-key advisory locks: "svca" (a CA), apart from the one-key locks of pg-cluster.ts. */
 const CA_SPACE = 0x73766361
@@ -75,7 +75,7 @@ export class PgSharedLocks implements SharedLocks {
       try {
         await c.connect()
       } catch (e) {
-        throw new StoreError(`cannot connect to database ${this.where}: ${(e as Error).message}`, { cause: e })
+        throw new StoreUnavailableError(`cannot connect to database ${this.where}: ${(e as Error).message}`, { cause: e })
       } finally {
         this.connecting = undefined
       }
