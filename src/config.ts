@@ -148,7 +148,7 @@ const TOP: Record<string, OptSpec> = {
   tls_cert: { kind: 'string' },
   tls_key: { kind: 'string' },
   service_uri: { kind: 'string', check: (v: string) => uriCheck('https')(v) ?? pathless(v) },
-  admin_token: { kind: 'string', check: (v: string) => (v.length >= 8 ? undefined : 'must be at least 8 characters') },
+  admin_token: { kind: 'string', check: (v: string) => tokenProblem(v) },
   log_level: { kind: 'string', choices: ['off', 'error', 'warn', 'info', 'debug', 'trace'] },
   log_type: { kind: 'string', choices: ['stderr', 'file'] },
   log_format: { kind: 'string', choices: ['auto', 'json', 'text'] },
@@ -208,6 +208,8 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
   },
 }
 
+/** admin_token, from the file or SVC_ADMIN_TOKEN (issue 22 defect 10: `SVC_ADMIN_TOKEN=x` was accepted). */
+const tokenProblem = (v: string) => (v.length >= 16 ? undefined : 'must be at least 16 characters (a long random string: openssl rand -hex 32)')
 function storageProblem(v: string): string | undefined {
   try {
     parseStorageUri(v)
@@ -306,6 +308,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv = pr
     }
     applyToml(config, text, path)
   }
+  if (env.SVC_ADMIN_TOKEN && tokenProblem(env.SVC_ADMIN_TOKEN)) throw new ConfigError(`environment variable SVC_ADMIN_TOKEN ${tokenProblem('')}`)
   if (env.SVC_ADMIN_TOKEN) config.admin_token = env.SVC_ADMIN_TOKEN
   if (env.SVC_DATA_DIR) config.data_dir = env.SVC_DATA_DIR
   if (env.SVC_STORAGE_URI) config.storage_uri = env.SVC_STORAGE_URI
@@ -322,7 +325,7 @@ export function applyToml(config: Config, text: string, file: string): void {
     throw new ConfigError(`${file}: invalid TOML: ${(e as Error).message.split('\n')[0]}`)
   }
   for (const [key, value] of Object.entries(doc)) {
-    if (key in SECTIONS) {
+    if (Object.hasOwn(SECTIONS, key)) { // own keys only: [__proto__] or [constructor] must not reach Object.prototype
       if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) {
         throw new ConfigError(`${file}: '${key}' must be a table ([${key}])`)
       }

@@ -38,6 +38,7 @@ export const CATALOGUE = {
   'ca-child-unknown': { status: 404, msg: "CA '{ca}' does not have a child named '{child}'" },
   'ca-child-duplicate': { status: 400, msg: "CA '{ca}' already has a child named '{child}'" },
   'ca-child-resources-required': { status: 400, msg: 'A child must be given at least some resources' },
+  'ca-child-resources-invalid': { status: 400, msg: "Invalid resources for child '{child}': {reason}" },
   'ca-child-resources-extra': { status: 400, msg: "Child '{child}' cannot have resources not held by CA '{ca}': {resources}" },
   'ca-child-unauthorized': { status: 400, msg: "CA '{ca}' does not accept this message for child '{child}': {reason}" },
   'ca-child-request-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 child request: {reason}' },
@@ -53,6 +54,7 @@ export const CATALOGUE = {
   'ca-repo-response-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 repository response: {reason}' },
   'ca-repo-response-wrong-xml': { status: 400, msg: 'Expected an RFC 8183 repository response, got {reason}' },
   'ca-repo-same': { status: 400, msg: "CA '{ca}' already uses this repository" },
+  'ca-repo-rrdp-foreign': { status: 400, msg: "The response of this server's publisher '{publisher}' for CA '{ca}' names RRDP notification URI '{uri}', but this server's is '{expected}'" },
   'ca-roa-delta-error': { status: 400, msg: 'Delta rejected, see included json' },
   'ca-roa-invalid-max-length': { status: 400, msg: "Invalid max length in '{roa}': {reason}" },
   'ca-roa-delta-syntax': { status: 400, msg: 'Invalid ROA delta: {reason}' },
@@ -120,6 +122,8 @@ export const CATALOGUE = {
   // Storage (RFC 4918 §11.5) for a full disk or quota, 503 for an I/O error or a read-only file system.
   'sys-storage-full': { status: 507, msg: 'No space is left in the data directory: nothing was changed; retry when space has been freed', expose: true },
   'sys-storage-io': { status: 503, msg: 'The data directory cannot be written: nothing was changed; retry later', expose: true },
+  // The database (PostgreSQL) cannot be reached (issue 22 defect 9): a labelled 503 instead of a bare sys-internal.
+  'sys-storage-unavailable': { status: 503, msg: 'The database cannot be reached: nothing was changed; retry later', expose: true },
   // Several instances on one database: what only the leader does, asked of another instance.
   'sys-not-leader': { status: 503, msg: 'This instance does not lead the cluster: {action} is done by the leader ({leader}); send it there', expose: true },
   // Problems of the publication server's output, shown by GET /ready and the pubd stats, never thrown.
@@ -185,6 +189,8 @@ export function reasonOf(err: unknown): string {
 
 const STORAGE_FULL = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL'])
 const STORAGE_IO = /^(EIO|EROFS|SQLITE_IOERR.*|SQLITE_READONLY.*)$/
+/** The code of store/sql.ts StoreUnavailableError: the database cannot be reached. */
+const STORAGE_UNAVAILABLE = 'SVC_STORAGE_UNAVAILABLE'
 
 /**
  * The labelled error for a failure of the data directory's storage (issue 10), or undefined for any other error:
@@ -197,6 +203,7 @@ export function storageFault(err: unknown): AppError | undefined {
     const code = (e as { code?: unknown }).code
     if (typeof code === 'string' && STORAGE_FULL.has(code)) return new AppError('sys-storage-full', {}, { cause: err })
     if (typeof code === 'string' && STORAGE_IO.test(code)) return new AppError('sys-storage-io', {}, { cause: err })
+    if (code === STORAGE_UNAVAILABLE) return new AppError('sys-storage-unavailable', {}, { cause: err })
     e = (e as { cause?: unknown }).cause
   }
   return undefined

@@ -14,7 +14,7 @@ import { createApp, listen, type RunningServer, type TlsMaterial } from './http/
 import { acquireLock, LockError, type DataDirLock } from './lock.js'
 import { migrateInstance } from './store/migrate.js'
 import { StoreError } from './store/sql.js'
-import { createLogger, type Logger } from './log.js'
+import { createLogger, LogFileError, type Logger } from './log.js'
 import { generateTlsCertificate } from './tls-cert.js'
 import { VERSION } from './version.js'
 import { watchFiles, type Watcher } from './watch.js'
@@ -75,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     running = await start(args.values.config)
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof LockError || e instanceof StartError || e instanceof StoreError) {
+    if (e instanceof ConfigError || e instanceof LockError || e instanceof StartError || e instanceof StoreError || e instanceof LogFileError) {
       process.stderr.write(`svcd: ${e.message}\n`)
       return 1
     }
@@ -180,7 +180,7 @@ function adminToken(config: Config, dataDir: string, log: Logger): string {
   const file = join(dataDir, 'admin_token')
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim()
-    if (token.length < 8) throw new StartError(`the admin token file '${file}' is empty or too short; remove it to generate a new one`)
+    if (token.length < 16) throw new StartError(`the admin token file '${file}' is empty or shorter than 16 characters (as admin_token); remove it to generate a new one`)
     chmodSync(file, 0o600)
     log.info('using the admin token from the data directory', { file })
     return token

@@ -74,7 +74,7 @@ export class BenchDaemon {
     const port = opts.port ?? (await freePort())
     const rsync = opts.shared?.rsyncPort ?? (await freePort())
     const uriPort = opts.shared?.port ?? port
-    const token = 'bench-' + Math.random().toString(36).slice(2)
+    const token = 'bench-' + Math.random().toString(36).slice(2).padEnd(12, '0')
     const toml = [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, `log_level = "${opts.logLevel ?? 'info'}"`, opts.top ?? '']
     if (opts.shared) toml.push(`service_uri = "https://localhost:${uriPort}/"`)
     if (opts.repository !== false) {

@@ -19,7 +19,7 @@ export const ERROR_RESPONSES: Record<ErrorStatus, [name: string, response: Respo
   '415': ['UnsupportedMediaType', errorResponse('Wrong Content-Type for a protocol message (api-unsupported-media-type)')],
   '429': ['TooManyRequests', { ...errorResponse('Too many requests from this address (api-rate-limited); nothing was done'), headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } } } }],
   '500': ['InternalError', errorResponse('Server error: always the bare sys-internal body, details are only logged')],
-  '503': ['StorageUnavailable', errorResponse('The data directory cannot be written (sys-storage-io): nothing was changed, retry later')],
+  '503': ['StorageUnavailable', errorResponse('The data directory cannot be written (sys-storage-io) or the database cannot be reached (sys-storage-unavailable): nothing was changed, retry later')],
   '507': ['InsufficientStorage', errorResponse('No space left in the data directory (sys-storage-full): nothing was changed, retry when space has been freed')],
 }
 

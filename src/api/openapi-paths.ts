@@ -222,7 +222,7 @@ function publicRoutes(): DescribedRoute[] {
   const publication = 'application/rpki-publication'
   const conditional = (name: string, description: string): Parameter => ({ name, in: 'header', description, required: false, schema: { type: 'string' } })
   return [
-    route('get', '/health', { id: 'health', tag: 'status', summary: 'Health check (no token): the process and its store are alive', ok: empty('Healthy'), errors: ['500'] }, 'public'),
+    route('get', '/health', { id: 'health', tag: 'status', summary: 'Health check (no token): the process and its store are alive', ok: empty('Healthy'), errors: ['503'] }, 'public'),
     route('get', '/ready', {
       id: 'ready', tag: 'status', summary: 'Readiness (no token): 200 {"ready": true} when the store answers and RRDP and the rsync tree hold everything accepted or are catching up without a failure; 503 with the problems otherwise',
       ok: json('ReadyJson', 'Ready: {"ready": true}'), more: { '503': json('ReadyJson', 'Not ready: {"ready": false, "problems": [...]}, labels and args only (the reasons are in the log and the pubd stats)') }, errors: ['500'],

@@ -21,7 +21,11 @@ export class StatusService {
 
   /** Health as seen by the service itself: the database answers. */
   health(): boolean {
-    return this.d.storeAlive()
+    try {
+      return this.d.storeAlive()
+    } catch {
+      return false // the database cannot be reached: /health answers sys-storage-unavailable
+    }
   }
 
   /** Ready when the store answers and the repository output holds everything accepted, or is catching up. */

@@ -110,10 +110,29 @@ function processRepoUpdate(s: CaState, c: Extract<CaCommand, { type: 'repo-updat
   checkRepoChanged(s, c.repo)
   if (s.ta) throw new AppError('ca-repo-issue', { ca: s.handle, uri: c.repo.serviceUri, reason: 'the embedded trust anchor cannot move: its TAL names the repository' })
   const certified = Object.values(s.classes).some((rc) => rc.current?.cert)
-  const events: CaEvent[] = [{ type: 'repo-updated', repo: c.repo, ...(certified && s.repo && !s.oldRepo ? { previous: s.repo } : {}) }]
+  const previous = certified ? repoToClean(s, c.repo) : undefined
+  const events: CaEvent[] = [{ type: 'repo-updated', repo: c.repo, ...(previous ? { previous } : {}) }]
   const moved = { ...s, repo: c.repo }
   for (const ch of Object.values(s.children)) events.push(...reissueChild(moved, ch, ctx))
   return events
+}
+
+/**
+ * Issue 22 defect 5: the same publisher at the same repository (its service URI, or the embedded repository's handle)
+ * holds the CA's current objects, so it is never the "old" repository to be emptied and released.
+ */
+export function samePublisher(a: RepoInfo, b: RepoInfo): boolean {
+  return a.serviceUri === b.serviceUri || (a.embedded && b.embedded && a.publisherHandle === b.publisherHandle)
+}
+
+/**
+ * The repository to clean up once the move to `to` is complete: the current one when it is another publisher and no
+ * earlier move is pending; when going back to the pending move's old repository, the one being left instead.
+ */
+function repoToClean(s: CaState, to: RepoInfo): RepoInfo | undefined {
+  if (!s.repo || samePublisher(s.repo, to)) return undefined
+  if (!s.oldRepo || samePublisher(s.oldRepo, to)) return s.repo
+  return undefined
 }
 
 function processRoasUpdate(s: CaState, c: Extract<CaCommand, { type: 'roas-update' }>, ctx: CaContext): CaEvent[] {

@@ -9,6 +9,7 @@ import { AppError, internalErrorBody, storageFault } from '../errors.js'
 import type { Logger } from '../log.js'
 
 export function errorMiddleware(log: Logger) {
+  const storage = storageLog(log)
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next()
@@ -16,10 +17,12 @@ export function errorMiddleware(log: Logger) {
         throw new AppError('api-unknown-resource', { path: ctx.path })
       }
       serialiseJson(ctx)
+      if (ctx.path === '/health') storage.up()
     } catch (err) {
       const appError = toAppError(err, ctx)
       if (appError) {
-        if (appError.status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, label: appError.label, err: errFields(err) })
+        if (appError.label === 'sys-storage-unavailable') storage.down(ctx, err)
+        else if (appError.status >= 500) log.error('request failed', { method: ctx.method, path: ctx.path, label: appError.label, err: errFields(err) })
         ctx.status = appError.status
         sendJson(ctx, appError.body())
       } else {
@@ -29,6 +32,32 @@ export function errorMiddleware(log: Logger) {
       }
       if (ctx.status === 401) ctx.set('WWW-Authenticate', 'Bearer')
     }
+  }
+}
+
+/**
+ * The database lost (sys-storage-unavailable): one error line when it goes (without a stack: the reason says it all),
+ * one info line when /health answers again, and only debug lines in between, so that probes and retries do not fill
+ * the log with a stack each (issue 22 defect 9). Repeated as an error every ten minutes while it lasts.
+ */
+function storageLog(log: Logger): { down: (ctx: Context, err: unknown) => void; up: () => void } {
+  let since: number | undefined
+  let logged = 0
+  return {
+    down(ctx, err) {
+      const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
+      const fields = { method: ctx.method, path: ctx.path, label: 'sys-storage-unavailable', reason: cause instanceof Error ? cause.message : String(cause) }
+      const now = Date.now()
+      if (since !== undefined && now - logged < 600_000) return log.debug('request failed: the database cannot be reached', fields)
+      since ??= now
+      logged = now
+      log.error('the database cannot be reached: requests answer sys-storage-unavailable (503) until it is back', fields)
+    },
+    up() {
+      if (since === undefined) return
+      log.info('the database answers again', { down_seconds: Math.round((Date.now() - since) / 1000) })
+      since = undefined
+    },
   }
 }
 

@@ -24,6 +24,7 @@ export const REPORT_ERROR_CODE_OF = {
   // Our own failures: nothing was changed, the publisher may retry.
   'sys-storage-full': 'other_error',
   'sys-storage-io': 'other_error',
+  'sys-storage-unavailable': 'other_error',
   'sys-internal': 'other_error',
 } as const satisfies Partial<Record<ErrorLabel, ReportErrorCode>>
 

@@ -11,7 +11,7 @@
  */
 import pg from 'pg'
 import type { ClusterStore, InstanceRecord, LeaderRecord, RrdpFileStore } from './interfaces.js'
-import { StoreError, type SqlDb } from './sql.js'
+import { StoreError, StoreUnavailableError, type SqlDb } from './sql.js'
 
 /** pg_advisory_lock keys: "svc-lead" (leadership) and "svc-init" (what the configuration creates at start). */
 const LEADER_LOCK = BigInt.asIntN(64, 0x7376632d6c656164n).toString()
@@ -122,7 +122,7 @@ export class PgClusterStore implements ClusterStore {
       },
       (e: unknown) => {
         this.connecting = undefined
-        throw new StoreError(`cannot connect to database ${this.where}: ${(e as Error).message}`, { cause: e })
+        throw new StoreUnavailableError(`cannot connect to database ${this.where}: ${(e as Error).message}`, { cause: e })
       },
     )
     return this.connecting

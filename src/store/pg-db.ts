@@ -23,7 +23,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import { PG_MIGRATIONS } from './pg-migrations.js'
 import type { Migration } from './migrations/index.js'
 import type { PgAnswer, PgRequest } from './pg-worker.js'
-import { StoreError, type SqlDb, type SqlStatement, type SqlValue } from './sql.js'
+import { StoreError, StoreUnavailableError, type SqlDb, type SqlStatement, type SqlValue } from './sql.js'
 
 /** How long a statement may take before svcd gives up on the database (the server's statement_timeout is 30 s). */
 const QUERY_TIMEOUT_MS = 60_000
@@ -197,11 +197,11 @@ export class PgDb implements SqlDb {
   private query(sql: string, params: SqlValue[], name?: string): PgAnswer {
     if (this.closed) throw new StoreError(`database ${this.where} is closed`)
     if (this.broken) {
-      if (this.depth > 0 || this.snapshot) throw new StoreError(`database ${this.where}: connection lost inside a transaction`)
+      if (this.depth > 0 || this.snapshot) throw new StoreUnavailableError(`database ${this.where}: connection lost inside a transaction`)
       try {
         this.call({ op: 'reconnect' }, CONNECT_TIMEOUT_MS)
       } catch (e) {
-        throw new StoreError(`database ${this.where} is unreachable: ${(e as Error).message}`, { cause: e })
+        throw new StoreUnavailableError(`database ${this.where} is unreachable: ${(e as Error).message}`, { cause: e })
       }
       this.broken = false
     }
@@ -220,13 +220,17 @@ export class PgDb implements SqlDb {
       while ((m = receiveMessageOnPort(this.port) as { message: PgAnswer } | undefined)) {
         if (m.message.id !== id) continue // the late answer to a request that timed out
         if (m.message.broken) this.broken = true
+        if (m.message.error && m.message.broken) {
+          const cause = new PgError(m.message.error.message, m.message.error.code)
+          throw new StoreUnavailableError(`database ${this.where}: connection lost: ${cause.message}`, { cause })
+        }
         if (m.message.error) throw new PgError(m.message.error.message, m.message.error.code)
         return m.message
       }
       const left = deadline - Date.now()
       if (left <= 0) {
         this.broken = true // whatever the worker is stuck on, the next statement starts on a new connection
-        throw new StoreError(`database ${this.where} did not answer within ${timeoutMs / 1000} s`)
+        throw new StoreUnavailableError(`database ${this.where} did not answer within ${timeoutMs / 1000} s`)
       }
       Atomics.wait(this.signal, 0, 0, left)
       Atomics.store(this.signal, 0, 0)

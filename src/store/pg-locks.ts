@@ -8,7 +8,7 @@
  */
 import pg from 'pg'
 import type { SharedLocks } from './interfaces.js'
-import { StoreError } from './sql.js'
+import { StoreError, StoreUnavailableError } from './sql.js'
 
 /**
  * The first key of the two-key advisory locks: "svca" (a CA, and since issue 22 also `pub:<publisher>` and
@@ -78,7 +78,7 @@ export class PgSharedLocks implements SharedLocks {
       try {
         await c.connect()
       } catch (e) {
-        throw new StoreError(`cannot connect to database ${this.where}: ${(e as Error).message}`, { cause: e })
+        throw new StoreUnavailableError(`cannot connect to database ${this.where}: ${(e as Error).message}`, { cause: e })
       } finally {
         this.connecting = undefined
       }

@@ -41,3 +41,15 @@ export class StoreError extends Error {
     this.name = 'StoreError'
   }
 }
+
+/**
+ * The database cannot be reached (connection refused or lost, no answer in time): nothing was changed. errors.ts
+ * storageFault knows it by its code, so a request answers the labelled 503 `sys-storage-unavailable` (issue 22 defect 9).
+ */
+export class StoreUnavailableError extends StoreError {
+  readonly code = 'SVC_STORAGE_UNAVAILABLE'
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options)
+    this.name = 'StoreUnavailableError'
+  }
+}

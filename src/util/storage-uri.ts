@@ -33,9 +33,29 @@ export function parseStorageUri(text: string | undefined): StorageTarget {
   return { kind: 'postgres', uri: text, display }
 }
 
+/** Query parameters that carry a secret (libpq: password, sslpassword; any other `…password…` too). */
+const SECRET_PARAM = /password/i
+
+/** The URI for logs and errors: the password of the userinfo and of the query (`?password=…`) replaced by `***`. */
 function redact(url: URL): string {
-  if (!url.password) return url.href
+  const secrets = [...url.searchParams.keys()].filter((k) => SECRET_PARAM.test(k))
+  if (!url.password && !secrets.length) return url.href
   const copy = new URL(url.href)
-  copy.password = '***'
+  if (copy.password) copy.password = '***'
+  if (secrets.length) {
+    // Rebuilt by hand: URLSearchParams would re-encode the other parameters.
+    copy.search = url.search.slice(1).split('&').map((kv) => {
+      const name = kv.split('=')[0]!
+      return SECRET_PARAM.test(safeDecode(name)) ? `${name}=***` : kv
+    }).join('&')
+  }
   return copy.href
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '))
+  } catch {
+    return s
+  }
 }

@@ -77,7 +77,7 @@ export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promis
   const dir = opts.dataDir ?? join(tempDir(t), 'data')
   const dataDir = dir.endsWith('/') ? dir : dir + '/'
   const port = opts.port ?? (await freePort())
-  const token = opts.token ?? 'test-token-' + Math.random().toString(36).slice(2)
+  const token = opts.token ?? 'test-token-' + Math.random().toString(36).slice(2).padEnd(8, '0')
   const configFile = join(tempDir(t), 'svcd.toml')
   writeFileSync(configFile, [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, `log_level = "${opts.logLevel ?? 'debug'}"`, opts.toml ?? ''].join('\n') + '\n')
   const record = recordResponses(t)

@@ -128,6 +128,27 @@ t.test('config errors stop start-up with a message naming the key and the file',
   t.match(version.stdout, /^svcd \d+\.\d+\.\d+/)
 })
 
+t.test('hostile and careless configs stop start-up with a clear message and exit 1 (issue 22 defect 10)', async (t) => {
+  const dir = tempDir(t)
+  const base = `data_dir = "${join(dir, 'data')}/"\nport = ${await freePort()}\nadmin_token = "a-token-of-20-chars"\n`
+  writeFileSync(join(dir, 'kek'), '5a'.repeat(32) + '\n', { mode: 0o600 })
+  const cases: [string, string, Record<string, string>, RegExp][] = [
+    ['a [__proto__] table', `${base}[__proto__]\ntoString = "x"\n`, {}, /unknown key '__proto__'/],
+    ['a [constructor] table', `${base}[constructor]\nname = "x"\n`, {}, /unknown key 'constructor'/],
+    ['a one-character SVC_ADMIN_TOKEN', base, { SVC_ADMIN_TOKEN: 'x' }, /SVC_ADMIN_TOKEN must be at least 16 characters/],
+    ['a log_file in a missing directory', `${base}log_type = "file"\nlog_file = "${join(dir, 'no-such-dir', 'svcd.log')}"\n`, {}, /cannot open log_file '.*no-such-dir\/svcd\.log': its directory .* does not exist/],
+    ['a storage_uri with a password in the query, database unreachable', `${base}key_encryption_key_file = "${join(dir, 'kek')}"\nstorage_uri = "postgresql://svc@127.0.0.1:1/svc?password=s3cret-pw&connect_timeout=2"\n`, {}, /127\.0\.0\.1:1\/svc\?password=\*\*\*/],
+  ]
+  for (const [what, text, env, message] of cases) {
+    const file = join(dir, 'c.toml')
+    writeFileSync(file, text)
+    const r = await svcdOnce(['-c', file], { cwd: dir, env })
+    t.equal(r.code, 1, `${what}: exit 1`)
+    t.match(r.stderr, message, `${what}: says why`)
+    t.notMatch(r.stderr, /TypeError|\n\s+at |s3cret-pw/, `${what}: no stack, no secret`)
+  }
+})
+
 t.test('one svcd per data dir; a stale lock does not block a restart', async (t) => {
   const d = await startDaemon(t)
   const second = await svcdOnce(['-c', d.configFile])

@@ -87,7 +87,7 @@ t.test('on a terminal, svcd writes coloured text by default', { skip: noScript }
   const config = join(dir, 'svcd.toml')
   const pidFile = join(dir, 'svcd.pid')
   const typescript = join(dir, 'typescript')
-  writeFileSync(config, `data_dir = "${join(dir, 'data')}/"\nport = ${port}\nadmin_token = "tty-test-token"\npid_file = "${pidFile}"\n`)
+  writeFileSync(config, `data_dir = "${join(dir, 'data')}/"\nport = ${port}\nadmin_token = "tty-test-token-0123"\npid_file = "${pidFile}"\n`)
   const proc = spawn('script', ['-qfec', `${process.execPath} ${SVCD} -c ${config}`, typescript], { stdio: ['pipe', 'ignore', 'ignore'], env: { ...process.env, NO_COLOR: '' } })
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
   t.teardown(() => proc.kill('SIGKILL'))

@@ -62,7 +62,7 @@ t.test('a bad storage_uri or an unreachable database stops start-up with exit co
   const dir = tempDir(t)
   const run = async (storage: string, kek = KEK) => {
     const file = join(dir, 'svcd.toml')
-    writeFileSync(file, `data_dir = "${join(dir, 'data')}/"\nport = ${await freePort()}\nadmin_token = "test-token-xyz"\nstorage_uri = "${storage}"\nkey_encryption_key_file = "${kek}"\n`)
+    writeFileSync(file, `data_dir = "${join(dir, 'data')}/"\nport = ${await freePort()}\nadmin_token = "test-token-xyz-0123"\nstorage_uri = "${storage}"\nkey_encryption_key_file = "${kek}"\n`)
     return svcdOnce(['-c', file], { cwd: dir, timeoutMs: 60_000 })
   }
   const scheme = await run('mysql://svc@127.0.0.1/svc')
@@ -83,7 +83,7 @@ t.test('the key-encryption key: refused when open to others, and when wrong (not
   const dir = tempDir(t)
   const run = async (kek: string) => {
     const file = join(dir, 'svcd.toml')
-    writeFileSync(file, `data_dir = "${join(dir, 'data')}/"\nport = ${await freePort()}\nadmin_token = "test-token-xyz"\nstorage_uri = "${uri}"\nkey_encryption_key_file = "${kek}"\n`)
+    writeFileSync(file, `data_dir = "${join(dir, 'data')}/"\nport = ${await freePort()}\nadmin_token = "test-token-xyz-0123"\nstorage_uri = "${uri}"\nkey_encryption_key_file = "${kek}"\n`)
     return svcdOnce(['-c', file], { cwd: dir, timeoutMs: 60_000 })
   }
   const open = await run(kekFile('open', '5a'.repeat(32), 0o644))

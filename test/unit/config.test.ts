@@ -55,9 +55,40 @@ t.test('unknown keys and wrong types are refused, naming the key and the file', 
   t.throws(() => load('[repository]\nenabled = true'), /repository.rrdp_base_uri' must be set/)
   t.throws(() => load('[testbed]\nenabled = true'), /needs the embedded repository/)
   t.throws(() => load('https_mode = "existing"'), /tls_cert and tls_key must be set/)
-  t.throws(() => load('admin_token = "short"'), /at least 8 characters/)
+  t.throws(() => load('admin_token = "short"'), /key 'admin_token' must be at least 16 characters/)
   t.throws(() => load('port = '), ConfigError)
   t.throws(() => load('[timing]\nmft_reissue_seconds = 100000'), /must be less than timing.mft_next_update_seconds/)
+})
+
+t.test('[__proto__], [constructor] and the like are unknown keys, named; Object.prototype stays clean (issue 22 defect 10)', async (t) => {
+  const cases: [string, string][] = [
+    ['[__proto__]\ntoString = "x"\n', '__proto__'],
+    ['[__proto__]\nenabled = true\n', '__proto__'],
+    ['[constructor]\nname = "x"\n', 'constructor'],
+    ['[constructor.prototype]\nenabled = true\n', 'constructor'],
+    ['[hasOwnProperty]\nx = 1\n', 'hasOwnProperty'],
+    ['__proto__ = "x"\n', '__proto__'],
+    ['toString = "x"\n', 'toString'],
+    ['[repository.__proto__]\nenabled = true\n', 'repository.__proto__'],
+    ['[repository]\nconstructor = "x"\n', 'repository.constructor'],
+  ]
+  for (const [text, key] of cases) {
+    t.throws(() => load(text), { name: 'ConfigError', message: `test.toml: unknown key '${key}'` }, JSON.stringify(text))
+  }
+  t.equal(Object.prototype.toString, Object.getPrototypeOf({}).toString, 'Object.prototype.toString untouched')
+  t.equal(Object.prototype.toString.call([]), '[object Array]')
+  t.notOk(Object.hasOwn(Object.prototype, 'enabled'), 'no enabled on Object.prototype')
+  t.equal(Object.name, 'Object')
+  t.equal(({} as Record<string, unknown>).enabled, undefined)
+})
+
+t.test('admin_token: at least 16 characters, from the file and from SVC_ADMIN_TOKEN (issue 22 defect 10)', async (t) => {
+  t.throws(() => loadConfig(undefined, { SVC_ADMIN_TOKEN: 'x' }), { name: 'ConfigError', message: /^environment variable SVC_ADMIN_TOKEN must be at least 16 characters/ })
+  t.throws(() => loadConfig(undefined, { SVC_ADMIN_TOKEN: '123456789012345' }), /SVC_ADMIN_TOKEN must be at least 16/)
+  t.throws(() => load('admin_token = "123456789012345"'), { message: /^test\.toml: key 'admin_token' must be at least 16 characters/ })
+  t.equal(loadConfig(undefined, { SVC_ADMIN_TOKEN: '1234567890123456' }).admin_token, '1234567890123456', '16 characters are enough')
+  t.equal(load('admin_token = "1234567890123456"').admin_token, '1234567890123456')
+  t.throws(() => loadConfig(undefined, { SVC_ADMIN_TOKEN: 'weak-token' }), { message: /^(?!.*weak-token)/ }, 'the weak token is not echoed')
 })
 
 t.test('environment overrides token and data dir', async (t) => {

@@ -3,9 +3,9 @@
  * log_format), what each format looks like, and that secrets are masked in both.
  */
 import t from 'tap'
-import { readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createLogger, logFormat } from '../../src/log.js'
+import { createLogger, logFormat, LogFileError } from '../../src/log.js'
 import { tempDir, type TestLike } from '../helpers/daemon.js'
 
 /** A text line as pino-pretty writes it for us: UTC time, level word, pid, message. */
@@ -28,7 +28,9 @@ t.test('the format: auto is text only for stderr on a terminal; json and text ar
 
 /** Log a few lines to a file in the given format and return the file's lines. */
 function logToFile(t: TestLike, format: 'auto' | 'json' | 'text', stderrIsTty: boolean): string[] {
-  const file = join(tempDir(t), 'logs', 'svcd.log')
+  const dir = join(tempDir(t), 'logs')
+  mkdirSync(dir)
+  const file = join(dir, 'svcd.log')
   const log = createLogger({ level: 'debug', type: 'file', file, format, stderrIsTty, env: {} })
   log.info('svcd started', { listen: 'https://127.0.0.1:3000/', token: 'secret-token-1', request: { authorization: 'Bearer secret-token-2' } })
   log.child({ ca: 'ca1' }).warn('parent sync failed', { reason: 'refused', private_key: 'secret-key-3' })
@@ -65,4 +67,18 @@ t.test('the level still filters in text', async (t) => {
   log.info('dropped')
   log.error('kept')
   t.match(readFileSync(file, 'utf8'), /^\[[^\]]+\] ERROR \(\d+\): kept\n$/)
+})
+
+t.test('a log file that cannot be opened stops start-up, saying which and why (issue 22 defect 10)', async (t) => {
+  const dir = tempDir(t)
+  for (const format of ['json', 'text'] as const) {
+    const file = join(dir, 'missing', 'svcd.log')
+    t.throws(() => createLogger({ level: 'info', type: 'file', file, format, env: {} }), new LogFileError(`cannot open log_file '${file}': its directory '${join(dir, 'missing')}' does not exist (create it, or fix log_file)`), `${format}: a missing directory`)
+    t.throws(() => createLogger({ level: 'info', type: 'file', file: dir, format, env: {} }), { name: 'LogFileError', message: /it is a directory/ }, `${format}: a directory as the file`)
+  }
+  t.throws(() => createLogger({ level: 'info', type: 'file', file: join(dir, 'x', 'y', 'svcd.log'), env: {} }), LogFileError)
+  const file = join(dir, 'ok.log')
+  const log = createLogger({ level: 'info', type: 'file', file, format: 'json', env: {} })
+  log.info('at once')
+  t.match(readFileSync(file, 'utf8'), /"msg":"at once"/, 'a file in an existing directory is written at once')
 })

@@ -5,6 +5,7 @@
  * cleared by the next success. After a repository move, the old repository is emptied once every key is certified
  * under the new one.
  */
+import { samePublisher } from '../../ca/cert-auth.js'
 import type { CaCommand } from '../../ca/commands.js'
 import type { CaEvent } from '../../ca/events.js'
 import { classDir } from '../../ca/locations.js'
@@ -149,6 +150,12 @@ export class CaPublisher {
   private async cleanOldRepo(state: CaState): Promise<void> {
     const d = this.d
     const old = state.oldRepo!
+    if (state.repo && samePublisher(old, state.repo)) {
+      // Issue 22 defect 5: never empty or release the publisher the CA has moved to (it holds the current objects).
+      await d.commands.run(state.handle, { type: 'repo-cleanup' }, 'svc')
+      d.log.info('the previous repository is the current publisher: nothing to clean up', { ca: state.handle, publisher: old.publisherHandle, uri: state.repo.serviceUri })
+      return
+    }
     const ok = await this.sync(state, [], old)
     if (!ok) d.log.warn('cleaning up the previous repository failed; it keeps the old objects (best effort)', { ca: state.handle, uri: old.serviceUri })
     await d.commands.run(state.handle, { type: 'repo-cleanup' }, 'svc')

@@ -4,17 +4,16 @@
  * that are CAs in this svcd learn of a change at once.
  */
 import { childInfo } from './views.js'
-import { parentResponseJson, resourcesFromJson, type AddChildJson, type ChildInfoJson, type ParentResponseJson, type UpdateChildJson } from '../../api/cas.js'
+import { parentResponseJson, type AddChildJson, type ChildInfoJson, type ParentResponseJson, type UpdateChildJson } from '../../api/cas.js'
 import { AppError } from '../../errors.js'
 import { encodeParentResponse, type ParentResponse } from '../../protocol/idexchange.js'
-import { ResourceSet } from '../../resources/resource-set.js'
 import type { CaState } from '../../ca/state.js'
 import { inactiveChildren } from '../../ca/suspension.js'
 import { fromBase64 } from '../../util/base64.js'
 import type { CaCommands } from './ca-commands.js'
 import type { CaPublisher } from './ca-publisher.js'
 import type { ChildServer } from './child-server.js'
-import { caPath, checkChild, checkIdCert, childRequestInput } from './inputs.js'
+import { caPath, checkChild, checkIdCert, childRequestInput, childResources } from './inputs.js'
 import type { ParentService } from './parent-service.js'
 
 export interface ChildServiceDeps {
@@ -43,7 +42,7 @@ export class ChildService {
     this.d.commands.state(caPath(ca))
     const handle = checkChild(body.handle)
     const idCert = 'xml' in body ? childRequestInput(body.xml, this.d.now()) : checkIdCert(body.id_cert, this.d.now())
-    const resources = ResourceSet.parse(resourcesFromJson(body.resources ?? {})).toJSON()
+    const resources = childResources(handle, body.resources)
     await this.d.publisher.change(ca, { type: 'child-add', handle, idCert, resources })
     this.d.suspension?.schedule(ca)
     return parentResponseJson(this.parentResponseFor(ca, handle))
@@ -84,7 +83,7 @@ export class ChildService {
       await this.d.publisher.change(ca, body.suspend ? { type: 'child-suspend', handle: checkKnownChild(this.d.commands.state(caPath(ca)), ca, child), inactive: false } : { type: 'child-unsuspend', handle: checkKnownChild(this.d.commands.state(caPath(ca)), ca, child) })
       if (body.id_cert === undefined && body.resources === undefined) return
     }
-    const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert, this.d.now()) } : {}), ...(body.resources ? { resources: ResourceSet.parse(resourcesFromJson(body.resources)).toJSON() } : {}) }
+    const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert, this.d.now()) } : {}), ...(body.resources ? { resources: childResources(child, body.resources) } : {}) }
     await this.d.publisher.change(ca, update)
     this.d.parents.syncLocalChildren(ca, child)
   }

@@ -3,12 +3,13 @@
  * certificates, and RFC 8183 documents given as XML or in their JSON form. Every identity certificate passes
  * inspectIdCert and every URI the RFC 8183 profile of idexchange-inspect.ts (issue 10). Failures are labelled AppErrors.
  */
-import { checkAddParent, parentResponseFromJson, type AddParentJson, type ParentResponseJson } from '../../api/cas.js'
+import { checkAddParent, parentResponseFromJson, resourcesFromJson, type AddChildJson, type AddParentJson, type ParentResponseJson } from '../../api/cas.js'
 import { publisherRequestFromJson, repositoryResponseFromJson, type PublisherRequestJson, type RepositoryResponseJson } from '../../api/pubd.js'
 import { AppError, reasonOf } from '../../errors.js'
 import { inspectIdCert } from '../../protocol/id-cert.js'
 import { decodeChildRequest, decodeParentResponse, decodePublisherRequest, decodeRepositoryResponse, type ParentResponse, type PublisherRequest, type RepositoryResponse } from '../../protocol/idexchange.js'
 import { inspectChildRequest, inspectParentResponse, inspectPublisherRequest, inspectRepositoryResponse } from '../../protocol/idexchange-inspect.js'
+import { ResourceSet, type ResourceSetText } from '../../resources/resource-set.js'
 import { fromBase64, toBase64 } from '../../util/base64.js'
 import { caHandle, childHandle, isWireHandle, publisherHandle } from '../../util/handle.js'
 
@@ -26,6 +27,15 @@ export function checkChild(text: string): string {
     return childHandle(text)
   } catch (e) {
     throw new AppError('api-invalid-body', { reason: reasonOf(e) })
+  }
+}
+
+/** A child's resources as given in the JSON API (or by the testbed): parsed, or 400 `ca-child-resources-invalid` (issue 22 defect 9). */
+export function childResources(child: string, json: AddChildJson['resources'] | undefined): ResourceSetText {
+  try {
+    return ResourceSet.parse(resourcesFromJson(json ?? {})).toJSON()
+  } catch (e) {
+    throw new AppError('ca-child-resources-invalid', { child, reason: reasonOf(e) }, { cause: e })
   }
 }
 

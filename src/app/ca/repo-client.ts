@@ -59,6 +59,11 @@ export class RepoClient {
     const own = this.d.pub!.publisherResponse(p.handle)
     if (r.serviceUri !== own.serviceUri) throw new Error(`RFC 8183 §5.2.4: the service URI of publisher '${p.handle}' is ${own.serviceUri}, not ${r.serviceUri}`)
     if (!bytesEqual(r.idCert, own.idCert)) throw new Error("RFC 8183 §5.2.4: the repository_bpki_ta is not this repository's identity certificate")
+    // Issue 22 defect 5: the embedded repository's response with another notification URI would put a foreign RRDP
+    // URI in the CA's certificates (and used to be taken as a move away from the CA's own publisher).
+    if (r.rrdpNotificationUri !== own.rrdpNotificationUri) {
+      throw new AppError('ca-repo-rrdp-foreign', { ca: s.handle, publisher: p.handle, uri: r.rrdpNotificationUri ?? '(none)', expected: own.rrdpNotificationUri ?? '(none)' })
+    }
   }
 
   /** Send one query to the CA's repository and return the verified reply. */

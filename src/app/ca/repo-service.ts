@@ -49,6 +49,7 @@ export class RepoService {
       d.repo.checkIdentity(s, response, embedded)
       await d.repo.list(s, repo)
     } catch (e) {
+      if (e instanceof AppError && e.label === 'ca-repo-rrdp-foreign') throw e
       throw new AppError('ca-repo-issue', { ca, uri: repo.serviceUri, reason: reasonOf(e) })
     }
     await d.publisher.change(ca, { type: 'repo-update', repo })

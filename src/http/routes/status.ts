@@ -15,7 +15,7 @@ import { ROUTER_OPTIONS } from '../path.js'
 export function statusRouter(deps: HttpDeps): Router {
   const router = new Router(ROUTER_OPTIONS)
   router.get('/health', (ctx) => {
-    if (!deps.services.status.health()) throw new AppError('sys-store', { reason: 'database not available' })
+    if (!deps.services.status.health()) throw new AppError('sys-storage-unavailable')
     ctx.status = 200
     ctx.body = ''
   })

@@ -21,6 +21,7 @@ export const UI_CSP = "default-src 'self'; img-src 'self' data:; object-src 'non
 
 /** A built asset's name: `main-<hash>.js`, `main-<hash>.css` (no directories, no dot segments). */
 const ASSET_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*\.(js|css|svg|map)$/
+const MAX_ASSET_NAME = 200
 const TYPES: Record<string, string> = { js: 'text/javascript; charset=utf-8', css: 'text/css; charset=utf-8', svg: 'image/svg+xml', map: 'application/json' }
 
 /**
@@ -45,7 +46,8 @@ export function uiMiddleware(dir = UI_DIR) {
 
 /** One built asset: immutable (its name changes with its content), or 404. */
 async function asset(ctx: Context, dir: string, name: string): Promise<void> {
-  const ext = ASSET_NAME.exec(name)?.[2]
+  // A built name is short: a long one is no asset (and would fail the open with ENAMETOOLONG; issue 22 defect 9).
+  const ext = name.length <= MAX_ASSET_NAME ? ASSET_NAME.exec(name)?.[2] : undefined
   const body = ext ? await file(join(dir, 'assets', name)) : undefined
   if (!ext || !body) throw new AppError('api-unknown-resource', { path: ctx.path })
   ctx.set('Cache-Control', 'public, max-age=31536000, immutable')
@@ -59,11 +61,14 @@ function headers(ctx: Context): void {
   ctx.set('Referrer-Policy', 'no-referrer')
 }
 
+const NOT_FOUND = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR', 'EISDIR'])
+
 async function file(path: string): Promise<Buffer | undefined> {
   try {
     return await readFile(path)
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    // No such file, however the name fails: a 404, not a 500 with a stack in the log (issue 22 defect 9).
+    if (NOT_FOUND.has((e as NodeJS.ErrnoException).code ?? '')) return undefined
     throw e
   }
 }

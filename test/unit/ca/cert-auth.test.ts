@@ -160,3 +160,23 @@ t.test('entitledUntil: a list and the issue a moment later name the same end of 
   t.equal(new Date(entitledUntil(new Date('2026-06-01T10:59:59.999Z'), year)).toISOString(), '2027-06-01T10:00:00.000Z')
   t.equal(new Date(entitledUntil(new Date('2026-06-01T11:00:00.000Z'), year)).toISOString(), '2027-06-01T11:00:00.000Z')
 })
+
+t.test('repo-update: only another publisher is a move whose old repository gets cleaned up (issue 22, defect 5)', async (t) => {
+  const x = await setup()
+  const own = x.s.repo!
+  const previous = async (repo: typeof own) => {
+    const events = await x.run({ type: 'repo-update', repo })
+    return (events[0] as { previous?: unknown }).previous
+  }
+  // The same embedded publisher under another service URI (svcd's service_uri changed) or notification URI.
+  t.equal(await previous({ ...own, serviceUri: 'https://127.0.0.1/rfc8181/ca1/', rrdpNotificationUri: 'https://127.0.0.1/rrdp/notification.xml' }), undefined, 'the same embedded publisher is not a move')
+  t.equal(x.s.oldRepo, undefined, 'nothing to clean up')
+  t.equal(await previous({ ...x.s.repo!, rrdpNotificationUri: 'https://other.example/notification.xml' }), undefined, 'the same service URI is not a move')
+  const current = x.s.repo!
+  const elsewhere = { ...own, publisherHandle: 'ca1-new', serviceUri: 'https://localhost/rfc8181/ca1-new/', siaBase: 'rsync://localhost/repo/ca1-new/' }
+  t.same(await previous(elsewhere), current, 'another publisher is a move: the current one is cleaned up afterwards')
+  t.equal(await previous({ ...elsewhere, publisherHandle: 'ca1-third', serviceUri: 'https://localhost/rfc8181/ca1-third/' }), undefined, 'a move while one is pending keeps the first old repository')
+  t.same(x.s.oldRepo, current)
+  t.same(await previous({ ...current }), { ...elsewhere, publisherHandle: 'ca1-third', serviceUri: 'https://localhost/rfc8181/ca1-third/' }, 'going back to the old repository cleans up the one being left, never the one moved to')
+  t.same(x.s.oldRepo?.publisherHandle, 'ca1-third')
+})

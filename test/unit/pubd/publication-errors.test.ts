@@ -19,6 +19,7 @@ const EXPECTED = {
   'rfc8181-consistency-problem': 'consistency_problem',
   'sys-storage-full': 'other_error',
   'sys-storage-io': 'other_error',
+  'sys-storage-unavailable': 'other_error',
   'sys-internal': 'other_error',
 }
 
