@@ -74,3 +74,21 @@ t.test('ROAs are grouped per authorisation or per ASN, only for held prefixes', 
   const agg = planRoas(routes, held, 'aggregate', names)
   t.same(agg.map((r) => [r.name, r.payloads.length]), [['AS64496.roa', 2], ['AS64497.roa', 1]])
 })
+
+t.test('checkRoaDeltaInput (the API and command form): parsed and checked in slices, as checkRoaDelta checks', async (t) => {
+  const { checkRoaDeltaInput } = await import('../../../src/ca/routes.js')
+  const routes = configured('10.0.0.0/24 => 64496 # office')
+  const added = Array.from({ length: 5_000 }, (_, i) => ({ asn: 64496 + (i % 3), prefix: `10.${1 + (i >> 8)}.${i & 255}.0/24`, ...(i % 2 ? { max_length: 25 } : {}), ...(i % 4 === 0 ? { comment: `c${i}` } : {}) }))
+  let pauses = 0
+  const pause = async () => void pauses++
+  const changes = await checkRoaDeltaInput(routes, { added, removed: [{ asn: 64496, prefix: '10.0.0.0/24' }] }, held, now, pause)
+  t.ok(pauses >= 4, `paused between slices (${pauses} times)`)
+  const same = checkRoaDelta(routes, added.map((r) => ({ payload: parseRoaPayload(`${r.prefix}-${r.max_length ?? 24} => ${r.asn}`), ...(r.comment ? { comment: r.comment } : {}) })), [parseRoaPayload('10.0.0.0/24 => 64496')], held, now)
+  t.same(changes, same, 'the same changes as checkRoaDelta')
+  const after = structuredClone(routes)
+  applyRouteChanges(after, changes)
+  t.equal(Object.keys(after).length, 5_000, 'applied: 5,000 added, 1 removed')
+  t.same(Object.keys(after).sort(), changes.added.map((r) => roaPayloadKey(parseRoaPayload(`${r.prefix}-${r.maxLength} => ${r.asn}`))).sort(), 'keyed by the canonical payload key')
+  await t.rejects(checkRoaDeltaInput(routes, { added: [{ asn: 1, prefix: '10.0.0.0/33' }], removed: [] }, held, now, pause), { label: 'ca-roa-delta-syntax' }, 'a line that does not parse')
+  await t.rejects(checkRoaDeltaInput(routes, { added: [], removed: [{ asn: 1, prefix: '10.9.0.0/24' }] }, held, now, pause), { label: 'ca-roa-delta-error' }, 'an unknown removal')
+})
