@@ -54,9 +54,11 @@ export function* sortSteps<T>(items: T[], compare: (a: T, b: T) => number, slice
       const hi = Math.min(lo + 2 * width, n)
       let i = lo
       let j = mid
+      // Runs already in order (a mostly sorted input, such as stored keys) are copied without comparing.
+      const ordered = mid >= hi || compare(src[mid - 1]!, src[mid]!) <= 0
       for (let k = lo; k < hi; k++) {
         // Ties take the left run first: stable.
-        dst[k] = i < mid && (j >= hi || compare(src[i]!, src[j]!) <= 0) ? src[i++]! : src[j++]!
+        dst[k] = ordered ? src[k]! : i < mid && (j >= hi || compare(src[i]!, src[j]!) <= 0) ? src[i++]! : src[j++]!
         if (++since === slice) {
           since = 0
           yield

@@ -1,7 +1,7 @@
 /** ROA configuration: the atomic delta check, comment updates, aggregation hysteresis, ROA grouping per class. */
 import t from 'tap'
 import { AppError } from '../../../src/errors.js'
-import { applyRouteChanges, checkRoaDelta, nextRoaMode, planRoas, routeLines, type RouteConfig } from '../../../src/ca/routes.js'
+import { applyRouteChanges, checkRoaDelta, checkRoaDeltaInput, nextRoaMode, planRoas, routeLines, type RouteConfig } from '../../../src/ca/routes.js'
 import { formatRoaPayload, parseRoaDelta, parseRoaPayload, roaPayloadKey, type RoaPayload } from '../../../src/resources/roa-payload.js'
 import { ResourceSet } from '../../../src/resources/resource-set.js'
 
@@ -76,7 +76,6 @@ t.test('ROAs are grouped per authorisation or per ASN, only for held prefixes', 
 })
 
 t.test('checkRoaDeltaInput (the API and command form): parsed and checked in slices, as checkRoaDelta checks', async (t) => {
-  const { checkRoaDeltaInput } = await import('../../../src/ca/routes.js')
   const routes = configured('10.0.0.0/24 => 64496 # office')
   const added = Array.from({ length: 5_000 }, (_, i) => ({ asn: 64496 + (i % 3), prefix: `10.${1 + (i >> 8)}.${i & 255}.0/24`, ...(i % 2 ? { max_length: 25 } : {}), ...(i % 4 === 0 ? { comment: `c${i}` } : {}) }))
   let pauses = 0

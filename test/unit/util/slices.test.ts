@@ -41,4 +41,7 @@ t.test('sortSteps: the order and stability of Array.prototype.sort, in slices', 
     t.equal(sorted, items, 'sorted in place')
     if (n > 4 * slice) t.ok(pauses >= n / slice, `paused ${pauses} times`)
   }
+  const sorted = Array.from({ length: 10_000 }, (_, i) => i)
+  t.same(runSync(sortSteps([...sorted], (a, b) => a - b, 64)), sorted, 'an input already in order stays so')
+  t.same(runSync(sortSteps([...sorted].reverse(), (a, b) => a - b, 64)), sorted, 'a reversed one is sorted')
 })
