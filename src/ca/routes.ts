@@ -89,20 +89,18 @@ function* checkSteps(current: Record<string, RouteConfig>, added: readonly RoaCo
   const adding = new Set<string>()
   const since = now.toISOString()
   for (const { payload, comment } of added) {
-    const key = roaPayloadKey(payload)
-    const text = formatRoaPayload(payload)
+    const prefix = formatPrefix(payload.prefix)
+    // roaPayloadKey(payload), and routeKey of the configuration made of it.
+    const key = `${prefix}-${payload.maxLength} => ${payload.asn}`
+    const text = () => formatRoaPayload(payload)
     const lengthProblem = checkMaxLength(payload)
-    if (lengthProblem) problems.invalid_length.push(`${text}: ${lengthProblem}`)
-    else if (!held.ipv4.containsPrefix(payload.prefix) && !held.ipv6.containsPrefix(payload.prefix)) problems.notheld.push(text)
-    if (adding.has(key)) problems.duplicates.push(text)
+    if (lengthProblem) problems.invalid_length.push(`${text()}: ${lengthProblem}`)
+    else if (!held.ipv4.containsPrefix(payload.prefix) && !held.ipv6.containsPrefix(payload.prefix)) problems.notheld.push(text())
+    if (adding.has(key)) problems.duplicates.push(text())
     else if (key in current && !removing.has(key)) {
-      if ((current[key].comment ?? undefined) === (comment || undefined)) problems.duplicates.push(text)
+      if ((current[key].comment ?? undefined) === (comment || undefined)) problems.duplicates.push(text())
       else changes.comments.push(comment ? { key, comment } : { key })
-    } else {
-      const config: RouteConfig = { asn: payload.asn, prefix: formatPrefix(payload.prefix), maxLength: payload.maxLength, ...(comment ? { comment } : {}), since }
-      KEYS.set(config, key)
-      changes.added.push(config)
-    }
+    } else changes.added.push({ asn: payload.asn, prefix, maxLength: payload.maxLength, ...(comment ? { comment } : {}), since })
     adding.add(key)
     if (due()) yield
   }
@@ -114,13 +112,18 @@ function* checkSteps(current: Record<string, RouteConfig>, added: readonly RoaCo
   return changes
 }
 
-/** The payload key of each configuration the check made (apply would otherwise parse every added prefix again). */
-const KEYS = new WeakMap<RouteConfig, string>()
+/**
+ * The key of a configuration the check made (its prefix is in canonical form, formatPrefix): roaPayloadKey of its
+ * payload, without parsing the prefix again.
+ */
+function routeKey(r: RouteConfig): string {
+  return `${r.prefix}-${r.maxLength} => ${r.asn}`
+}
 
 /** Apply checked changes to a configuration (used by the aggregate's apply). */
 export function applyRouteChanges(routes: Record<string, RouteConfig>, c: RouteChanges): void {
   for (const key of c.removed) delete routes[key]
-  for (const r of c.added) routes[KEYS.get(r) ?? roaPayloadKey(routePayload(r))] = r
+  for (const r of c.added) routes[routeKey(r)] = r
   for (const { key, comment } of c.comments) {
     if (!routes[key]) continue
     if (comment) routes[key].comment = comment
