@@ -10,7 +10,9 @@
  *    all, and the worst /health latency meanwhile; next to this machine's own JSON.stringify time for the same page
  *    (the floor of answering it);
  *  - what else touches the whole configuration: GET /api/v1/cas/{ca} (CA show) and GET …/history/commands, with the
- *    worst /health latency meanwhile.
+ *    worst /health latency meanwhile;
+ *  - issue 22: all N in one delta to a CA of their own, and a dry run of N more on top of the first CA's N, each with
+ *    its time, ROAs/s, svcd's CPU and the worst /health latency meanwhile.
  */
 import https from 'node:https'
 import { performance } from 'node:perf_hooks'
@@ -161,8 +163,50 @@ export async function runRoutesBench(ctx: BenchContext): Promise<void> {
     ctx.log(`  GET /api/v1/cas/big ${ms(show.ms)}; GET …/history/commands ${ms(history.ms)}; worst /health meanwhile ${ms(showHealth.max)} (${showHealth.n} polls)`)
     ctx.row(`GET /api/v1/cas/{ca} with ${num(n)} ROAs`, show.ms, ms(show.ms), below(1000, '< 1 s'))
     ctx.row(`GET …/history/commands with ${num(n)} ROAs`, history.ms, ms(history.ms), below(1000, '< 1 s'), { limit: `worst /health meanwhile ${ms(showHealth.max)}` })
+
+    await d.idle({ windowMs: 1000, maxShare: 0.05, timeoutMs: 600_000 })
+    await oneDeltaAndDryRun(ctx, d, health, n, asns)
   } finally {
     await health.stop()
     await d.dispose()
   }
+}
+
+/**
+ * Issue 22 defect 8: all N ROAs in one delta to a CA of their own (applied, then published), and a dry run of N more
+ * on top of the first CA's N; the worst /health latency during each (svcd's longest event-loop stall), and ROAs/s.
+ */
+async function oneDeltaAndDryRun(ctx: BenchContext, d: BenchDaemon, health: HealthPoller, n: number, asns: number): Promise<void> {
+  await bigCa(d, 'one')
+  await d.idle({ windowMs: 1000, maxShare: 0.05 })
+  const added = Array.from({ length: n }, (_, i) => roa(i, asns))
+  const cpu0 = d.cpuSeconds()
+  const t0 = performance.now()
+  await d.api('POST', '/api/v1/cas/one/routes', { added, removed: [] })
+  const answered = performance.now() - t0
+  const cpu1 = d.cpuSeconds()
+  for (;;) {
+    const last = await d.api<ConfiguredRoa[]>('GET', `/api/v1/cas/one/routes?offset=${n - 1}&limit=1`)
+    if (last.length === 1 && last[0]!.roa_objects.length > 0) break
+    if (performance.now() - t0 > 600_000) throw new Error('the ROAs were not published within 10 minutes')
+    await sleep(200)
+  }
+  const published = performance.now() - t0
+  const h = await health.worst(t0, performance.now())
+  ctx.log(`  one delta of ${num(n)}: answered after ${ms(answered)} (${num(Math.round((n / answered) * 1000))} ROAs/s, svcd CPU ${(cpu1 - cpu0).toFixed(1)} s), all published after ${ms(published)}; worst /health ${ms(h.max)} (${h.n} polls)`)
+  ctx.row(`one delta of ${num(n)} ROAs: answered`, answered, ms(answered), undefined, { limit: `${num(Math.round((n / answered) * 1000))} ROAs/s, svcd CPU ${(cpu1 - cpu0).toFixed(1)} s; all published after ${ms(published)}` })
+  ctx.row('  worst /health latency while applied and published', h.max, ms(h.max), below(300, '< 300 ms'))
+  await d.idle({ windowMs: 1000, maxShare: 0.05, timeoutMs: 600_000 })
+
+  const more = Array.from({ length: n }, (_, i) => ({ ...roa(i, asns), max_length: 25 }))
+  const cpu2 = d.cpuSeconds()
+  const t1 = performance.now()
+  const r = await d.request('POST', '/api/v1/cas/big/routes/analysis/dryrun', { added: more, removed: [] })
+  const dry = performance.now() - t1
+  if (r.status !== 200) throw new Error(`dry run: HTTP ${r.status} ${r.text.slice(0, 300)}`)
+  const cpu3 = d.cpuSeconds()
+  const hd = await health.worst(t1, performance.now())
+  ctx.log(`  dry run of ${num(n)} on top of ${num(n)}: answered after ${ms(dry)} (${mib(r.text.length)}, svcd CPU ${(cpu3 - cpu2).toFixed(1)} s); worst /health ${ms(hd.max)} (${hd.n} polls)`)
+  ctx.row(`dry run of ${num(n)} ROAs on top of ${num(n)}`, dry, ms(dry), undefined, { limit: `${num(Math.round((2 * n / dry) * 1000))} ROAs/s analysed, svcd CPU ${(cpu3 - cpu2).toFixed(1)} s` })
+  ctx.row('  worst /health latency during the dry run', hd.max, ms(hd.max), below(300, '< 300 ms'))
 }

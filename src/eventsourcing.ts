@@ -46,7 +46,12 @@ export interface AggregateStore<S> {
    * In one transaction: append the command (the store assigns `seq`) and, on success, save the snapshot with
    * version + 1; refuses (throws) when the snapshot is no longer at `expectedVersion` (optimistic check).
    */
-  save(cmd: Omit<StoredCommand, 'seq'>, state: S | undefined, expectedVersion: number): number
+  save(cmd: Omit<StoredCommand, 'seq'>, state: S | undefined, expectedVersion: number, prepared?: unknown): number
+  /**
+   * Optional: work out a save of `state` beforehand, awaiting `pause` between slices (a state with 100,000 rows), so
+   * that save() (given what this returns) only writes. A store whose state changed meanwhile ignores it.
+   */
+  prepareSave?(cmd: Omit<StoredCommand, 'seq'>, state: S, expectedVersion: number, pause: () => Promise<void>): Promise<unknown>
 }
 
 export interface RunResult<S, E> {
@@ -65,7 +70,7 @@ export async function runCommand<S, C, E>(
   store: AggregateStore<S>,
   handle: string,
   cmd: C,
-  ctx: { actor: string; now: Date },
+  ctx: { actor: string; now: Date; pause?: () => Promise<void> },
 ): Promise<RunResult<S, E>> {
   const current = store.load(handle)
   if (!current) throw new AppError('ca-unknown', { ca: handle })
@@ -82,6 +87,8 @@ export async function runCommand<S, C, E>(
   if (events.length === 0) return { state: current.state, events, version: current.version }
   const state = type.copy ? type.copy(current.state, events) : structuredClone(current.state)
   for (const e of events) type.apply(state, e)
-  store.save({ ...base, effect: { result: 'success', events } }, state, current.version)
+  const cmdRecord = { ...base, effect: { result: 'success' as const, events } }
+  const prepared = ctx.pause && store.prepareSave ? await store.prepareSave(cmdRecord, state, current.version, ctx.pause) : undefined
+  store.save(cmdRecord, state, current.version, prepared)
   return { state, events, version: current.version + 1 }
 }

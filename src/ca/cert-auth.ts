@@ -4,8 +4,7 @@
  * parents.ts and routes.ts. Pure apart from the context's signer (new keys, signing child certificates).
  */
 import type { AggregateType } from '../eventsourcing.js'
-import { AppError, reasonOf } from '../errors.js'
-import { parseRoaPayload, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
+import { AppError } from '../errors.js'
 import { checkAspaProvidersUpdate, checkAspasUpdate } from './aspas.js'
 import { checkBgpSecUpdate } from './bgpsec.js'
 import { processChildAdd, processChildCertify, processChildRemove, processChildRevoke, processChildUpdate, heldResources, reissueChild, shrinkChild } from './children.js'
@@ -16,7 +15,7 @@ import {
   processCertificateReceive, processCertificateRequest, processEntitlements, processKeyRevoked, processKeyRollActivate, processKeyRollInit,
   processParentAdd, processParentRemove, processParentUpdate,
 } from './parents.js'
-import { checkRoaDelta } from './routes.js'
+import { checkRoaDeltaInput } from './routes.js'
 import { processRscSign } from './rsc.js'
 import { processChildSuspend, processChildUnsuspend } from './suspension.js'
 import { processTaKeyRollActivate, processTaKeyRollFinish, processTaKeyRollInit } from './ta-keyroll.js'
@@ -135,16 +134,9 @@ function repoToClean(s: CaState, to: RepoInfo): RepoInfo | undefined {
   return undefined
 }
 
-function processRoasUpdate(s: CaState, c: Extract<CaCommand, { type: 'roas-update' }>, ctx: CaContext): CaEvent[] {
-  let added: RoaConfiguration[]
-  let removed: RoaPayload[]
-  try {
-    added = c.added.map((r) => ({ payload: parseRoaPayload(`${r.prefix}-${r.max_length} => ${r.asn}`), ...(r.comment ? { comment: r.comment } : {}) }))
-    removed = c.removed.map((r) => parseRoaPayload(`${r.prefix}-${r.max_length} => ${r.asn}`))
-  } catch (e) {
-    throw new AppError('ca-roa-delta-syntax', { reason: reasonOf(e) })
-  }
-  const changes = checkRoaDelta(s.routes, added, removed, heldResources(s), ctx.now)
+async function processRoasUpdate(s: CaState, c: Extract<CaCommand, { type: 'roas-update' }>, ctx: CaContext): Promise<CaEvent[]> {
+  // In slices with pauses between them (issue 22): a delta may hold 100,000 authorisations and more.
+  const changes = await checkRoaDeltaInput(s.routes, c, heldResources(s), ctx.now, ctx.pause)
   if (!changes.added.length && !changes.removed.length && !changes.comments.length) return []
   return [{ type: 'roas-updated', changes }]
 }

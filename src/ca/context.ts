@@ -10,4 +10,6 @@ export interface CaContext {
     childCertValidSeconds: number
     childCertReissueBeforeSeconds: number
   }
+  /** Yield to the event loop between slices of a long command (a large ROA delta); absent: run through. */
+  pause?: () => Promise<void>
 }

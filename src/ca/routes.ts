@@ -3,10 +3,11 @@
  * atomic delta check (unknowns, duplicates, invalid lengths, not held: all reported together), the per-resource-class
  * aggregation mode with hysteresis, and the grouping of authorisations into ROA objects. Pure domain code.
  */
-import { AppError } from '../errors.js'
+import { AppError, reasonOf } from '../errors.js'
 import { formatPrefix, parsePrefix } from '../resources/ip.js'
-import { checkMaxLength, compareRoaPayloads, formatRoaPayload, roaPayloadKey, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
+import { checkMaxLength, compareRoaPayloads, formatRoaPayload, parseRoaPayload, roaPayloadKey, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
 import type { ResourceSet } from '../resources/resource-set.js'
+import { runSliced, runSync, sliceCounter, sortSteps, type Sliced } from '../util/slices.js'
 
 /** Stored in the CA snapshot: changing this shape needs a migration. */
 export interface RouteConfig {
@@ -31,32 +32,77 @@ export function routePayload(r: RouteConfig): RoaPayload {
   return { asn: r.asn, prefix: parsePrefix(r.prefix), maxLength: r.maxLength }
 }
 
+/** A delta as the API and the command carry it: max_length absent means the prefix length. */
+export interface RoaDeltaInput {
+  added: readonly { asn: number; prefix: string; max_length?: number; comment?: string | null }[]
+  removed: readonly { asn: number; prefix: string; max_length?: number }[]
+}
+
 /**
  * Check a delta against the current configuration and the CA's resources; all problems are reported together in
  * one `ca-roa-delta-error` (with Krill's `delta_error` lists) and then nothing changes.
  */
 export function checkRoaDelta(current: Record<string, RouteConfig>, added: readonly RoaConfiguration[], removed: readonly RoaPayload[], held: ResourceSet, now: Date): RouteChanges {
+  return runSync(checkSteps(current, added, removed, held, now))
+}
+
+/**
+ * Parse a delta (a line that does not parse: `ca-roa-delta-syntax`) and check it as checkRoaDelta does, awaiting
+ * `pause` between slices of a few thousand lines so that a large delta does not hold the event loop (issue 22).
+ */
+export async function checkRoaDeltaInput(current: Record<string, RouteConfig>, delta: RoaDeltaInput, held: ResourceSet, now: Date, pause?: () => Promise<void>): Promise<RouteChanges> {
+  const { added, removed } = await runSliced(parseSteps(delta), pause)
+  return runSliced(checkSteps(current, added, removed, held, now), pause)
+}
+
+function* parseSteps(delta: RoaDeltaInput): Sliced<{ added: RoaConfiguration[]; removed: RoaPayload[] }> {
+  const text = (r: RoaDeltaInput['removed'][number]) => `${r.prefix}-${r.max_length ?? r.prefix.split('/')[1]} => ${r.asn}`
+  const added: RoaConfiguration[] = []
+  const removed: RoaPayload[] = []
+  const due = sliceCounter()
+  try {
+    for (const r of delta.added) {
+      added.push({ payload: parseRoaPayload(text(r)), ...(r.comment ? { comment: r.comment } : {}) })
+      if (due()) yield
+    }
+    for (const r of delta.removed) {
+      removed.push(parseRoaPayload(text(r)))
+      if (due()) yield
+    }
+  } catch (e) {
+    throw new AppError('ca-roa-delta-syntax', { reason: reasonOf(e) })
+  }
+  return { added, removed }
+}
+
+function* checkSteps(current: Record<string, RouteConfig>, added: readonly RoaConfiguration[], removed: readonly RoaPayload[], held: ResourceSet, now: Date): Sliced<RouteChanges> {
   const problems = { unknowns: [] as string[], duplicates: [] as string[], invalid_length: [] as string[], notheld: [] as string[] }
+  const due = sliceCounter()
   const removing = new Set<string>()
   for (const p of removed) {
     const key = roaPayloadKey(p)
     if (!(key in current) || removing.has(key)) problems.unknowns.push(formatRoaPayload(p))
     removing.add(key)
+    if (due()) yield
   }
   const changes: RouteChanges = { added: [], removed: [...removing], comments: [] }
   const adding = new Set<string>()
+  const since = now.toISOString()
   for (const { payload, comment } of added) {
-    const key = roaPayloadKey(payload)
-    const text = formatRoaPayload(payload)
+    const prefix = formatPrefix(payload.prefix)
+    // roaPayloadKey(payload), and routeKey of the configuration made of it.
+    const key = `${prefix}-${payload.maxLength} => ${payload.asn}`
+    const text = () => formatRoaPayload(payload)
     const lengthProblem = checkMaxLength(payload)
-    if (lengthProblem) problems.invalid_length.push(`${text}: ${lengthProblem}`)
-    else if (!held.ipv4.containsPrefix(payload.prefix) && !held.ipv6.containsPrefix(payload.prefix)) problems.notheld.push(text)
-    if (adding.has(key)) problems.duplicates.push(text)
+    if (lengthProblem) problems.invalid_length.push(`${text()}: ${lengthProblem}`)
+    else if (!held.ipv4.containsPrefix(payload.prefix) && !held.ipv6.containsPrefix(payload.prefix)) problems.notheld.push(text())
+    if (adding.has(key)) problems.duplicates.push(text())
     else if (key in current && !removing.has(key)) {
-      if ((current[key].comment ?? undefined) === (comment || undefined)) problems.duplicates.push(text)
+      if ((current[key].comment ?? undefined) === (comment || undefined)) problems.duplicates.push(text())
       else changes.comments.push(comment ? { key, comment } : { key })
-    } else changes.added.push({ asn: payload.asn, prefix: formatPrefix(payload.prefix), maxLength: payload.maxLength, ...(comment ? { comment } : {}), since: now.toISOString() })
+    } else changes.added.push({ asn: payload.asn, prefix, maxLength: payload.maxLength, ...(comment ? { comment } : {}), since })
     adding.add(key)
+    if (due()) yield
   }
   const count = Object.values(problems).reduce((n, l) => n + l.length, 0)
   if (count > 0) {
@@ -66,10 +112,18 @@ export function checkRoaDelta(current: Record<string, RouteConfig>, added: reado
   return changes
 }
 
+/**
+ * The key of a configuration the check made (its prefix is in canonical form, formatPrefix): roaPayloadKey of its
+ * payload, without parsing the prefix again.
+ */
+function routeKey(r: RouteConfig): string {
+  return `${r.prefix}-${r.maxLength} => ${r.asn}`
+}
+
 /** Apply checked changes to a configuration (used by the aggregate's apply). */
 export function applyRouteChanges(routes: Record<string, RouteConfig>, c: RouteChanges): void {
   for (const key of c.removed) delete routes[key]
-  for (const r of c.added) routes[roaPayloadKey(routePayload(r))] = r
+  for (const r of c.added) routes[routeKey(r)] = r
   for (const { key, comment } of c.comments) {
     if (!routes[key]) continue
     if (comment) routes[key].comment = comment
@@ -99,16 +153,46 @@ export interface PlannedRoa {
  * authorisation (simple) or per ASN (aggregate). ROAs for prefixes no longer held disappear, and come back
  * when the resources return, because this is recomputed from the configuration each time.
  */
-export function planRoas(routes: readonly RouteConfig[], held: ResourceSet, mode: RoaMode, names: { simple(p: RoaPayload): string; aggregate(asn: number): string }): PlannedRoa[] {
-  const payloads = routes.map(routePayload).filter((p) => (p.prefix.family === 4 ? held.ipv4 : held.ipv6).containsPrefix(p.prefix))
-  if (mode === 'simple') return payloads.sort(compareRoaPayloads).map((p) => ({ name: names.simple(p), asn: p.asn, payloads: [p] }))
+export function planRoas(routes: readonly RouteConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames): PlannedRoa[] {
+  return runSync(planSteps(routes, held, mode, names))
+}
+
+/** planRoas in slices, awaiting `pause` between them (a CA with 100,000 authorisations; issue 22). */
+export function planRoasSliced(routes: readonly RouteConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames, pause: () => Promise<void>): Promise<PlannedRoa[]> {
+  return runSliced(planSteps(routes, held, mode, names), pause)
+}
+
+type RoaNames = { simple(p: RoaPayload): string; aggregate(asn: number): string }
+
+function* planSteps(routes: readonly RouteConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames): Sliced<PlannedRoa[]> {
+  const due = sliceCounter()
+  const payloads: RoaPayload[] = []
+  for (const r of routes) {
+    const p = routePayload(r)
+    if ((p.prefix.family === 4 ? held.ipv4 : held.ipv6).containsPrefix(p.prefix)) payloads.push(p)
+    if (due()) yield
+  }
+  if (mode === 'simple') {
+    yield* sortSteps(payloads, compareRoaPayloads)
+    const out: PlannedRoa[] = []
+    for (const p of payloads) {
+      out.push({ name: names.simple(p), asn: p.asn, payloads: [p] })
+      if (due()) yield
+    }
+    return out
+  }
   const byAsn = new Map<number, RoaPayload[]>()
   for (const p of payloads) {
     const group = byAsn.get(p.asn)
     if (group) group.push(p)
     else byAsn.set(p.asn, [p])
   }
-  return [...byAsn.entries()].sort(([a], [b]) => a - b).map(([asn, ps]) => ({ name: names.aggregate(asn), asn, payloads: ps.sort(compareRoaPayloads) }))
+  const out: PlannedRoa[] = []
+  for (const [asn, ps] of [...byAsn.entries()].sort(([a], [b]) => a - b)) {
+    yield* sortSteps(ps, compareRoaPayloads)
+    out.push({ name: names.aggregate(asn), asn, payloads: ps })
+  }
+  return out
 }
 
 /** The authorisations of a configuration in the spec's text form, sorted (for `roas list`). */

@@ -202,9 +202,15 @@ export class IpBlocks {
     return this.ranges.length === 0
   }
 
-  /** Whether the whole prefix is in this set (false for a prefix of the other family). */
+  /**
+   * Whether the whole prefix is in this set (false for a prefix of the other family). O(log n): a ROA's EE certificate
+   * holds one run per prefix, and each of its prefixes is looked up (a scan made an aggregated ROA quadratic).
+   */
   containsPrefix(p: IpPrefix): boolean {
-    return p.family === this.family && coversRuns(this.ranges, [prefixRange(p)])
+    if (p.family !== this.family) return false
+    const r = prefixRange(p)
+    const i = findRun(this.ranges, r.min)
+    return i >= 0 && this.ranges[i]!.max >= r.max
   }
 
   /** Whether one address is in this set. */

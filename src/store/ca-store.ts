@@ -8,10 +8,19 @@ import { randomUUID } from 'node:crypto'
 import type { StoredCommand } from '../eventsourcing.js'
 import type { CaState } from '../ca/state.js'
 import type { CaStore, HistoryQuery } from './interfaces.js'
-import { StoreError, type SqlDb } from './sql.js'
+import { runSliced, runSync } from '../util/slices.js'
+import { deepFreeze, diffRows, type Rows, type RowsDiff } from './ca-rows.js'
+import { StoreError, type SqlDb, type SqlValue } from './sql.js'
 
-/** The rows of one kind (children or routes): key → JSON text as stored, and the frozen value it parses to. */
-type Rows = Map<string, { json: string; value: unknown }>
+/** A save worked out beforehand (prepareSave) against the cached state at `version` with `tag`. */
+interface PreparedSave {
+  version: number
+  tag: string
+  rest: string
+  diffs: { children: RowsDiff; routes: RowsDiff }
+  /** The history record's JSON without `seq`. */
+  record: string
+}
 
 /** The cached state of one CA: what load() hands out while the snapshot row still has this version and tag. */
 interface Cached {
@@ -79,10 +88,28 @@ export class SqliteCaStore implements CaStore {
   }
 
   /**
-   * Append the command and, with a state, write the snapshot row at version + 1 and the child and route rows that
-   * differ from the stored ones (compared with the cached rows when the cache holds the stored version).
+   * Work out beforehand, in slices awaiting `pause` between them, what save() writes: the rows that changed, the
+   * cached state's objects, the history record's JSON. A command that changed 100,000 rows then holds the event loop
+   * only for the writes themselves (issue 22 defect 8). Undefined when the cache does not hold `expectedVersion`.
    */
-  save(cmd: Omit<StoredCommand, 'seq'>, state: CaState | undefined, expectedVersion: number): number {
+  async prepareSave(cmd: Omit<StoredCommand, 'seq'>, state: CaState, expectedVersion: number, pause: () => Promise<void>): Promise<PreparedSave | undefined> {
+    const hit = this.cache.get(cmd.handle)
+    if (!hit || hit.version !== expectedVersion) return undefined
+    const diff = (t: (typeof ROW_TABLES)[number]) => runSliced(diffRows(state[t.field] ?? {}, hit[t.field], true), pause)
+    const children = await diff(ROW_TABLES[0])
+    const routes = await diff(ROW_TABLES[1])
+    await pause()
+    const record = JSON.stringify(cmd)
+    await pause()
+    return { version: hit.version, tag: hit.tag, rest: restJson(state), diffs: { children, routes }, record }
+  }
+
+  /**
+   * Append the command and, with a state, write the snapshot row at version + 1 and the child and route rows that
+   * differ from the stored ones (compared with the cached rows when the cache holds the stored version). `prepared`
+   * (prepareSave) is used when the stored version and tag are still the ones it was worked out against.
+   */
+  save(cmd: Omit<StoredCommand, 'seq'>, state: CaState | undefined, expectedVersion: number, prepared?: unknown): number {
     const handle = cmd.handle
     return this.db.transaction(() => {
       if (state === undefined) return this.append(cmd)
@@ -93,7 +120,8 @@ export class SqliteCaStore implements CaStore {
       }
       const hit = this.cache.get(handle)
       const base = hit && hit.version === head.version && hit.tag === head.tag ? hit : undefined
-      const rest = restJson(state)
+      const ready = base && isPrepared(prepared) && prepared.version === head.version && prepared.tag === head.tag ? prepared : undefined
+      const rest = ready?.rest ?? restJson(state)
       const tag = randomUUID()
       // The snapshot row first, on the condition of the version read: with PostgreSQL a concurrent save by another
       // instance holds the row until it commits, and then this one changes nothing (and nothing else is written).
@@ -102,10 +130,10 @@ export class SqliteCaStore implements CaStore {
         this.cache.delete(handle)
         throw new StoreError(`CA '${handle}' changed concurrently (expected version ${expectedVersion})`)
       }
-      const [children, routes] = ROW_TABLES.map((t) => this.writeRows(t, handle, state[t.field] ?? {}, base?.[t.field]))
-      const seq = this.append(cmd)
+      const [children, routes] = ROW_TABLES.map((t) => this.writeRows(t, handle, ready?.diffs[t.field] ?? this.diff(t, handle, state[t.field] ?? {}, base?.[t.field])))
+      const seq = this.append(cmd, ready?.record)
       // Cached only once every write succeeded; a rollback of an enclosing transaction leaves a tag nobody stores.
-      this.assemble(handle, expectedVersion + 1, tag, rest, children, routes)
+      this.assemble(handle, expectedVersion + 1, tag, rest, children, routes, ready && { children: ready.diffs.children.object!, routes: ready.diffs.routes.object! })
       return seq
     })
   }
@@ -126,40 +154,42 @@ export class SqliteCaStore implements CaStore {
     return this.db.prepare(`SELECT ${t.key} AS k, ${t.value} AS v FROM ${t.table} WHERE handle = ? ORDER BY ${t.key}`).all(handle) as { k: string; v: string }[]
   }
 
-  /**
-   * Write the rows of `values` that differ from `base` (the cached rows) or, without a base, from the stored rows;
-   * delete the rows no longer there. Returns the rows now stored, reusing the frozen values of unchanged ones.
-   */
-  private writeRows(t: (typeof ROW_TABLES)[number], handle: string, values: Record<string, unknown>, base: Rows | undefined): Rows {
+  /** The rows of `values` that differ from `base` (the cached rows) or, without a base, from the stored rows. */
+  private diff(t: (typeof ROW_TABLES)[number], handle: string, values: Record<string, unknown>, base: Rows | undefined): RowsDiff {
     const stored: Map<string, { json: string; value?: unknown }> = base ?? new Map(this.rowsOf(t, handle).map((r) => [r.k, { json: r.v }]))
-    const upsert = this.db.prepare(`INSERT INTO ${t.table} (handle, ${t.key}, ${t.value}) VALUES (?, ?, ?) ON CONFLICT (handle, ${t.key}) DO UPDATE SET ${t.value} = excluded.${t.value}`)
-    const out: Rows = new Map()
-    for (const [k, v] of Object.entries(values)) {
-      const old = stored.get(k)
-      // Unchanged rows are recognised without serialising them when the cache holds their value.
-      if (old?.value !== undefined && jsonEqual(old.value, v)) {
-        out.set(k, { json: old.json, value: old.value })
-        continue
-      }
-      const json = JSON.stringify(v)
-      if (old?.json !== json) upsert.run(handle, k, json)
-      out.set(k, { json, value: undefined })
-    }
-    const del = this.db.prepare(`DELETE FROM ${t.table} WHERE handle = ? AND ${t.key} = ?`)
-    for (const k of stored.keys()) if (!out.has(k)) del.run(handle, k)
-    return out
+    return runSync(diffRows(values, stored, false))
   }
 
-  /** Build the frozen state from the snapshot JSON and the rows (sorted by key), and cache it. */
-  private assemble(handle: string, version: number, tag: string, rest: string, children: Rows, routes: Rows): Cached {
+  /** Write a diff: the changed rows, and delete the rows no longer there. Returns the rows now stored. */
+  private writeRows(t: (typeof ROW_TABLES)[number], handle: string, d: RowsDiff): Rows {
+    // Many rows per statement (a 100,000-ROA delta is 100,000 rows): with PostgreSQL each statement is a round trip
+    // with the event loop held (pg-db.ts).
+    this.batched(d.gone.map((k) => [handle, k]), (n) => `DELETE FROM ${t.table} WHERE (handle, ${t.key}) IN (VALUES ${rowsSql(n, 2)})`)
+    this.batched(d.changed.map(([k, json]) => [handle, k, json]), (n) => `INSERT INTO ${t.table} (handle, ${t.key}, ${t.value}) VALUES ${rowsSql(n, 3)} ON CONFLICT (handle, ${t.key}) DO UPDATE SET ${t.value} = excluded.${t.value}`)
+    return d.out
+  }
+
+  /** Run `sql(n)` over `rows` in statements of BATCH_SIZES rows (few distinct statements to prepare and cache). */
+  private batched(rows: SqlValue[][], sql: (n: number) => string): void {
+    let i = 0
+    for (const size of BATCH_SIZES) {
+      for (; rows.length - i >= size; i += size) this.db.prepare(sql(size)).run(...rows.slice(i, i + size).flat())
+    }
+  }
+
+  /** Build the frozen state from the snapshot JSON and the rows (sorted by key, or the objects prepared so), and cache it. */
+  private assemble(handle: string, version: number, tag: string, rest: string, children: Rows, routes: Rows, objects?: { children: Record<string, unknown>; routes: Record<string, unknown> }): Cached {
     const state = JSON.parse(rest) as CaState
     const rows = { children, routes }
     for (const t of ROW_TABLES) {
-      const obj: Record<string, unknown> = {}
-      for (const k of [...rows[t.field].keys()].sort()) {
-        const r = rows[t.field].get(k)!
-        if (r.value === undefined) r.value = deepFreeze(JSON.parse(r.json))
-        obj[k] = r.value
+      let obj = objects?.[t.field]
+      if (!obj) {
+        obj = {}
+        for (const k of [...rows[t.field].keys()].sort()) {
+          const r = rows[t.field].get(k)!
+          if (r.value === undefined) r.value = deepFreeze(JSON.parse(r.json))
+          obj[k] = r.value
+        }
       }
       ;(state as unknown as Record<string, unknown>)[t.field] = obj
     }
@@ -190,13 +220,24 @@ export class SqliteCaStore implements CaStore {
     return row && (JSON.parse(row.record) as StoredCommand)
   }
 
-  private append(cmd: Omit<StoredCommand, 'seq'>): number {
+  /** Append a history record; `json` is the record's JSON without `seq` when it is made already (prepareSave). */
+  private append(cmd: Omit<StoredCommand, 'seq'>, json?: string): number {
     const last = this.db.prepare('SELECT max(seq) AS seq FROM ca_history WHERE handle = ?').get(cmd.handle) as { seq: number | null }
     const seq = (last.seq ?? 0) + 1
-    const record: StoredCommand = { ...cmd, seq }
-    this.db.prepare('INSERT INTO ca_history (handle, seq, time, actor, kind, success, record) VALUES (?, ?, ?, ?, ?, ?, ?)').run(cmd.handle, seq, cmd.time, cmd.actor, cmd.kind, cmd.effect.result === 'success' ? 1 : 0, JSON.stringify(record))
+    // `{ ...cmd, seq }` as JSON: seq is the last field.
+    const record = json ? `${json.slice(0, -1)},"seq":${seq}}` : JSON.stringify({ ...cmd, seq } satisfies StoredCommand)
+    this.db.prepare('INSERT INTO ca_history (handle, seq, time, actor, kind, success, record) VALUES (?, ?, ?, ?, ?, ?, ?)').run(cmd.handle, seq, cmd.time, cmd.actor, cmd.kind, cmd.effect.result === 'success' ? 1 : 0, record)
     return seq
   }
+}
+
+/** Rows per statement in writeRows, largest first (1 last: every count is covered); 256 × 3 parameters is within both databases' limits. */
+const BATCH_SIZES = [256, 16, 1]
+
+/** `(?, ?), (?, ?), …`: n rows of `width` placeholders. */
+function rowsSql(n: number, width: number): string {
+  const row = `(${Array(width).fill('?').join(', ')})`
+  return Array(n).fill(row).join(', ')
 }
 
 /** The snapshot JSON: the state with empty children and routes in their places (the rows hold them). */
@@ -204,33 +245,6 @@ function restJson(state: CaState): string {
   return JSON.stringify({ ...state, children: {}, routes: {} })
 }
 
-/** Freeze `v` and everything reachable from it. */
-function deepFreeze<T>(v: T): T {
-  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
-    Object.freeze(v)
-    for (const x of Object.values(v as object)) deepFreeze(x)
-  }
-  return v
-}
-
-/** Equality as JSON sees it (a field holding undefined is no field): `a` is parsed JSON, `b` any JSON-able value. */
-function jsonEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false
-  if (Array.isArray(a) !== Array.isArray(b)) return false
-  if (Array.isArray(a)) {
-    const bb = b as unknown[]
-    return a.length === bb.length && a.every((x, i) => jsonEqual(x, bb[i] === undefined ? null : bb[i]))
-  }
-  if (typeof (b as { toJSON?: unknown }).toJSON === 'function') return false
-  const ao = a as Record<string, unknown>
-  const bo = b as Record<string, unknown>
-  let n = 0
-  for (const k in bo) {
-    const bv = bo[k]
-    if (bv === undefined || typeof bv === 'function') continue
-    n++
-    if (!(k in ao) || !jsonEqual(ao[k], bv)) return false
-  }
-  return n === Object.keys(ao).length
+function isPrepared(p: unknown): p is PreparedSave {
+  return typeof p === 'object' && p !== null && 'diffs' in p && 'record' in p
 }

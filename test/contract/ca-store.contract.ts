@@ -178,6 +178,36 @@ export function caStoreContract(t: Test, make: StoresFactory): void {
     t.same(stores.cas.load('ca2'), { version: 1, state: caState('ca2', [child('a')], [routes[0]]) }, 'the other CA untouched')
   })
 
+  t.test('a save prepared in slices (prepareSave) stores exactly what a plain save stores; a stale one is ignored', async (t) => {
+    const under = fresh(t, make)
+    const { stores } = under
+    const cas = stores.cas
+    if (!cas.prepareSave) return t.pass('skipped: the implementation prepares nothing')
+    const many = Array.from({ length: 5_000 }, (_, i) => route(65000 + (i % 7), `10.${i >> 8}.${i & 255}.0/24`, 24, i % 3 === 0 ? `c${i}` : undefined))
+    cas.create(command('ca1', T(1)), caState('ca1', [child('a')], many.slice(0, 100)))
+    let pauses = 0
+    const pause = async () => void pauses++
+    // Add 4,900, change a comment, remove 10, add a child: prepared, then saved.
+    const next = caState('ca1', [child('a'), child('b')], [...many.slice(10, 50), route(65001, '10.0.50.0/24', 24, 'changed'), ...many.slice(51)])
+    const cmd = command('ca1', T(2))
+    cas.load('ca1')
+    const prepared = await cas.prepareSave(cmd, next, 1, pause)
+    t.ok(pauses > 1, `the work was cut into slices (${pauses} pauses)`)
+    const seq = cas.save(cmd, next, 1, prepared)
+    t.same(cas.load('ca1'), { version: 2, state: next }, 'the state as saved')
+    t.same(Object.keys(cas.load('ca1')!.state.routes), Object.keys(next.routes).sort(), 'routes in key order, as a load gives them')
+    t.same(cas.command('ca1', seq), { ...cmd, seq }, 'the history record as saved')
+    if (under.reopen) t.same(under.reopen().cas.load('ca1'), { version: 2, state: next }, 'the same from a second instance')
+    // Prepared against version 2, but another save came first: ignored, the save goes by the version check.
+    const later = caState('ca1', [child('b')], many.slice(0, 3))
+    const stale = await cas.prepareSave(command('ca1', T(3)), later, 2, pause)
+    cas.save(command('ca1', T(4)), caState('ca1', [], many.slice(0, 2)), 2)
+    t.throws(() => cas.save(command('ca1', T(3)), later, 2, stale), 'a stale save throws')
+    cas.save(command('ca1', T(5)), later, 3, stale)
+    t.same(cas.load('ca1'), { version: 4, state: later }, 'a prepared save of another version is ignored: the state as saved')
+    if (under.reopen) t.same(under.reopen().cas.load('ca1'), { version: 4, state: later }, 'the same from a second instance')
+  })
+
   t.test('two instances over one storage: each sees the other\'s saves; the version check holds across them', async (t) => {
     const under = fresh(t, make)
     if (!under.reopen) return t.pass('skipped: the implementation has no second instance over the same storage')

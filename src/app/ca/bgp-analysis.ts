@@ -24,6 +24,7 @@ import type { AnnouncementJson, BgpAnalysisEntry, BgpAnalysisState, BgpAnalysisS
 import { addressBits, formatPrefix, parsePrefix, type IpFamily, type IpPrefix } from '../../resources/ip.js'
 import type { ResourceSet } from '../../resources/resource-set.js'
 import type { Announcement } from '../bgp/route-origins.js'
+import { runSliced, runSync, sliceCounter, type Sliced } from '../../util/slices.js'
 
 /** Krill's BgpAnalysisState in declaration order (the order of a report). */
 export const BGP_ANALYSIS_STATES: readonly BgpAnalysisState[] = [
@@ -72,25 +73,45 @@ export interface BgpAnalysis {
  * only the ROAs and announcements inside it (and held) are looked at, as Krill's suggestion for a resource set.
  */
 export function analyseRoutes(roas: readonly ConfiguredRoa[], held: ResourceSet, bgp: BgpAnnouncements | undefined, scope?: ResourceSet): BgpAnalysis {
+  return runSync(analyseSteps(roas, held, bgp, scope))
+}
+
+/** analyseRoutes in slices, awaiting `pause` between them (issue 22: hundreds of thousands of ROAs in a dry run). */
+export function analyseRoutesSliced(roas: readonly ConfiguredRoa[], held: ResourceSet, bgp: BgpAnnouncements | undefined, scope: ResourceSet | undefined, pause: () => Promise<void>): Promise<BgpAnalysis> {
+  return runSliced(analyseSteps(roas, held, bgp, scope), pause)
+}
+
+function* analyseSteps(roas: readonly ConfiguredRoa[], held: ResourceSet, bgp: BgpAnnouncements | undefined, scope?: ResourceSet): Sliced<BgpAnalysis> {
+  const due = sliceCounter()
   const area = scope ? scope.intersection(held) : held
   const recs: RoaRec[] = []
   const heldRecs: RoaRec[] = []
-  roas.forEach((roa, i) => {
+  for (let i = 0; i < roas.length; i++) {
+    const roa = roas[i]!
     const prefix = parsePrefix(roa.prefix)
-    if (scope && !blocks(scope, prefix.family).containsPrefix(prefix)) return
+    if (due()) yield
+    if (scope && !blocks(scope, prefix.family).containsPrefix(prefix)) continue
     const rec: RoaRec = { i, roa, prefix, state: 'roa_not_held', authorizes: [], disallows: [], covered: [], madeRedundantBy: [] }
     recs.push(rec)
     if (blocks(held, prefix.family).containsPrefix(prefix)) heldRecs.push(rec)
-  })
+  }
   if (!bgp) {
     for (const r of heldRecs) r.state = 'roa_no_announcement_info'
     return { informed: false, roas: recs, announcements: [] }
   }
-  const cover = new CoverIndex(heldRecs)
+  const cover = new CoverIndex()
+  for (const r of heldRecs) {
+    cover.add(r)
+    if (due()) yield
+  }
+  cover.done()
   const announcements: AnnRec[] = []
   for (const family of [4, 6] as const) {
     for (const range of blocks(area, family).ranges) {
-      for (const ann of (family === 4 ? bgp.v4 : bgp.v6).within(range.min, range.max)) announcements.push(validate(ann, cover.covering(ann.prefix)))
+      for (const ann of (family === 4 ? bgp.v4 : bgp.v6).within(range.min, range.max)) {
+        announcements.push(validate(ann, cover.covering(ann.prefix)))
+        if (due()) yield
+      }
     }
   }
   for (const a of announcements) {
@@ -99,17 +120,40 @@ export function analyseRoutes(roas: readonly ConfiguredRoa[], held: ResourceSet,
       if (a.state === 'announcement_valid' && a.ann.asn === r.roa.asn && a.ann.prefix.len <= r.roa.max_length) r.authorizes.push(a)
       if (a.state === 'announcement_invalid_length' || a.state === 'announcement_invalid_asn') r.disallows.push(a)
     }
+    if (due()) yield
   }
-  for (const r of heldRecs) categorise(r, cover.covering(r.prefix).filter((o) => o !== r))
+  for (const r of heldRecs) {
+    categorise(r, cover.covering(r.prefix).filter((o) => o !== r))
+    if (due()) yield
+  }
   return { informed: true, roas: recs, announcements }
 }
 
 /** The report (Krill's BgpAnalysisReport): every entry, in Krill's state order. */
 export function bgpAnalysisReport(a: BgpAnalysis): BgpAnalysisEntry[] {
-  const entries: BgpAnalysisEntry[] = [...a.roas.map(roaEntry), ...a.announcements.map(announcementEntry)]
-  const rank = new Map(BGP_ANALYSIS_STATES.map((s, i) => [s, i]))
-  // Array.prototype.sort is stable: within a state the listing (and announcement) order stays.
-  return entries.sort((x, y) => rank.get(x.state)! - rank.get(y.state)!)
+  return runSync(reportSteps(a))
+}
+
+/** bgpAnalysisReport in slices, awaiting `pause` between them. */
+export function bgpAnalysisReportSliced(a: BgpAnalysis, pause: () => Promise<void>): Promise<BgpAnalysisEntry[]> {
+  return runSliced(reportSteps(a), pause)
+}
+
+function* reportSteps(a: BgpAnalysis): Sliced<BgpAnalysisEntry[]> {
+  const due = sliceCounter()
+  // One list per state, in Krill's order; within a state the listing (and announcement) order stays.
+  const byState = new Map<BgpAnalysisState, BgpAnalysisEntry[]>(BGP_ANALYSIS_STATES.map((s) => [s, []]))
+  for (const r of a.roas) {
+    byState.get(r.state)!.push(roaEntry(r))
+    if (due()) yield
+  }
+  for (const x of a.announcements) {
+    byState.get(x.state)!.push(announcementEntry(x))
+    if (due()) yield
+  }
+  const out: BgpAnalysisEntry[] = []
+  for (const list of byState.values()) for (const e of list) out.push(e)
+  return out
 }
 
 /** Krill's suggestion (krill:src/server/bgp/analyser.rs `suggest`); without BGP data nothing is suggested ({}). */
@@ -233,19 +277,21 @@ class CoverIndex {
   private readonly byLen = [new Map<number, Map<bigint, RoaRec[]>>(), new Map<number, Map<bigint, RoaRec[]>>()]
   private readonly lens: number[][] = [[], []]
 
-  constructor(recs: readonly RoaRec[]) {
-    for (const r of recs) {
-      const f = r.prefix.family === 4 ? 0 : 1
-      let m = this.byLen[f]!.get(r.prefix.len)
-      if (!m) {
-        m = new Map()
-        this.byLen[f]!.set(r.prefix.len, m)
-        this.lens[f]!.push(r.prefix.len)
-      }
-      const list = m.get(r.prefix.addr)
-      if (list) list.push(r)
-      else m.set(r.prefix.addr, [r])
+  add(r: RoaRec): void {
+    const f = r.prefix.family === 4 ? 0 : 1
+    let m = this.byLen[f]!.get(r.prefix.len)
+    if (!m) {
+      m = new Map()
+      this.byLen[f]!.set(r.prefix.len, m)
+      this.lens[f]!.push(r.prefix.len)
     }
+    const list = m.get(r.prefix.addr)
+    if (list) list.push(r)
+    else m.set(r.prefix.addr, [r])
+  }
+
+  /** Every ROA is added. */
+  done(): void {
     for (const l of this.lens) l.sort((a, b) => a - b)
   }
 

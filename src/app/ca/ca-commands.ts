@@ -3,6 +3,7 @@
  * run one at a time (a keyed lock); each is checked, applied and stored with its history entry in one transaction
  * (eventsourcing.ts). The state handed out is the store's read-only copy.
  */
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { certAuthType } from '../../ca/cert-auth.js'
 import type { CaCommand } from '../../ca/commands.js'
 import type { CaContext } from '../../ca/context.js'
@@ -55,7 +56,7 @@ export class CaCommands {
 
   /** Run a command on a CA under its lock; records it in the history. */
   run(handle: string, cmd: CaCommand, actor = 'admin-token'): Promise<RunResult<CaState, CaEvent>> {
-    return this.lock.run(handle, () => runCommand(certAuthType(() => this.context()), this.d.store, handle, cmd, { actor, now: this.d.now() }))
+    return this.lock.run(handle, () => runCommand(certAuthType(() => this.context()), this.d.store, handle, cmd, { actor, now: this.d.now(), pause: () => yieldToLoop() }))
   }
 
   /** Run `fn` under the CA's command lock (creating or removing a CA). */
@@ -75,6 +76,6 @@ export class CaCommands {
 
   /** What command processing may use besides the state. */
   context(): CaContext {
-    return { now: this.d.now(), signer: this.d.signer, random: this.d.random, timing: this.d.timing }
+    return { now: this.d.now(), signer: this.d.signer, random: this.d.random, timing: this.d.timing, pause: () => yieldToLoop() }
   }
 }

@@ -15,7 +15,7 @@ import type { ObjectIssuer } from '../../objects/signed-object.js'
 import { certResources } from '../../ca/parents.js'
 import { crlUri, classDir, mftUri } from '../../ca/locations.js'
 import { nextObjectNumber, NUMBERS_EXHAUSTED } from '../../ca/numbering.js'
-import { nextRoaMode, planRoas, type PlannedRoa } from '../../ca/routes.js'
+import { nextRoaMode, planRoasSliced, type PlannedRoa } from '../../ca/routes.js'
 import { certifiedKeys, type CaKey, type CaState, type IncomingCert, type ResourceClass } from '../../ca/state.js'
 import { keyIdentifier } from '../../crypto/key-id.js'
 import type { Signer } from '../../crypto/signer.js'
@@ -181,7 +181,7 @@ function keepChildCertificates(state: CaState, rc: ResourceClass, keyId: string,
 
 /** ROAs, only under the current key, for the authorisations this class holds; fresh ones kept, the rest rebuilt. */
 async function updateRoas(state: CaState, rc: ResourceClass, role: string, issuer: ObjectIssuer, issuerCert: ResourceCert, mode: KeyObjectsState['roaMode'], work: KeyWork, ctx: ObjectsContext): Promise<string[]> {
-  const planned = role === 'current' ? planRoas(Object.values(state.routes), certResources(issuerCert), mode, ROA_NAMES) : []
+  const planned = role === 'current' ? await planRoasSliced(Object.values(state.routes), certResources(issuerCert), mode, ROA_NAMES, () => yieldToLoop()) : []
   const toBuild: PlannedRoa[] = []
   for (const p of planned) {
     const before = work.old.get(p.name)
@@ -208,24 +208,32 @@ async function buildRoas(planned: readonly PlannedRoa[], issuer: ObjectIssuer, i
   const { notBefore, notAfter } = eeValidity(now, ctx.timing.roaValidSeconds, issuerCert.notAfter)
   const objects: StoredCaObject[] = []
   const refused: string[] = []
-  await Promise.all(
-    planned.map(async (p) => {
-      const eeKey = await ctx.signer.oneOffKey()
-      // One ROA per turn of the event loop: with pooled keys every build would otherwise run back to back in one
-      // microtask chain (100 aggregated ROAs of 1,000 prefixes: seconds during which svcd answers nothing).
-      await yieldToLoop()
+  // Keys asked for all at once (the pool makes them in parallel), ROAs built one per turn of the event loop: with
+  // pooled keys, builds started together ran back to back in one turn (10 aggregated ROAs of 10,000 prefixes: seconds
+  // during which svcd answered nothing; issue 22 defect 8).
+  const keys = planned.map(() => ctx.signer.oneOffKey())
+  for (const k of keys) k.catch(() => undefined) // awaited in turn below; a failure is not unhandled meanwhile
+  let i = 0
+  try {
+    for (; i < planned.length; i++) {
+      const p = planned[i]!
+      const eeKey = await keys[i]!
       try {
+        await yieldToLoop()
         const serial = serialFromRandom(ctx.random(20))
         const uri = classDir(state, rc.name) + p.name
         const der = buildRoa({ asn: p.asn, prefixes: p.payloads.map((x) => ({ prefix: x.prefix, maxLength: x.maxLength })) }, eeKey, issuer, { serial, uri, notBefore, notAfter, signingTime: now })
         const problems = selfCheck(() => { const roa = decodeRoa(der); verifyRoa(roa, issuerCert, now); return inspectRoa(roa) })
-        if (problems) return void refused.push(`${uri}: ${problems}`)
-        objects.push({ name: p.name, kind: 'roa', der, hash: sha256Hex(der), notAfter: notAfter.toISOString(), meta: { serial: serial.toString(), payloads: p.payloads.map(roaPayloadKey) } })
+        if (problems) refused.push(`${uri}: ${problems}`)
+        else objects.push({ name: p.name, kind: 'roa', der, hash: sha256Hex(der), notAfter: notAfter.toISOString(), meta: { serial: serial.toString(), payloads: p.payloads.map(roaPayloadKey) } })
       } finally {
         destroy(eeKey)
       }
-    }),
-  )
+    }
+  } finally {
+    // After a failure: the keys not used are destroyed once they are there.
+    for (const k of keys.slice(i + 1)) void k.then(destroy, () => undefined)
+  }
   return { objects, refused }
 }
 

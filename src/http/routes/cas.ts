@@ -11,6 +11,7 @@ import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
+import { sendJsonArray } from '../json-array.js'
 import { rscRoutes } from './cas-rsc.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
@@ -122,13 +123,14 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
     await svc.cas.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, deltaLimit, checkRoaDelta))
     empty(ctx)
   })
-  r.get('/cas/:ca/routes/analysis/full', async (ctx) => void (ctx.body = await svc.cas.caRoutesAnalysis(ctx.params.ca)))
+  // The analyses may list hundreds of thousands of entries: serialised in slices (json-array.ts).
+  r.get('/cas/:ca/routes/analysis/full', async (ctx) => sendJsonArray(ctx, await svc.cas.caRoutesAnalysis(ctx.params.ca)))
   r.get('/cas/:ca/routes/analysis/suggest', async (ctx) => void (ctx.body = await svc.cas.caRoutesSuggest(ctx.params.ca)))
   r.post('/cas/:ca/routes/analysis/suggest', async (ctx) => {
     ctx.body = await svc.cas.caRoutesSuggest(ctx.params.ca, await readJson<{ asn?: string; ipv4?: string; ipv6?: string }>(ctx, limit, checkResourcesJson))
   })
   r.post('/cas/:ca/routes/analysis/dryrun', async (ctx) => {
-    ctx.body = svc.cas.caRoutesDryRun(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, deltaLimit, checkRoaDelta))
+    await sendJsonArray(ctx, await svc.cas.caRoutesDryRun(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, deltaLimit, checkRoaDelta)))
   })
 
   r.get('/cas/:ca/repo', (ctx) => void (ctx.body = svc.repo.caRepo(ctx.params.ca)))

@@ -1,7 +1,7 @@
 /** ROA configuration: the atomic delta check, comment updates, aggregation hysteresis, ROA grouping per class. */
 import t from 'tap'
 import { AppError } from '../../../src/errors.js'
-import { applyRouteChanges, checkRoaDelta, nextRoaMode, planRoas, routeLines, type RouteConfig } from '../../../src/ca/routes.js'
+import { applyRouteChanges, checkRoaDelta, checkRoaDeltaInput, nextRoaMode, planRoas, routeLines, type RouteConfig } from '../../../src/ca/routes.js'
 import { formatRoaPayload, parseRoaDelta, parseRoaPayload, roaPayloadKey, type RoaPayload } from '../../../src/resources/roa-payload.js'
 import { ResourceSet } from '../../../src/resources/resource-set.js'
 
@@ -73,4 +73,22 @@ t.test('ROAs are grouped per authorisation or per ASN, only for held prefixes', 
   t.same(simple.map((r) => r.asn), [64496, 64497], '10.0.1.0/24 is not held: no ROA for it')
   const agg = planRoas(routes, held, 'aggregate', names)
   t.same(agg.map((r) => [r.name, r.payloads.length]), [['AS64496.roa', 2], ['AS64497.roa', 1]])
+})
+
+t.test('checkRoaDeltaInput (the API and command form): parsed and checked in slices, as checkRoaDelta checks', async (t) => {
+  const routes = configured('10.0.0.0/24 => 64496 # office')
+  const added = Array.from({ length: 5_000 }, (_, i) => ({ asn: 64496 + (i % 3), prefix: `10.${1 + (i >> 8)}.${i & 255}.0/24`, ...(i % 2 ? { max_length: 25 } : {}), ...(i % 4 === 0 ? { comment: `c${i}` } : {}) }))
+  let pauses = 0
+  const pause = async () => void pauses++
+  const changes = await checkRoaDeltaInput(routes, { added, removed: [{ asn: 64496, prefix: '10.0.0.0/24' }] }, held, now, pause)
+  t.ok(pauses >= 4, `paused between slices (${pauses} times)`)
+  const same = checkRoaDelta(routes, added.map((r) => ({ payload: parseRoaPayload(`${r.prefix}-${r.max_length ?? 24} => ${r.asn}`), ...(r.comment ? { comment: r.comment } : {}) })), [parseRoaPayload('10.0.0.0/24 => 64496')], held, now)
+  t.same(changes, same, 'the same changes as checkRoaDelta')
+  const after = structuredClone(routes)
+  applyRouteChanges(after, changes)
+  t.equal(Object.keys(after).length, 5_000, 'applied: 5,000 added, 1 removed')
+  t.same(Object.keys(after).sort(), changes.added.map((r) => roaPayloadKey(parseRoaPayload(`${r.prefix}-${r.maxLength} => ${r.asn}`))).sort(), 'keyed by the canonical payload key')
+  const label = (p: Promise<unknown>) => p.then(() => 'no error', (e: unknown) => (e instanceof AppError ? e.label : String(e)))
+  t.equal(await label(checkRoaDeltaInput(routes, { added: [{ asn: 1, prefix: '10.0.0.0/33' }], removed: [] }, held, now, pause)), 'ca-roa-delta-syntax', 'a line that does not parse')
+  t.equal(await label(checkRoaDeltaInput(routes, { added: [], removed: [{ asn: 1, prefix: '10.9.0.0/24' }] }, held, now, pause)), 'ca-roa-delta-error', 'an unknown removal')
 })
