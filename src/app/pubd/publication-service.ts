@@ -341,6 +341,7 @@ export class PublicationService {
   private async rsyncCycle(): Promise<void> {
     this.rsyncLag.runStarts()
     const r = await this.d.rsync.cycle()
+    if (r.freshMs !== undefined) this.rsyncPacer.busy(r.freshMs) // a recycled tree is spaced as a fresh one (rsync-writer.ts)
     if (this.problems.hold('rsync', r.held)) return
     if (!r.failed.length) this.rsyncLag.runSucceeded()
     this.checkLag()

@@ -241,7 +241,12 @@ t.test('the rsync tree switches atomically and links unchanged files', async (t)
   t.same(await s.rsync.cycle(), { files: 2, written: 1, linked: 1, failed: [] })
   t.equal(statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino, inodeA, 'unchanged file not rewritten')
   t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B2')
-  t.notOk(existsSync(join(s.dir, 'rsync', second)), 'with no grace period the previous tree is removed after the switch')
+  t.ok(existsSync(join(s.dir, 'rsync', second)), 'with no grace period the previous tree is let go, but stays as the spare for the next cycle')
+  s.publish([{ type: 'publish', uri: RSYNC + 'p/0/b.roa', content: bytes('B3'), hash: sha('B3'), previous: sha('B2') }])
+  t.match(await s.rsync.cycle(), { files: 2, written: 1, linked: 0, recycled: 1 }, 'which recycles it: only the changed file is touched')
+  t.notOk(existsSync(join(s.dir, 'rsync', second)), 'it became the new tree')
+  t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B3')
+  t.equal(statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino, inodeA, 'the unchanged file is the same inode still')
 })
 
 t.test('an rsync cycle with nothing new builds nothing; after a restart unchanged files are linked, not rewritten', async (t) => {
