@@ -68,6 +68,8 @@ interface Built {
   failed: PublisherFailure[]
   held?: string
   recycled?: number
+  /** The paths whose file differs from the current tree's. */
+  changed?: string[]
 }
 
 /** What the current tree holds, saved at shutdown: { tree, files: [relative path, hash][] }. */
@@ -166,15 +168,12 @@ export class RsyncWriter {
   private remember(name: string, built: Built): void {
     const before = this.last?.files
     this.last = { name, files: built.files }
-    if (!before || built.failed.length || [...built.files.values()].includes('')) {
+    if (!before || !built.changed || built.failed.length) {
       this.known.clear()
       this.changedIn.clear()
       return
     }
-    const changed: string[] = []
-    for (const [rel, hash] of built.files) if (before.get(rel) !== hash) changed.push(rel)
-    for (const rel of before.keys()) if (!built.files.has(rel)) changed.push(rel)
-    this.changedIn.set(++this.gen, changed)
+    this.changedIn.set(++this.gen, built.changed)
     this.known.set(name, this.gen)
   }
 
@@ -199,18 +198,28 @@ export class RsyncWriter {
     const objects = [...view.hashes()]
     const wanted: WantedFiles = new Map(objects.map((o) => [relativePath(o.uri, this.o.baseUri), o]))
     const last = this.last
-    if (last && last.files.size === wanted.size && [...wanted].every(([rel, { hash }]) => last.files.get(rel) === hash)) return undefined
+    const changed: string[] = []
+    if (last) {
+      for (const [rel, w] of wanted) if (last.files.get(rel) !== w.hash) changed.push(rel)
+      for (const rel of last.files.keys()) if (!wanted.has(rel)) changed.push(rel)
+      if (!changed.length) return undefined
+    }
     const held = last ? this.o.hold?.(last.files.size, wanted.size) : undefined
     if (held) return { files: new Map(), written: 0, linked: 0, failed: [], held }
     const donor = this.donor()
     if (donor && last) {
-      for (const [rel, hash] of last.files) if (wanted.get(rel)?.hash !== hash) donor.paths.push(rel)
-      for (const [rel, w] of wanted) if (last.files.get(rel) !== w.hash) donor.paths.push(rel)
+      donor.paths.push(...changed)
       const current = { dir: join(this.o.dir, 'trees', last.name), files: last.files }
       try {
         this.known.delete(donor.name)
         const done = await recycleTree({ from: donor.dir, root, paths: donor.paths, wanted, current, content: (uri) => view.content(uri) })
-        return { files: new Map([...wanted].map(([rel, w]) => [rel, w.hash])), ...done, failed: [] }
+        const files = new Map(last.files)
+        for (const rel of changed) {
+          const w = wanted.get(rel)
+          if (w) files.set(rel, w.hash)
+          else files.delete(rel)
+        }
+        return { files, ...done, failed: [], changed }
       } catch {
         // Build afresh instead (a publisher's file the file system refuses is then kept from the current tree).
         this.known.clear()
@@ -220,7 +229,7 @@ export class RsyncWriter {
     const began = performance.now()
     const built = await this.buildFresh(view, objects, root)
     if (objects.length >= 1000) this.msPerFile = (performance.now() - began) / objects.length
-    return built
+    return last ? { ...built, changed } : built
   }
 
   /** Write the tree under `root` afresh, publisher by publisher, linking every unchanged file from the current tree. */
