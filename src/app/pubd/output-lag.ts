@@ -4,8 +4,8 @@
  *
  * - The rsync pacer spaces trees by at most RSYNC_MAX_SPACING_MS, however long the last tree took (as RRDP serials
  *   are at most 10 s apart). Relying parties refresh every 10 minutes (Routinator) to an hour (rpki-client, FORT); a
- *   change then reaches rsync within a twentieth of the shortest refresh, as it reaches RRDP, so no relying party
- *   waits a refresh longer for rsync than for RRDP (the publication-server BCP asks both to carry the same content).
+ *   change then reaches rsync within a twentieth of the shortest refresh, so a relying party that falls back to rsync
+ *   sees what RRDP shows at its next refresh; and 30 s keeps the trees kept (rsync_trees_max) spanning many minutes.
  * - OutputLag tracks the acknowledged changes an output does not hold yet: each acknowledgement is known by the seq
  *   of its last change (as in publish-latency.ts); an output reports the seqs it now holds. The oldest waiting one
  *   older than the bound is a problem (GET /ready, the bulk issues) until the output catches up.
