@@ -177,12 +177,20 @@ export class RsyncWriter {
     this.known.set(name, this.gen)
   }
 
-  /** The newest replaced tree the retention rule lets go whose content is known, with the paths changed since it was built. */
+  /**
+   * The newest replaced tree whose content is known and that the retention rule lets go once the next tree is current
+   * (it has aged past the grace period, or the current tree takes its place among the `maxTrees` kept), with the paths
+   * changed since it was built: it would be removed after the switch anyway, so it is recycled into the next tree.
+   */
   private donor(): { name: string; dir: string; paths: string[] } | undefined {
     if (!this.last || !this.known.has(this.last.name)) return undefined
-    for (const t of this.replaced()) {
+    const replaced = this.replaced()
+    const kept = replaced.filter((t) => t.keep)
+    const goes = new Set(replaced.filter((t) => !t.keep).map((t) => t.name))
+    if (kept.length && kept.length >= (this.o.maxTrees ?? 32)) goes.add(kept[kept.length - 1]!.name)
+    for (const t of replaced) {
       const gen = this.known.get(t.name)
-      if (t.keep || gen === undefined) continue
+      if (!goes.has(t.name) || gen === undefined) continue
       const paths: string[] = []
       for (let g = gen + 1; g <= this.gen; g++) paths.push(...(this.changedIn.get(g) ?? []))
       return { name: t.name, dir: join(this.o.dir, 'trees', t.name), paths }
@@ -313,17 +321,11 @@ export class RsyncWriter {
    * directory entries) under constant change: trees are at least 100 times the time a fresh build would take apart
    * (the rsync pacer's busyShare), at most 30 s, so 32 trees span a transfer of the whole tree many times over.
    * Asynchronously: removing a tree of 100,000 files took 1 to 2 s here, which would otherwise hold up the RRDP
-   * writer and every request. The newest tree let go whose content is known stays as the spare that the next cycle
-   * recycles (no rsync session is sent there any more; it is no worse off than removed).
+   * writer and every request. Under constant change the tree that goes is recycled into the next one instead (donor).
    */
   private async cleanup(): Promise<void> {
-    let spare = false
     for (const t of this.replaced()) {
       if (t.keep) continue
-      if (!spare && this.known.has(t.name)) {
-        spare = true
-        continue
-      }
       this.known.delete(t.name)
       await rm(join(this.o.dir, 'trees', t.name), { recursive: true, force: true })
     }
@@ -335,7 +337,8 @@ export class RsyncWriter {
   private replaced(): { name: string; keep: boolean }[] {
     const current = readlinkSync(this.modulePath()).split('/').pop()
     // Tree ages are measured on the real clock, like the directory mtimes they are compared with.
-    const cutoff = Date.now() - (this.o.graceSeconds ?? 7200) * 1000
+    const grace = this.o.graceSeconds ?? 7200
+    const cutoff = Date.now() - grace * 1000
     const trees = readdirSync(join(this.o.dir, 'trees'))
       .map((name) => ({ name, st: statSync(join(this.o.dir, 'trees', name), { throwIfNoEntry: false }) }))
       .filter((t) => t.st !== undefined)
@@ -351,7 +354,8 @@ export class RsyncWriter {
       }
       // A tree newer than the current one is being built (or was left by a failed cycle, which removes it itself).
       if (mtime > replacedAt) continue
-      const keep = replacedAt >= cutoff && kept < (this.o.maxTrees ?? 32)
+      // With no grace a replaced tree goes at once, even when its successor's mtime is within this millisecond.
+      const keep = grace > 0 && replacedAt >= cutoff && kept < (this.o.maxTrees ?? 32)
       replacedAt = mtime
       if (keep) kept++
       out.push({ name: t.name, keep })
