@@ -192,7 +192,7 @@ export class RsyncWriter {
       const gen = this.known.get(t.name)
       if (!goes.has(t.name) || gen === undefined) continue
       const paths: string[] = []
-      for (let g = gen + 1; g <= this.gen; g++) paths.push(...(this.changedIn.get(g) ?? []))
+      for (let g = gen + 1; g <= this.gen; g++) for (const rel of this.changedIn.get(g) ?? []) paths.push(rel) // no spread: a burst is 100,000 paths
       return { name: t.name, dir: join(this.o.dir, 'trees', t.name), paths }
     }
     return undefined
@@ -216,7 +216,7 @@ export class RsyncWriter {
     if (held) return { files: new Map(), written: 0, linked: 0, failed: [], held }
     const donor = this.donor()
     if (donor && last) {
-      donor.paths.push(...changed)
+      for (const rel of changed) donor.paths.push(rel)
       const current = { dir: join(this.o.dir, 'trees', last.name), files: last.files }
       try {
         this.known.delete(donor.name)
