@@ -372,7 +372,7 @@ export function composePublication(o: PublicationParts): { service: PublicationS
   const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention, hold: (b, a) => floor.check('rrdp', b, a), replicate })
   const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log }) : undefined
   const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
-  const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds }
+  const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds, outputLagMaxSeconds: r.output_lag_max_seconds }
   const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs, locks: rep.locks }
   const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
   return { service, close: () => readers.forEach((reader) => reader.close()) }

@@ -76,6 +76,8 @@ export interface RepositoryConfig {
   rsync_trees_max: number
   safety_min_objects: number
   safety_max_shrink_percent: number
+  /** An acknowledged change missing from RRDP or the rsync tree after this long is a problem (GET /ready, issues). */
+  output_lag_max_seconds: number
 }
 
 export interface TestbedConfig {
@@ -186,6 +188,7 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
     rsync_trees_max: { kind: 'integer', min: 1, max: 10000 },
     safety_min_objects: { kind: 'integer', min: 0 },
     safety_max_shrink_percent: { kind: 'integer', min: 0, max: 100 },
+    output_lag_max_seconds: { kind: 'integer', min: 1 },
   },
   testbed: {
     enabled: { kind: 'boolean' },
@@ -277,6 +280,7 @@ export function defaults(): Config {
       rsync_trees_max: 32,
       safety_min_objects: 0,
       safety_max_shrink_percent: 100,
+      output_lag_max_seconds: 90,
     },
     testbed: { enabled: false, self_service_per_minute: 20, ta_keyroll_old_key_seconds: 30 * 86400 },
     timing: {

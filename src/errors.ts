@@ -131,6 +131,8 @@ export const CATALOGUE = {
   'sys-rsync-behind': { status: 503, msg: 'The rsync tree does not hold everything accepted: writing it has failed since {since}; retrying' },
   'sys-publication-held': { status: 503, msg: "The safety floor holds back the {output} output since {since}: {why}; release it with 'svcc publishers release' once checked" },
   'sys-rsync-publisher': { status: 503, msg: "The rsync tree keeps old files of publisher '{publisher}': writing its files has failed since {since}; retrying" },
+  'sys-rrdp-lag': { status: 503, msg: 'RRDP does not hold a change accepted at {accepted}, more than {bound} s ago' },
+  'sys-rsync-lag': { status: 503, msg: 'The rsync tree does not hold a change accepted at {accepted}, more than {bound} s ago' },
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorLabel = keyof typeof CATALOGUE

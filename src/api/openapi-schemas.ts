@@ -52,7 +52,7 @@ const status: Record<string, Schema> = {
   }, ['delta_error']),
   ReadyJson: obj('Readiness of the service', {
     ready: { type: 'boolean', description: 'True when the store answers and RRDP and the rsync tree hold everything accepted, or are catching up without a failure' },
-    problems: arr(ref('ErrorBody'), 'When not ready: what is wrong (labels sys-store, sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher)'),
+    problems: arr(ref('ErrorBody'), 'When not ready: what is wrong (labels sys-store, sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher, sys-publication-held, sys-rrdp-lag, sys-rsync-lag)'),
   }, ['problems']),
   ServerInfo: obj('Server version and start time', { version: str('svc version', { example: '0.1.0' }), started: int('Start time in unix seconds') }),
   ClusterInstanceJson: obj('One svcd instance', {
@@ -261,7 +261,7 @@ const cas: Record<string, Schema> = {
   }, ['objects_issue']),
   BulkIssuesJson: obj('Issues of all CAs that have any, and of the embedded publication server', {
     cas: map(ref('CaIssuesJson'), 'Issues by CA handle'),
-    publication_server: arr(ref('ErrorBody'), 'Only when the embedded publication server has problems (sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher), with reasons'),
+    publication_server: arr(ref('ErrorBody'), 'Only when the embedded publication server has problems (sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher, sys-publication-held, sys-rrdp-lag, sys-rsync-lag), with reasons'),
   }, ['publication_server']),
   HistoryRecordJson: obj('One command in the history of a CA', {
     actor: str('Who ran it'),

@@ -7,16 +7,18 @@
  * saved at shutdown (trees never change once built), so after a restart unchanged files are linked, not rewritten.
  * Written files get deterministic modification times (the publication-server BCP), so rsync clients, which compare
  * size and mtime, do not fetch unchanged files again after a rewrite; a replaced tree stays for a grace period.
+ * A replaced tree that the retention rule lets go, and whose content this process knows, is recycled into the next
+ * tree instead of linking every file anew (rsync-tree-writer.ts): a cycle then costs what changed since that tree.
  */
-import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
-import { join, relative } from 'node:path'
+import { join } from 'node:path'
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import { reasonOf } from '../errors.js'
-import { decodeCert } from '../objects/cert.js'
-import { decodeCrl } from '../objects/crl.js'
-import { decodeSignedObject } from '../objects/signed-object.js'
 import { relativePath } from './publishers.js'
+import { byPublisher, filesBelow, recycleTree, slicer, tryLink, writePublished, type WantedFiles } from './rsync-tree-writer.js'
+
+export { publishedTime } from './rsync-tree-writer.js'
 
 export interface RsyncWriterOptions {
   /** <data_dir>/repo/rsync */
@@ -49,6 +51,14 @@ export interface RsyncCycle {
   failed: PublisherFailure[]
   /** Set when the safety floor held the tree back (the current one stays): why. */
   held?: string
+  /** Set when a replaced tree was recycled into this one: the paths it had to bring up to date. */
+  recycled?: number
+  /**
+   * With `recycled`: what building the tree afresh would have cost (ms, from the last fresh build's cost per file).
+   * The rsync pacer spaces trees by this, not by the recycle's cost, so that the trees kept span as much time as
+   * before: an rsync session's length grows with the tree, not with what changed.
+   */
+  freshMs?: number
 }
 
 interface Built {
@@ -57,19 +67,25 @@ interface Built {
   linked: number
   failed: PublisherFailure[]
   held?: string
+  recycled?: number
+  /** The paths whose file differs from the current tree's. */
+  changed?: string[]
 }
 
 /** What the current tree holds, saved at shutdown: { tree, files: [relative path, hash][] }. */
 const SAVED = 'current-files.json'
-
-/** The tree is built in slices of at most this much synchronous work, so the RRDP writer and requests interleave. */
-const SLICE_MS = 4
 
 export class RsyncWriter {
   private readonly o: RsyncWriterOptions
   /** The tree `current` points at, and the hash of every file in it (known once we built it). */
   private last: { name: string; files: Map<string, string> } | undefined
   private counter = 0
+  /** The generation of `last` (counted by this process), the trees whose content is known by generation, and the paths each generation changed. */
+  private gen = 0
+  private readonly known = new Map<string, number>()
+  private readonly changedIn = new Map<number, string[]>()
+  /** The cost per file of the last fresh build of 1,000 files or more (ms; 30 µs until measured). */
+  private msPerFile = 0.03
 
   constructor(options: RsyncWriterOptions) {
     this.o = options
@@ -142,18 +158,90 @@ export class RsyncWriter {
     }
     if (!result || result.held) return { files: this.last!.files.size, written: 0, linked: 0, failed: [], ...(result?.held ? { held: result.held } : {}) }
     this.switchTo(name)
-    this.last = { name, files: result.files }
+    this.remember(name, result)
     await this.cleanup()
-    return { files: result.files.size, written: result.written, linked: result.linked, failed: result.failed }
+    const recycled = result.recycled !== undefined ? { recycled: result.recycled, freshMs: result.files.size * this.msPerFile } : {}
+    return { files: result.files.size, written: result.written, linked: result.linked, failed: result.failed, ...recycled }
   }
 
-  /** Write the tree under `root` from `view`, publisher by publisher; undefined when it would equal the current one. */
+  /** `name` is the current tree now: note what changed since the last one (a tree with failures has unknown content). */
+  private remember(name: string, built: Built): void {
+    const before = this.last?.files
+    this.last = { name, files: built.files }
+    if (!before || !built.changed || built.failed.length) {
+      this.known.clear()
+      this.changedIn.clear()
+      return
+    }
+    this.changedIn.set(++this.gen, built.changed)
+    this.known.set(name, this.gen)
+  }
+
+  /**
+   * The newest replaced tree whose content is known and that the retention rule lets go once the next tree is current
+   * (it has aged past the grace period, or the current tree takes its place among the `maxTrees` kept), with the paths
+   * changed since it was built: it would be removed after the switch anyway, so it is recycled into the next tree.
+   */
+  private donor(): { name: string; dir: string; paths: string[] } | undefined {
+    if (!this.last || !this.known.has(this.last.name)) return undefined
+    const replaced = this.replaced()
+    const kept = replaced.filter((t) => t.keep)
+    const goes = new Set(replaced.filter((t) => !t.keep).map((t) => t.name))
+    if (kept.length && kept.length >= (this.o.maxTrees ?? 32)) goes.add(kept[kept.length - 1]!.name)
+    for (const t of replaced) {
+      const gen = this.known.get(t.name)
+      if (!goes.has(t.name) || gen === undefined) continue
+      const paths: string[] = []
+      for (let g = gen + 1; g <= this.gen; g++) for (const rel of this.changedIn.get(g) ?? []) paths.push(rel) // no spread: a burst is 100,000 paths
+      return { name: t.name, dir: join(this.o.dir, 'trees', t.name), paths }
+    }
+    return undefined
+  }
+
+  /**
+   * Write the tree under `root` from `view`: by recycling a replaced tree when there is one to let go, else afresh,
+   * publisher by publisher; undefined when it would equal the current one.
+   */
   private async build(view: PubdView, root: string): Promise<Built | undefined> {
-    const wanted = [...view.hashes()]
+    const objects = [...view.hashes()]
+    const wanted: WantedFiles = new Map(objects.map((o) => [relativePath(o.uri, this.o.baseUri), o]))
     const last = this.last
-    if (last && last.files.size === wanted.length && wanted.every(({ uri, hash }) => last.files.get(relativePath(uri, this.o.baseUri)) === hash)) return undefined
-    const held = last ? this.o.hold?.(last.files.size, wanted.length) : undefined
+    const changed: string[] = []
+    if (last) {
+      for (const [rel, w] of wanted) if (last.files.get(rel) !== w.hash) changed.push(rel)
+      for (const rel of last.files.keys()) if (!wanted.has(rel)) changed.push(rel)
+      if (!changed.length) return undefined
+    }
+    const held = last ? this.o.hold?.(last.files.size, wanted.size) : undefined
     if (held) return { files: new Map(), written: 0, linked: 0, failed: [], held }
+    const donor = this.donor()
+    if (donor && last) {
+      for (const rel of changed) donor.paths.push(rel)
+      const current = { dir: join(this.o.dir, 'trees', last.name), files: last.files }
+      try {
+        this.known.delete(donor.name)
+        const done = await recycleTree({ from: donor.dir, root, paths: donor.paths, wanted, current, content: (uri) => view.content(uri) })
+        const files = new Map(last.files)
+        for (const rel of changed) {
+          const w = wanted.get(rel)
+          if (w) files.set(rel, w.hash)
+          else files.delete(rel)
+        }
+        return { files, ...done, failed: [], changed }
+      } catch {
+        // Build afresh instead (a publisher's file the file system refuses is then kept from the current tree).
+        this.known.clear()
+        rmSync(root, { recursive: true, force: true })
+      }
+    }
+    const began = performance.now()
+    const built = await this.buildFresh(view, objects, root)
+    if (objects.length >= 1000) this.msPerFile = (performance.now() - began) / objects.length
+    return last ? { ...built, changed } : built
+  }
+
+  /** Write the tree under `root` afresh, publisher by publisher, linking every unchanged file from the current tree. */
+  private async buildFresh(view: PubdView, wanted: readonly { uri: string; hash: string; publisher: string }[], root: string): Promise<Built> {
     mkdirSync(root, { recursive: true, mode: 0o755 })
     const built: Built = { files: new Map(), written: 0, linked: 0, failed: [] }
     const jails = new Map(view.publishers().map((p) => [p.handle, p.baseUri]))
@@ -176,9 +264,8 @@ export class RsyncWriter {
   /** Write or link the files of `objects` into the tree at `root`, noting them in `out`; throws at the first failure. */
   private async writeFiles(view: PubdView, root: string, objects: readonly { uri: string; hash: string }[], out: Built): Promise<void> {
     const dirs = new Set<string>()
-    let slice = performance.now()
-    for (let i = 0; i < objects.length; i++) {
-      const { uri, hash } = objects[i]
+    const slice = slicer()
+    for (const { uri, hash } of objects) {
       const rel = relativePath(uri, this.o.baseUri)
       const target = join(root, rel)
       const parent = join(target, '..')
@@ -188,18 +275,11 @@ export class RsyncWriter {
       }
       if (this.last && this.last.files.get(rel) === hash && tryLink(join(this.o.dir, 'trees', this.last.name, rel), target)) out.linked++
       else {
-        const content = view.content(uri) ?? new Uint8Array()
-        writeFileSync(target, content, { mode: 0o644 })
-        // A link shares the inode and so the time: only written files need it set.
-        const time = publishedTime(rel, content)
-        if (time) utimesSync(target, time, time)
+        writePublished(target, rel, view.content(uri) ?? new Uint8Array())
         out.written++
       }
       out.files.set(rel, hash)
-      if (i % 32 === 31 && performance.now() - slice > SLICE_MS) {
-        await new Promise((r) => setImmediate(r))
-        slice = performance.now()
-      }
+      await slice()
     }
   }
 
@@ -238,19 +318,32 @@ export class RsyncWriter {
   /**
    * Remove replaced trees once the grace period has passed since they were replaced (the next newer tree was built),
    * and beyond the `maxTrees` newest replaced ones whatever their age. The bound holds the number of trees (and their
-   * directory entries) under constant change: trees are at least 100 times their build time apart (the rsync pacer's
-   * busyShare), and a build costs more per file than an rsync client's session needs, so 32 trees span a transfer of
-   * the whole tree many times over, for a small repository as for a large one. Asynchronously: removing a tree of
-   * 100,000 files took 1 to 2 s here, which would otherwise hold up the RRDP writer and every request.
+   * directory entries) under constant change: trees are at least 100 times the time a fresh build would take apart
+   * (the rsync pacer's busyShare), at most 30 s, so 32 trees span a transfer of the whole tree many times over.
+   * Asynchronously: removing a tree of 100,000 files took 1 to 2 s here, which would otherwise hold up the RRDP
+   * writer and every request. Under constant change the tree that goes is recycled into the next one instead (donor).
    */
   private async cleanup(): Promise<void> {
+    for (const t of this.replaced()) {
+      if (t.keep) continue
+      this.known.delete(t.name)
+      await rm(join(this.o.dir, 'trees', t.name), { recursive: true, force: true })
+    }
+    const oldest = Math.min(...this.known.values())
+    for (const g of this.changedIn.keys()) if (g <= oldest) this.changedIn.delete(g)
+  }
+
+  /** The replaced trees, newest first, and whether the retention rule keeps each (see cleanup). */
+  private replaced(): { name: string; keep: boolean }[] {
     const current = readlinkSync(this.modulePath()).split('/').pop()
     // Tree ages are measured on the real clock, like the directory mtimes they are compared with.
-    const cutoff = Date.now() - (this.o.graceSeconds ?? 7200) * 1000
+    const grace = this.o.graceSeconds ?? 7200
+    const cutoff = Date.now() - grace * 1000
     const trees = readdirSync(join(this.o.dir, 'trees'))
       .map((name) => ({ name, st: statSync(join(this.o.dir, 'trees', name), { throwIfNoEntry: false }) }))
       .filter((t) => t.st !== undefined)
       .sort((a, b) => b.st!.mtimeMs - a.st!.mtimeMs || (a.name < b.name ? 1 : -1))
+    const out: { name: string; keep: boolean }[] = []
     let kept = 0
     let replacedAt = Infinity
     for (const t of trees) {
@@ -261,62 +354,12 @@ export class RsyncWriter {
       }
       // A tree newer than the current one is being built (or was left by a failed cycle, which removes it itself).
       if (mtime > replacedAt) continue
-      const keep = replacedAt >= cutoff && kept < (this.o.maxTrees ?? 32)
+      // With no grace a replaced tree goes at once, even when its successor's mtime is within this millisecond.
+      const keep = grace > 0 && replacedAt >= cutoff && kept < (this.o.maxTrees ?? 32)
       replacedAt = mtime
       if (keep) kept++
-      else await rm(join(this.o.dir, 'trees', t.name), { recursive: true, force: true })
+      out.push({ name: t.name, keep })
     }
-  }
-}
-
-/** Objects in URI order, grouped by publisher: jails are disjoint prefixes, so each publisher's objects are adjacent. */
-function* byPublisher(objects: readonly { uri: string; hash: string; publisher: string }[]): Generator<{ publisher: string; objects: { uri: string; hash: string }[] }> {
-  let group: { publisher: string; objects: { uri: string; hash: string }[] } | undefined
-  for (const o of objects) {
-    if (group?.publisher !== o.publisher) {
-      if (group) yield group
-      group = { publisher: o.publisher, objects: [] }
-    }
-    group.objects.push(o)
-  }
-  if (group) yield group
-}
-
-/** The files below `dir` (relative paths with '/'); none when it does not exist. */
-function filesBelow(dir: string): string[] {
-  if (!existsSync(dir)) return []
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile())
-    .map((e) => relative(dir, join(e.parentPath, e.name)))
-}
-
-/**
- * The deterministic modification time of a published file (the publication-server BCP): a CRL's thisUpdate, a
- * signed object's CMS signing-time (RFC 9589), a certificate's notBefore; undefined for anything else or for what
- * does not decode (the file keeps the time it was written).
- */
-export function publishedTime(name: string, content: Uint8Array): Date | undefined {
-  const ext = name.slice(name.lastIndexOf('.') + 1)
-  try {
-    if (ext === 'crl') return decodeCrl(content).thisUpdate
-    if (ext === 'cer') return decodeCert(content).notBefore
-    if (ext === 'roa' || ext === 'mft' || ext === 'asa' || ext === 'gbr' || ext === 'sig' || ext === 'tak') return decodeSignedObject(content).attributes.signingTime
-  } catch {
-    // Not an object we can read: the publisher's business.
-  }
-  return undefined
-}
-
-function tryLink(from: string, to: string): boolean {
-  try {
-    linkSync(from, to)
-    return true
-  } catch {
-    try {
-      unlinkSync(to)
-    } catch {
-      /* nothing there */
-    }
-    return false
+    return out
   }
 }

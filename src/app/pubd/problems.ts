@@ -4,7 +4,10 @@
  * until its key is cleared; `set` and `clear` say whether the state changed, so the caller logs once per change and
  * not once per retry. Read by GET /ready (labels and public args only) and GET /api/v1/pubd/stats (with reasons).
  */
-import { CATALOGUE, renderMessage, type ErrorLabel } from '../../errors.js'
+import { CATALOGUE, reasonOf, renderMessage, type ErrorLabel } from '../../errors.js'
+import type { Logger } from '../../log.js'
+import type { PublisherFailure } from '../../pubd/rsync-writer.js'
+import type { OutputLag } from './output-lag.js'
 
 export interface Problem {
   label: ErrorLabel
@@ -52,5 +55,81 @@ export class Problems {
       const args = { ...p.args, since: p.since, ...(withReason ? { reason: p.reason } : {}) }
       return { label: p.label, msg: renderMessage(CATALOGUE[p.label].msg, args), args }
     })
+  }
+}
+
+/**
+ * The publication service's output problems, logged once per change of state: failures of a whole output, a
+ * publisher's files the rsync tree could not take, the safety floor's holds, and outputs lagging behind what was
+ * acknowledged (output-lag.ts).
+ */
+export class OutputProblems {
+  private readonly problems = new Problems()
+
+  constructor(
+    private readonly log: Logger,
+    private readonly now: () => Date,
+  ) {}
+
+  keys(): string[] {
+    return this.problems.keys()
+  }
+
+  list(withReason: boolean): ProblemJson[] {
+    return this.problems.list(withReason)
+  }
+
+  /** Record a problem; logged when it is new or changed, not on every retry. */
+  report(key: string, p: Problem, stack?: string): void {
+    if (this.problems.set(key, p, this.now())) this.log.error('publication output problem', { problem: key, label: p.label, ...p.args, err: p.reason, ...(stack ? { stack } : {}) })
+  }
+
+  /** A problem is over; logged once. */
+  recovered(key: string): void {
+    const old = this.problems.clear(key)
+    if (old) this.log.info('publication output problem resolved', { problem: key, label: old.label, ...old.args })
+  }
+
+  /** A pacer's run failed: record the problem (a partial rsync failure is recorded per publisher instead). */
+  failed(key: 'rrdp' | 'rsync', label: 'sys-rrdp-behind' | 'sys-rsync-behind', e: unknown): void {
+    if (e instanceof PublishersFailed) return this.recovered(key)
+    this.report(key, { label, args: {}, reason: reasonOf(e) }, (e as Error)?.stack)
+  }
+
+  /** Record or clear the safety floor's hold of `output`; true when held. */
+  hold(output: 'rrdp' | 'rsync', why: string | undefined): boolean {
+    if (why) this.report(`held:${output}`, { label: 'sys-publication-held', args: { output, why }, reason: why })
+    else this.recovered(`held:${output}`)
+    return why !== undefined
+  }
+
+  /**
+   * After an rsync cycle: the publishers whose files could not be written are problems of their own, the others are
+   * cleared; throws PublishersFailed when there were some (the pacer retries, without a problem of the whole tree).
+   */
+  rsyncPublishers(failures: readonly PublisherFailure[]): void {
+    const failed = new Set(failures.map((f) => f.publisher))
+    for (const key of this.problems.keys()) {
+      const publisher = key.startsWith('rsync:') ? key.slice('rsync:'.length) : undefined
+      if (publisher !== undefined && !failed.has(publisher)) this.recovered(key)
+    }
+    for (const f of failures) this.report(`rsync:${f.publisher}`, { label: 'sys-rsync-publisher', args: { publisher: f.publisher }, reason: f.reason })
+    if (failures.length) throw new PublishersFailed(failures.length)
+  }
+
+  /** Record or clear the lag of `output`: an acknowledged change it does not hold after `boundSeconds`. */
+  lag(output: 'rrdp' | 'rsync', lag: OutputLag, boundSeconds: number): void {
+    const now = this.now().getTime()
+    const at = lag.behind(now, boundSeconds * 1000)
+    if (at === undefined) return this.recovered(`lag:${output}`)
+    const args = { accepted: new Date(at).toISOString(), bound: String(boundSeconds) }
+    this.report(`lag:${output}`, { label: `sys-${output}-lag`, args, reason: `${Math.round((now - at) / 1000)} s behind` })
+  }
+}
+
+/** An rsync cycle switched the tree but some publishers kept old files: retry, without a problem of the whole tree. */
+class PublishersFailed extends Error {
+  constructor(n: number) {
+    super(`the files of ${n} publisher(s) could not be written to the rsync tree`)
   }
 }

@@ -20,8 +20,9 @@ import { publisherHandle } from '../../util/handle.js'
 import { pathHandle, publisherRequestInput } from '../ca/inputs.js'
 import { Pacer } from '../shared/pacer.js'
 import type { MessageCodec } from './message-codec.js'
+import { lagObserver, OUTPUT_LAG_MAX_SECONDS, OutputLag, RSYNC_PACING } from './output-lag.js'
 import type { RrdpOutput, RsyncOutput, RsyncServer } from './outputs.js'
-import { Problems, type Problem, type ProblemJson } from './problems.js'
+import { OutputProblems, type ProblemJson } from './problems.js'
 import { publishedManifests, repoStats } from './repo-stats.js'
 import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
 import type { PublishObserver } from './publish-latency.js'
@@ -42,6 +43,8 @@ export interface PublicationConfig {
   rrdpDir: string
   /** rrdp_delta_interval_min_seconds: the least time between two RRDP serials. */
   rrdpIntervalSeconds: number
+  /** output_lag_max_seconds: an acknowledged change missing from RRDP or the rsync tree after this long is a problem. */
+  outputLagMaxSeconds?: number
 }
 
 /** The collaborators of the service, built by the composition root. */
@@ -72,14 +75,18 @@ export class PublicationService {
   private readonly d: PublicationServiceDeps
   private readonly rrdpPacer: Pacer
   private readonly rsyncPacer: Pacer
-  private readonly problems = new Problems()
+  private readonly problems: OutputProblems
+  /** Acknowledged changes not yet in RRDP, and not yet in the rsync tree (output-lag.ts). */
+  private readonly rrdpLag = new OutputLag()
+  private readonly rsyncLag = new OutputLag()
   private readonly endpoint: Rfc8181Endpoint
   /** Whether the RRDP files were brought in line with the database since this instance began to lead. */
   private initialised = false
   private poll: NodeJS.Timeout | undefined
 
   constructor(deps: PublicationServiceDeps) {
-    this.d = deps
+    this.d = { ...deps, latency: lagObserver(deps.latency, this.rrdpLag, this.rsyncLag) }
+    this.problems = new OutputProblems(deps.log, deps.now)
     this.store = deps.store
     this.endpoint = new Rfc8181Endpoint({ store: deps.store, codec: deps.codec, log: deps.log, publish: (h, q, r) => this.publish(h, q, r), locks: deps.cluster?.locks })
     // Issue 10: a failed write (full disk, I/O error) is retried until done, and is a problem (GET /ready) until then.
@@ -89,14 +96,11 @@ export class PublicationService {
     // serial within a few tens of milliseconds of a change, while a large one under a stream of changes (a thousand
     // CAs being created, or thousands of publishers) batches them into fewer serials, one every few seconds, as the
     // publication-server BCP advises (never more than 10 s apart), and `rrdp_delta_interval_min_seconds` can space them further.
-    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE, maxSpacingMs: RRDP_MAX_SPACING_MS })
-    // A cycle links every file into a new tree, so its cost grows with the repository (about 30 µs of CPU per file
-    // here, mostly the kernel's link()) and not with what changed. So a tree is built once the changes have paused
-    // for half a second, or under constant change at least every 10 s, and trees take at most a hundredth of the time
-    // (a tree of 100,000 files then every few minutes): more often than relying parties refresh over rsync (the
-    // publication-server BCP's rule for an rsync repository), while a repository under constant change no longer
-    // spends a fifth of a core on trees nobody fetches in between.
-    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.recovered('rsync'), busyShare: 0.01, settle: { quietMs: 500, maxWaitMs: 10_000 } })
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.problems.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.problems.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE, maxSpacingMs: RRDP_MAX_SPACING_MS })
+    // A tree is built once the changes have paused for half a second, or under constant change at least every 10 s;
+    // trees take at most a hundredth of the time but are never more than 30 s apart, whatever one publisher sent
+    // (issue 22: after a burst of 10,000 objects, trees were 440 s apart). See output-lag.ts.
+    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.problems.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.problems.recovered('rsync'), ...RSYNC_PACING })
   }
 
   /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if there is one. */
@@ -175,7 +179,7 @@ export class PublicationService {
 
   pubdStats(): RepoStats {
     const c = this.d.config
-    const input = { publishers: this.store.stats(), rrdp: this.store.rrdpState()!, problems: this.problems.list(true), rsyncBaseUri: c.rsyncBaseUri, rrdpBaseUri: c.rrdpBaseUri }
+    const input = { publishers: this.store.stats(), rrdp: this.store.rrdpState()!, problems: this.outputProblems(true), rsyncBaseUri: c.rsyncBaseUri, rrdpBaseUri: c.rrdpBaseUri }
     return repoStats(input, (handle) => publishedManifests(this.store, handle))
   }
 
@@ -214,6 +218,7 @@ export class PublicationService {
    * unauthenticated callers).
    */
   outputProblems(withReason = false): ProblemJson[] {
+    this.checkLag()
     return this.problems.list(withReason)
   }
 
@@ -306,7 +311,7 @@ export class PublicationService {
     const began = Date.now()
     const r = await this.d.rrdp.cycle()
     this.rrdpPacer.busy(Date.now() - began)
-    if (this.hold('rrdp', r?.held)) return
+    if (this.problems.hold('rrdp', r?.held)) return
     if (r) {
       this.d.latency?.notified(r.consumed, this.d.now().getTime())
       this.d.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
@@ -333,39 +338,20 @@ export class PublicationService {
    * their own; the cycle then counts as failed, so that the pacer retries it, but the tree did switch for the rest.
    */
   private async rsyncCycle(): Promise<void> {
+    this.rsyncLag.runStarts()
     const r = await this.d.rsync.cycle()
-    if (this.hold('rsync', r.held)) return
-    const failed = new Set(r.failed.map((f) => f.publisher))
-    for (const key of this.problems.keys()) {
-      const publisher = key.startsWith('rsync:') ? key.slice('rsync:'.length) : undefined
-      if (publisher !== undefined && !failed.has(publisher)) this.recovered(key)
-    }
-    for (const f of r.failed) this.report(`rsync:${f.publisher}`, { label: 'sys-rsync-publisher', args: { publisher: f.publisher }, reason: f.reason })
-    if (r.failed.length) throw new PublishersFailed(r.failed.length)
+    if (r.freshMs !== undefined) this.rsyncPacer.busy(r.freshMs) // a recycled tree is spaced as a fresh one (rsync-writer.ts)
+    if (this.problems.hold('rsync', r.held)) return
+    if (!r.failed.length) this.rsyncLag.runSucceeded()
+    this.checkLag()
+    this.problems.rsyncPublishers(r.failed)
   }
 
-  /** Record or clear the safety floor's hold of `output`; true when held. */
-  private hold(output: 'rrdp' | 'rsync', why: string | undefined): boolean {
-    if (why) this.report(`held:${output}`, { label: 'sys-publication-held', args: { output, why }, reason: why })
-    else this.recovered(`held:${output}`)
-    return why !== undefined
-  }
-
-  /** A pacer's run failed: record the problem (a partial rsync failure is recorded per publisher instead). */
-  private failed(key: 'rrdp' | 'rsync', label: 'sys-rrdp-behind' | 'sys-rsync-behind', e: unknown): void {
-    if (e instanceof PublishersFailed) return this.recovered(key)
-    this.report(key, { label, args: {}, reason: reasonOf(e) }, (e as Error)?.stack)
-  }
-
-  /** Record a problem; logged when it is new or changed, not on every retry. */
-  private report(key: string, p: Problem, stack?: string): void {
-    if (this.problems.set(key, p, this.d.now())) this.d.log.error('publication output problem', { problem: key, label: p.label, ...p.args, err: p.reason, ...(stack ? { stack } : {}) })
-  }
-
-  /** A problem is over; logged once. */
-  private recovered(key: string): void {
-    const old = this.problems.clear(key)
-    if (old) this.d.log.info('publication output problem resolved', { problem: key, label: old.label, ...old.args })
+  /** Record or clear the lag of each output: an acknowledged change it does not hold after the bound (output-lag.ts). */
+  private checkLag(): void {
+    const bound = this.d.config.outputLagMaxSeconds ?? OUTPUT_LAG_MAX_SECONDS
+    this.problems.lag('rrdp', this.rrdpLag, bound)
+    this.problems.lag('rsync', this.rsyncLag, bound)
   }
 
   private response(p: Publisher): RepositoryResponse {
@@ -376,13 +362,6 @@ export class PublicationService {
       rrdpNotificationUri: this.d.rrdp.notificationUri(),
       idCert: this.d.codec.idCert,
     }
-  }
-}
-
-/** An rsync cycle switched the tree but some publishers kept old files: retry, without a problem of the whole tree. */
-class PublishersFailed extends Error {
-  constructor(n: number) {
-    super(`the files of ${n} publisher(s) could not be written to the rsync tree`)
   }
 }
 

@@ -25,11 +25,24 @@ export interface PacerOptions {
   settle?: { quietMs: number; maxWaitMs: number }
 }
 
+/** The clock and timers a Pacer waits with (real ones by default; a test hands in a fake). */
+export interface PacerClock {
+  now(): number
+  setTimeout(f: () => void, ms: number): unknown
+  clearTimeout(handle: unknown): void
+}
+
+const realClock: PacerClock = {
+  now: () => Date.now(),
+  setTimeout: (f, ms) => setTimeout(f, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout | undefined),
+}
+
 export class Pacer {
   private running: Promise<void> | undefined
   private dirty = false
-  private timer: NodeJS.Timeout | undefined
-  private retryTimer: NodeJS.Timeout | undefined
+  private timer: unknown
+  private retryTimer: unknown
   private failures = 0
   private lastStart = 0
   private lastDurationMs = 0
@@ -46,25 +59,26 @@ export class Pacer {
     private readonly minIntervalMs: number,
     private readonly onError: (e: unknown) => void,
     private readonly o: PacerOptions = {},
+    private readonly clock: PacerClock = realClock,
   ) {}
 
   /** Ask for a run; returns at once. */
   kick(): void {
     if (this.stopped) return
-    const now = Date.now()
+    const now = this.clock.now()
     this.lastKick = now
     this.pendingSince ??= now
     if (this.running || (this.timer && !this.o.settle)) {
       this.dirty = true
       return
     }
-    clearTimeout(this.timer) // with `settle`, each kick moves the run later (up to maxWaitMs after the first)
+    this.clock.clearTimeout(this.timer) // with `settle`, each kick moves the run later (up to maxWaitMs after the first)
     const share = this.o.busyShare ? Math.min(this.lastDurationMs / this.o.busyShare, this.o.maxSpacingMs ?? Infinity) : 0
     const spacing = Math.max(this.minIntervalMs, share)
     let at = this.lastStart + spacing
     if (this.o.settle) at = Math.max(at, Math.min(this.lastKick + this.o.settle.quietMs, this.pendingSince + this.o.settle.maxWaitMs))
     const wait = Math.max(0, at - now)
-    this.timer = setTimeout(() => {
+    this.timer = this.clock.setTimeout(() => {
       this.timer = undefined
       this.start()
     }, wait)
@@ -83,7 +97,7 @@ export class Pacer {
   async flush(): Promise<void> {
     while (!this.stopped) {
       if (this.timer && !this.running) {
-        clearTimeout(this.timer)
+        this.clock.clearTimeout(this.timer)
         this.timer = undefined
         this.start()
       }
@@ -108,8 +122,8 @@ export class Pacer {
   /** Stop: no new runs; waits for the current one. */
   async stop(): Promise<void> {
     this.stopped = true
-    clearTimeout(this.timer)
-    clearTimeout(this.retryTimer)
+    this.clock.clearTimeout(this.timer)
+    this.clock.clearTimeout(this.retryTimer)
     this.timer = undefined
     this.retryTimer = undefined
     this.dirty = false
@@ -121,8 +135,8 @@ export class Pacer {
   private start(): void {
     this.dirty = false
     this.pendingSince = undefined
-    this.lastStart = Date.now()
-    clearTimeout(this.retryTimer)
+    this.lastStart = this.clock.now()
+    this.clock.clearTimeout(this.retryTimer)
     this.retryTimer = undefined
     this.running = this.job()
       .then(
@@ -130,7 +144,7 @@ export class Pacer {
         (e) => this.failed(e),
       )
       .finally(() => {
-        this.lastDurationMs = this.counted ?? Date.now() - this.lastStart
+        this.lastDurationMs = this.counted ?? this.clock.now() - this.lastStart
         this.counted = undefined
         this.running = undefined
         if (this.dirty && !this.stopped) this.kick()
@@ -150,11 +164,12 @@ export class Pacer {
     this.onError(e)
     if (this.stopped || !this.o.retry) return
     const delay = Math.min(this.o.retry.firstMs * 2 ** Math.min(this.failures - 1, 30), this.o.retry.maxMs)
-    this.retryTimer = setTimeout(() => {
+    const timer = this.clock.setTimeout(() => {
       this.retryTimer = undefined
       this.kick()
-    }, delay)
-    this.retryTimer.unref?.()
+    }, delay) as { unref?: () => void }
+    timer.unref?.()
+    this.retryTimer = timer
   }
 
   private release(): void {

@@ -181,3 +181,83 @@ t.test('flush runs what is pending at once, skipping settle and spacing, and the
   await p.flush()
   t.equal(runs.length, 2, 'nothing pending: flush runs nothing')
 })
+
+/** A clock whose time moves only when the test says: timers fire in order as it advances. */
+function fakeClock() {
+  let now = 1_000_000
+  let next = 0
+  const timers = new Map<number, { at: number; f: () => void }>()
+  return {
+    now: () => now,
+    setTimeout: (f: () => void, ms: number) => (timers.set(++next, { at: now + ms, f }), next),
+    clearTimeout: (h: unknown) => void timers.delete(h as number),
+    /** Move the time forward by `ms`, firing the timers due on the way (and letting their runs' promises settle). */
+    async advance(ms: number) {
+      const end = now + ms
+      for (;;) {
+        await new Promise((r) => setImmediate(r))
+        const due = [...timers].filter(([, t]) => t.at <= end).sort((a, b) => a[1].at - b[1].at)[0]
+        if (!due) break
+        timers.delete(due[0])
+        now = Math.max(now, due[1].at)
+        due[1].f()
+      }
+      now = end
+      await new Promise((r) => setImmediate(r))
+    },
+  }
+}
+
+t.test('the rsync pacing: after a tree that took 100 s, the next change is in a tree within 30 s of that run (issue 22, defect 2)', async (t) => {
+  const { RSYNC_PACING, RSYNC_MAX_SPACING_MS } = await import('../../../src/app/pubd/output-lag.js')
+  const clock = fakeClock()
+  const starts: number[] = []
+  let cost = 100_000 // the first tree holds one publisher's burst of objects: 100 s (a loaded machine)
+  const p: Pacer = new Pacer(
+    async () => {
+      starts.push(clock.now())
+      p.busy(cost) // what the run cost, on the fake clock
+      cost = 50
+    },
+    1000,
+    () => undefined,
+    RSYNC_PACING,
+    clock,
+  )
+  t.teardown(() => p.stop())
+  p.kick()
+  await clock.advance(600) // the settle's quiet time
+  t.equal(starts.length, 1, 'the first tree')
+  p.kick() // another CA's ROA, just after
+  await clock.advance(RSYNC_MAX_SPACING_MS + 100)
+  t.equal(starts.length, 2, `the next tree within ${RSYNC_MAX_SPACING_MS} ms of the last start, not 100 × 100 s later`)
+  t.ok(starts[1]! - starts[0]! <= RSYNC_MAX_SPACING_MS, `spaced ${starts[1]! - starts[0]!} ms`)
+  t.ok(starts[1]! - starts[0]! >= RSYNC_MAX_SPACING_MS - 1, 'but no sooner than the bound: the slow tree still backs off')
+  p.kick() // after a cheap tree, the next one follows at the pace of its own cost (min interval 1 s, settle 0.5 s)
+  await clock.advance(5_100)
+  t.equal(starts.length, 3)
+  t.ok(starts[2]! - starts[1]! <= 5_100, `a cheap tree is followed within seconds (${starts[2]! - starts[1]!} ms)`)
+})
+
+t.test('a fake clock drives busyShare without maxSpacingMs: the spacing is the run time / share (the unbounded case)', async (t) => {
+  const clock = fakeClock()
+  const starts: number[] = []
+  const p: Pacer = new Pacer(
+    async () => {
+      starts.push(clock.now())
+      p.busy(4_400)
+    },
+    0,
+    () => undefined,
+    { busyShare: 0.01 },
+    clock,
+  )
+  t.teardown(() => p.stop())
+  p.kick()
+  await clock.advance(1)
+  p.kick()
+  await clock.advance(439_000)
+  t.equal(starts.length, 1, 'a 4.4 s run at a share of 0.01 holds the next for 440 s')
+  await clock.advance(2_000)
+  t.equal(starts.length, 2)
+})

@@ -142,3 +142,71 @@ t.test('start, a publish that reaches RRDP then rsync, session reset, stop', asy
   await pub.stop()
   t.same(calls, ['rsync.save', 'daemon.stop'], 'stop saves the tree listing and stops rsyncd')
 })
+
+t.test('an acknowledged change missing from RRDP or the rsync tree after the bound is a problem until it is there (issue 22, defect 2)', async (t) => {
+  let now = T.getTime()
+  const o = outputs()
+  const gates = { rrdp: Promise.resolve(), rsync: Promise.resolve() }
+  let open = { rrdp: () => undefined as void, rsync: () => undefined as void }
+  const close = (output: 'rrdp' | 'rsync') => (gates[output] = new Promise<void>((r) => (open = { ...open, [output]: r })))
+  const store = memoryStore()
+  let pending: number[] = []
+  const applied = store.applyChanges.bind(store)
+  store.applyChanges = (p, changes, at, replay) => {
+    const seq = applied(p, changes, at, replay)
+    if (seq !== undefined) pending.push(seq)
+    return seq
+  }
+  o.rrdp.cycle = async () => {
+    const consumed = pending
+    pending = []
+    await gates.rrdp
+    return { serial: 2, elements: 1, snapshotBytes: 10, incremental: true, consumed }
+  }
+  let trees = 0
+  let treesBegun = 0
+  o.rsync.cycle = async () => {
+    treesBegun++
+    await gates.rsync
+    trees++
+    return { files: 1, written: 1, linked: 0, failed: [] }
+  }
+  const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: '/nonexistent', rrdpIntervalSeconds: 0, outputLagMaxSeconds: 60 }
+  const pub = new PublicationService({ store, rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec: { idCert: ourCert } as MessageCodec, now: () => new Date(now), log: silentLogger(), config })
+  await pub.start()
+  await pub.flushed()
+  pub.publisherAdd({ publisherHandle: 'alice', idCert })
+  const roa = (n: number) => ({ type: 'delta' as const, pdus: [{ type: 'publish' as const, uri: `rsync://localhost/repo/alice/${n}.roa`, content: new Uint8Array([n]) }] })
+  const labels = () => pub.outputProblems().map((p) => p.label)
+  const until = async (what: string, ok: () => boolean) => {
+    const end = Date.now() + 10_000
+    while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 10))
+    t.ok(ok(), what)
+  }
+
+  close('rsync') // the rsync tree takes long (a tree of a large repository on a loaded machine)
+  const acked = new Date(now).toISOString()
+  const built = trees
+  t.same(pub.publish('alice', roa(1)), { type: 'success' })
+  await until('the RRDP serial is written, the rsync tree is being built', () => pending.length === 0 && treesBegun === built + 1)
+  now += 59_000
+  t.same(labels(), [], 'within the bound: no problem')
+  now += 2_000
+  const [lag] = pub.outputProblems(true)
+  t.match(lag, { label: 'sys-rsync-lag', args: { accepted: acked, bound: '60' } }, 'past the bound: the rsync tree lags, with when the missing change was accepted')
+  t.match(lag!.msg, /does not hold a change accepted at .*, more than 60 s ago/)
+  open.rsync()
+  await until('the tree is built', () => trees === built + 1)
+  await pub.flushed()
+  t.same(labels(), [], 'the tree holds it: the problem is gone')
+
+  close('rrdp') // now RRDP is slow: both outputs lack the change
+  t.same(pub.publish('alice', roa(2)), { type: 'success' })
+  await until('the serial is being written', () => pending.length === 0)
+  now += 61_000
+  t.same(labels(), ['sys-rrdp-lag', 'sys-rsync-lag'], 'a change in neither output after the bound: both lag')
+  open.rrdp()
+  await pub.flushed()
+  t.same(labels(), [], 'both caught up')
+  await pub.stop()
+})

@@ -244,6 +244,28 @@ t.test('the rsync tree switches atomically and links unchanged files', async (t)
   t.notOk(existsSync(join(s.dir, 'rsync', second)), 'with no grace period the previous tree is removed after the switch')
 })
 
+t.test('the tree the retention rule lets go after the switch is recycled into the next one: only the changed file is touched (issue 22)', async (t) => {
+  let now = new Date('2026-01-01T00:00:00Z')
+  const s = writersSetup(t, { now: () => now, graceSeconds: 3600, maxTrees: 1 })
+  s.rsync.init()
+  const put = (name: string, c: string, previous?: string) => s.publish([{ type: 'publish', uri: RSYNC + 'p/' + name, content: bytes(c), hash: sha(c), ...(previous ? { previous: sha(previous) } : {}) }])
+  put('a.cer', 'A')
+  put('0/b.roa', 'B')
+  await s.rsync.cycle()
+  const inodeA = statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino
+  const first = readlinkSync(s.rsync.modulePath())
+  put('0/b.roa', 'B2', 'B')
+  t.notMatch(await s.rsync.cycle(), { recycled: Number }, 'the empty tree of the first start is not known: built afresh')
+  t.ok(existsSync(join(s.dir, 'rsync', first)), 'the replaced tree is kept (grace period, rsync_trees_max = 1)')
+  now = new Date(now.getTime() + 1000)
+  put('0/b.roa', 'B3', 'B2')
+  t.match(await s.rsync.cycle(), { files: 2, written: 1, linked: 0, recycled: 1 }, 'the kept tree that the current one replaces among the kept is recycled')
+  t.notOk(existsSync(join(s.dir, 'rsync', first)), 'under the new name')
+  t.equal(readdirSync(join(s.dir, 'rsync', 'trees')).length, 2, 'the current tree and one replaced tree, as before')
+  t.equal(readFileSync(join(s.rsync.modulePath(), 'p', '0', 'b.roa'), 'utf8'), 'B3')
+  t.equal(statSync(join(s.rsync.modulePath(), 'p', 'a.cer')).ino, inodeA, 'the unchanged file is the same inode still')
+})
+
 t.test('an rsync cycle with nothing new builds nothing; after a restart unchanged files are linked, not rewritten', async (t) => {
   const s = setup(t)
   s.rsync.init()
