@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
+import { QUOTA_OPTIONS, quotaDefaults, SELF_SERVICE_OPTIONS, selfServiceDefaults, type QuotaConfig, type SelfServiceConfig } from './config-quotas.js'
 import { parseStorageUri } from './util/storage-uri.js'
 import { parseUri } from './util/uri.js'
 
@@ -60,7 +61,7 @@ export interface Config {
   timing: TimingConfig
 }
 
-export interface RepositoryConfig {
+export interface RepositoryConfig extends QuotaConfig {
   enabled: boolean
   rrdp_base_uri: string | undefined
   rsync_base_uri: string | undefined
@@ -76,7 +77,7 @@ export interface RepositoryConfig {
   safety_max_shrink_percent: number
 }
 
-export interface TestbedConfig {
+export interface TestbedConfig extends SelfServiceConfig {
   enabled: boolean
   /** Testbed self-service (/testbed/…, unauthenticated): requests a minute per source address, also the burst. */
   self_service_per_minute: number
@@ -183,11 +184,13 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
     rsync_trees_max: { kind: 'integer', min: 1, max: 10000 },
     safety_min_objects: { kind: 'integer', min: 0 },
     safety_max_shrink_percent: { kind: 'integer', min: 0, max: 100 },
+    ...QUOTA_OPTIONS,
   },
   testbed: {
     enabled: { kind: 'boolean' },
     self_service_per_minute: { kind: 'integer', min: 1, max: 100000 },
     ta_keyroll_old_key_seconds: { kind: 'integer', min: 0 },
+    ...SELF_SERVICE_OPTIONS,
   },
   timing: {
     mft_next_update_seconds: { kind: 'integer', min: 60 },
@@ -271,8 +274,9 @@ export function defaults(): Config {
       rsync_trees_max: 32,
       safety_min_objects: 0,
       safety_max_shrink_percent: 100,
+      ...quotaDefaults(),
     },
-    testbed: { enabled: false, self_service_per_minute: 20, ta_keyroll_old_key_seconds: 30 * 86400 },
+    testbed: { enabled: false, self_service_per_minute: 20, ta_keyroll_old_key_seconds: 30 * 86400, ...selfServiceDefaults() },
     timing: {
       mft_next_update_seconds: 24 * HOUR,
       mft_reissue_seconds: 8 * HOUR,

@@ -92,4 +92,14 @@ const m003: Migration = {
   `,
 }
 
-export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003]
+/** SQLite's migration 7 (issue 22): self-service publishers are flagged; usage is read from an index. */
+const m004: Migration = {
+  version: 4,
+  name: 'pubd-self-service',
+  sql: `
+    ALTER TABLE pubd_publishers ADD COLUMN self_service integer NOT NULL DEFAULT 0;
+    CREATE INDEX pubd_objects_usage ON pubd_objects(publisher, size);
+  `,
+}
+
+export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004]

@@ -8,9 +8,10 @@ import { m003 } from './003-ca.js'
 import { m004 } from './004-tasks.js'
 import { m005 } from './005-pubd-replay.js'
 import { m006 } from './006-ca-rows.js'
+import { m007 } from './007-pubd-self-service.js'
 
 import type { Migration } from './migration.js'
 
 export type { Migration } from './migration.js'
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007]
