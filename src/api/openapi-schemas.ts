@@ -302,6 +302,8 @@ const pubd: Record<string, Schema> = {
     id_cert: ref('IdCertInfo'),
     base_uri: str('rsync jail of the publisher'),
     current_files: arr(obj('A file', { uri: str('rsync URI'), base64: base64('Content') })),
+    self_service: { type: 'boolean', description: 'Registered through the testbed self-service (its quota is the self-service one)' },
+    quota: obj('What it may hold', { objects: int('Objects'), bytes: int('Bytes in total'), object_bytes: int('Bytes of its largest object') }),
   }),
   PublisherStatsJson: obj('Statistics of one publisher', {
     objects: int('Number of objects'),

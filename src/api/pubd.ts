@@ -38,6 +38,9 @@ export interface PublisherDetails {
   id_cert: IdCertInfo
   base_uri: string
   current_files: { uri: string; base64: string }[]
+  /** Registered through the testbed self-service; what it may hold (as in the stats). */
+  self_service: boolean
+  quota: { objects: number; bytes: number; object_bytes: number }
 }
 
 export interface PublisherStatsJson {

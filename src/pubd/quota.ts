@@ -83,7 +83,7 @@ export function quotaProblems(publisher: string, pdus: readonly Pdu[], delta: Us
   const errors: ReportError[] = []
   const max = limits.publisher.objectBytes
   for (const pdu of pdus) {
-    if (pdu.type === 'publish' && pdu.content.length > max) errors.push(reportError('pub-quota-exceeded', `RFC 8181 §2.5: the object at ${pdu.uri} has ${pdu.content.length} bytes, more than the ${max} bytes an object of publisher '${publisher}' may have; nothing was changed`, pdu))
+    if (pdu.type === 'publish' && pdu.content.length > max) errors.push(reportError('pub-quota-exceeded', `RFC 8181 §2.5: the object at ${pdu.uri} has ${pdu.content.length} bytes, more than the quota of ${max} bytes for one object of publisher '${publisher}'; nothing was changed`, pdu))
   }
   if (delta.objects <= 0 && delta.bytes <= 0) return errors // shrinking is always allowed: no need to read the usage
   const u = used()

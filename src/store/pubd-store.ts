@@ -172,6 +172,8 @@ export class SqlitePubdStore implements PubdStore {
       const drop = this.db.prepare('DELETE FROM rrdp_deltas WHERE serial = ?')
       for (const s of dropDeltas) drop.run(s)
     })
+    // Withdrawn objects are out of RRDP now: their freed pages may go (issue 22: the data dir shrinks after withdrawals).
+    this.db.reclaim?.()
   }
 
   /** Start a new session: no deltas; the changes `consumed` (the seqs read) are in its first snapshot. */

@@ -25,7 +25,7 @@ import { Problems, type Problem, type ProblemJson } from './problems.js'
 import { publishedManifests, repoStats } from './repo-stats.js'
 import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
 import type { PublishObserver } from './publish-latency.js'
-import { messageOverQuota, rfc8181MessageLimit, UNLIMITED } from './publisher-quotas.js'
+import { messageOverQuota, publisherQuotaJson, rfc8181MessageLimit, UNLIMITED } from './publisher-quotas.js'
 import { openRrdpFile, type RrdpFile } from './rrdp-files.js'
 import type { SafetyFloor } from './safety-floor.js'
 
@@ -154,7 +154,7 @@ export class PublicationService {
   pubdPublisherShow(handle: string): PublisherDetails {
     const p = this.publisher(pathHandle(handle))
     const files = this.store.objectsWithContent(p.handle).map((o) => ({ uri: o.uri, base64: toBase64(o.content) }))
-    return { handle: p.handle, id_cert: idCertInfo(p.idCert), base_uri: p.baseUri, current_files: files }
+    return { handle: p.handle, id_cert: idCertInfo(p.idCert), base_uri: p.baseUri, current_files: files, ...publisherQuotaJson(this.d.config.quotas, p.selfService === true) }
   }
 
   pubdPublisherRemove(handle: string): void {

@@ -22,6 +22,12 @@ export function messageOverQuota(store: PubdStore, quotas: QuotaSettings | undef
   return quotaProblems(h, pdus, delta, () => store.quotaUsage(h), limitsFor(quotas, publisher.selfService === true))
 }
 
+/** What `publishers show` and `publishers stats` say of a publisher's quota (api/pubd.ts). */
+export function publisherQuotaJson(quotas: QuotaSettings | undefined, selfService: boolean): { self_service: boolean; quota: { objects: number; bytes: number; object_bytes: number } } {
+  const l = limitsFor(quotas ?? UNLIMITED, selfService).publisher
+  return { self_service: selfService, quota: { objects: l.objects, bytes: l.bytes, object_bytes: l.objectBytes } }
+}
+
 /** The most bytes of an RFC 8181 message from `handle` worth reading; an unknown publisher gets the self-service limit. */
 export function rfc8181MessageLimit(store: PubdStore, quotas: QuotaSettings | undefined, handle: string): number {
   return quotas ? messageLimit(limitsFor(quotas, store.publisher(handle)?.selfService ?? true).publisher) : Number.MAX_SAFE_INTEGER

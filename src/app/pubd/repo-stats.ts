@@ -1,9 +1,10 @@
 /** The publication server as the JSON API shows it (krill-reference.md §1.1 "pubserver server stats"). */
-import type { PublisherStatsJson, RepoStats, SharedQuotaJson } from '../../api/pubd.js'
+import type { RepoStats, SharedQuotaJson } from '../../api/pubd.js'
 import { decodeManifest } from '../../objects/manifest.js'
-import { limitsFor, type QuotaSettings, type Usage } from '../../pubd/quota.js'
+import type { QuotaSettings, Usage } from '../../pubd/quota.js'
 import type { PubdStore, PublisherStats, RrdpState } from '../../store/interfaces.js'
 import type { ProblemJson } from './problems.js'
+import { publisherQuotaJson } from './publisher-quotas.js'
 
 /** What the stats are made of: per-publisher counts, the RRDP state, the output problems, and the two base URIs. */
 export interface RepoStatsInput {
@@ -19,7 +20,7 @@ export interface RepoStatsInput {
 export function repoStats(s: RepoStatsInput, manifests: (handle: string) => ManifestTimes[]): RepoStats {
   const problemOf = (handle: string) => s.problems.find((p) => p.label === 'sys-rsync-publisher' && p.args.publisher === handle) ?? null
   return {
-    publishers: Object.fromEntries(s.publishers.map((p) => [p.handle, { objects: p.objects, size: p.size, last_update: p.lastPublish ?? null, manifests: manifests(p.handle), problem: problemOf(p.handle), self_service: p.selfService, quota: quotaJson(s.quotas, p.selfService) }])),
+    publishers: Object.fromEntries(s.publishers.map((p) => [p.handle, { objects: p.objects, size: p.size, last_update: p.lastPublish ?? null, manifests: manifests(p.handle), problem: problemOf(p.handle), ...publisherQuotaJson(s.quotas, p.selfService) }])),
     session: s.rrdp.session,
     serial: s.rrdp.serial,
     last_update: s.rrdp.updated,
@@ -29,11 +30,6 @@ export function repoStats(s: RepoStatsInput, manifests: (handle: string) => Mani
     quota: shared(s.quotas.total, s.publishers),
     self_service_quota: shared(s.quotas.selfServiceTotal, s.publishers.filter((p) => p.selfService)),
   }
-}
-
-function quotaJson(q: QuotaSettings, selfService: boolean): PublisherStatsJson['quota'] {
-  const l = limitsFor(q, selfService).publisher
-  return { objects: l.objects, bytes: l.bytes, object_bytes: l.objectBytes }
 }
 
 function shared(limit: Usage, publishers: PublisherStats[]): SharedQuotaJson {

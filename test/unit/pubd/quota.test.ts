@@ -56,7 +56,7 @@ t.test('a publisher: objects, bytes and the largest object are each a limit; the
   const big = publish('big.roa', blob(4_001))
   const large = verdict(new Map(), [big]).errors
   t.equal(large.length, 1)
-  t.match(large[0]!.text, /has 4001 bytes, more than the 4000 bytes an object of publisher 'pub1' may have/)
+  t.match(large[0]!.text, /has 4001 bytes, more than the quota of 4000 bytes for one object of publisher 'pub1'/)
   t.equal(large[0]!.failedPdu, big, 'the oversized PDU is named (RFC 8181 §2.5 failed_pdu)')
 })
 
@@ -76,7 +76,7 @@ t.test('the whole server and the self-service publishers together are limits too
   t.match(ss.map((e) => e.text), [/the self-service publishers together would hold 5500 bytes, more than its quota of 5000/])
   t.same(verdict(new Map(), [publish('a.roa', blob(1_000))], { selfService: { objects: 2, bytes: 4_500 } }, false).errors, [], 'an operator-added publisher is not counted against the self-service quota')
   const selfLarge = verdict(new Map(), [publish('a.roa', blob(1_501))], {}, true).errors
-  t.match(selfLarge.map((e) => e.text), [/more than the 1500 bytes/], 'a self-service publisher has its own, smaller, limits')
+  t.match(selfLarge.map((e) => e.text), [/more than the quota of 1500 bytes for one object/], 'a self-service publisher has its own, smaller, limits')
 })
 
 t.test('the most bytes of a message worth reading follow the quota: far below 32 MiB for a self-service publisher', async (t) => {
