@@ -70,8 +70,8 @@ export class SqlitePubdStore implements PubdStore {
     return row && Number(row.size)
   }
 
-  /** What the quota rule reads (pubd/quota.ts): the usage of `publisher`, of all self-service publishers, of all. */
-  quotaUsage(publisher: string): QuotaUsage {
+  /** What the quota rule reads (pubd/quota.ts): the usage of `publisher` and of all self-service publishers. */
+  quotaUsage(publisher: string): Omit<QuotaUsage, 'total'> {
     const usage = (sql: string, ...args: string[]): Usage => {
       const r = this.db.prepare(sql).get(...args) as { n: number | string; b: number | string | null }
       return { objects: Number(r.n), bytes: Number(r.b ?? 0) }
@@ -79,8 +79,13 @@ export class SqlitePubdStore implements PubdStore {
     return {
       publisher: usage('SELECT count(*) AS n, sum(size) AS b FROM pubd_objects WHERE publisher = ?', publisher),
       selfService: usage('SELECT count(*) AS n, sum(o.size) AS b FROM pubd_publishers p JOIN pubd_objects o ON o.publisher = p.handle WHERE p.self_service = 1'),
-      total: usage('SELECT count(*) AS n, sum(size) AS b FROM pubd_objects'),
     }
+  }
+
+  /** The usage of the whole server (a scan of the usage index: about 20 ms at 100,000 objects). */
+  totalUsage(): Usage {
+    const r = this.db.prepare('SELECT count(*) AS n, sum(size) AS b FROM pubd_objects').get() as { n: number | string; b: number | string | null }
+    return { objects: Number(r.n), bytes: Number(r.b ?? 0) }
   }
 
   /** True when some other publisher holds `uri` (impossible with disjoint jails; a defensive check). */

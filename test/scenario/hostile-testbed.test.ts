@@ -110,6 +110,8 @@ t.test('an anonymous publisher fills its quota and no more: refusals change noth
   // A message larger than the publisher's quota could accept is not even read (it was 32 MiB for everyone).
   const huge = await anon[1]!.post(new Uint8Array(1024 * 1024))
   t.equal(huge.status, 413, `a 1 MiB message from a self-service publisher: 413 (${huge.body.slice(0, 120)})`)
+  const opHuge = await oppub.post(new Uint8Array(1024 * 1024))
+  t.equal(opHuge.status, 200, "the same from the operator's publisher is read (and refused as no CMS, in a signed reply)")
 
   // Use against quota, in the stats (JSON and text) and in publishers show.
   const s = await stats(d)

@@ -272,7 +272,7 @@ export class PublicationService {
     const held = { hash: (uri: string) => this.store.objectHash(handle, uri), under: (dir: string) => this.store.objectsUnder(handle, dir) }
     const plan = planDelta(query.pdus, publisher.baseUri, held, sha256Hex)
     if (!plan.ok) return { type: 'error_reply', errors: plan.errors }
-    const over = messageOverQuota(this.store, this.d.config.quotas, publisher, query.pdus, plan.changes)
+    const over = messageOverQuota(this.store, this.d.config.quotas, publisher, query.pdus, plan.changes, this.d.now())
     if (over.length) return { type: 'error_reply', errors: over }
     if (plan.changes.length || replay) {
       let seq: number | undefined
