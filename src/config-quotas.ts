@@ -39,8 +39,9 @@ export const QUOTA_OPTIONS = {
 /**
  * A real CA fits the publisher defaults with room: a CA with thousands of ROAs or children holds a few MB (a
  * certificate or ROA is 1.5–2.5 KB; a manifest listing 10,000 files about 0.7 MB, under the 1 MiB largest object).
- * A self-service publisher (a test CA) gets a hundredth; all of them together 64 MiB, so an anonymous client can
- * grow the data dir by a bounded amount only.
+ * A self-service publisher (a test CA) gets a hundredth; all of them together 16 MiB, so that anonymous clients can
+ * grow the data dir by a bounded amount only: the object bytes are held about seven times over (the database, the
+ * RRDP snapshot and deltas with their gzip copies, the rsync tree), so about 120 MB at most.
  */
 export function quotaDefaults(): QuotaConfig {
   return {
@@ -53,7 +54,7 @@ export function quotaDefaults(): QuotaConfig {
     self_service_quota_bytes: MIB,
     self_service_quota_object_bytes: 256 * 1024,
     self_service_quota_total_objects: 2_000,
-    self_service_quota_total_bytes: 64 * MIB,
+    self_service_quota_total_bytes: 16 * MIB,
   }
 }
 
