@@ -95,7 +95,8 @@ export class TestbedService {
   /** DELETE /testbed/children/{child}: a child of `testbed` the self-service registered, never a CA of this svcd. */
   async testbedChildRemove(child: string): Promise<void> {
     this.requireEnabled()
-    const c = this.d.commands.state(TESTBED_HANDLE).children[child]
+    const children = this.d.commands.state(TESTBED_HANDLE).children
+    const c = Object.hasOwn(children, child) ? children[child] : undefined // never a property of Object.prototype
     if (!c) throw new AppError('ca-child-unknown', { ca: TESTBED_HANDLE, child })
     const local = this.localCaWithIdentity(c.idCert)
     if (local) throw new AppError('testbed-not-self-service', { handle: child, reason: `child '${child}' of testbed is CA '${local}' of this svcd (its identity certificate); remove it with the token` })

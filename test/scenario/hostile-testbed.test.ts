@@ -150,6 +150,7 @@ t.test('the self-service removes only what it registered; reserved and squatted 
   refused(t, await call(d, 'DELETE', 'testbed/publishers/oppub'), 403, 'testbed-not-self-service', 'a publisher the operator added')
   refused(t, await call(d, 'DELETE', 'testbed/publishers/ca1'), 403, 'testbed-not-self-service', "a local CA's publisher")
   refused(t, await call(d, 'DELETE', 'testbed/children/nobody'), 404, 'ca-child-unknown', 'an unknown child')
+  refused(t, await call(d, 'DELETE', 'testbed/children/__proto__'), 404, 'ca-child-unknown', 'a child named like a property of every object')
 
   // Reserved handles: the testbed's own CAs and every CA of this svcd.
   const kid = new TestChild('x')
