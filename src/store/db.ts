@@ -96,6 +96,8 @@ export class Db implements SqlDb {
     const free = this.raw.pragma('freelist_count', { simple: true }) as number
     if (free < minPages) return 0
     this.raw.pragma('incremental_vacuum')
+    // The file shrinks when the WAL is checkpointed: now, as far as readers allow (else at a later auto-checkpoint).
+    this.raw.pragma('wal_checkpoint(PASSIVE)')
     return free
   }
 
