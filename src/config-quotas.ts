@@ -40,8 +40,9 @@ export const QUOTA_OPTIONS = {
  * A real CA fits the publisher defaults with room: a CA with thousands of ROAs or children holds a few MB (a
  * certificate or ROA is 1.5–2.5 KB; a manifest listing 10,000 files about 0.7 MB, under the 1 MiB largest object).
  * A self-service publisher (a test CA) gets a hundredth; all of them together 16 MiB, so that anonymous clients can
- * grow the data dir by a bounded amount only: the object bytes are held about seven times over (the database, the
- * RRDP snapshot and deltas with their gzip copies, the rsync tree), so about 120 MB at most.
+ * grow the data dir by a bounded amount only. The data dir holds object bytes several times over (the database, the
+ * RRDP snapshot and deltas with gzip copies, superseded snapshots until the next serial's cleanup, the rsync trees):
+ * 16 MiB published in 256 KiB objects grew it by 140-190 MB at the peak.
  */
 export function quotaDefaults(): QuotaConfig {
   return {
