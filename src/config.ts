@@ -5,104 +5,13 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
+import { QUOTA_OPTIONS, quotaDefaults, SELF_SERVICE_OPTIONS, selfServiceDefaults } from './config-quotas.js'
 import { parseStorageUri } from './util/storage-uri.js'
 import { parseUri } from './util/uri.js'
 
-export type HttpsMode = 'generate' | 'existing' | 'disable'
-export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
-export type LogType = 'stderr' | 'file'
-/** How log lines are written: 'auto' is text on a terminal, JSON otherwise (log.ts logFormat). */
-export type LogFormat = 'auto' | 'json' | 'text'
+import type { HttpsMode, LogLevel, LogType, LogFormat, Config, RepositoryConfig, TestbedConfig, TimingConfig } from './config-types.js'
 
-/** Every option, with the TOML names (the config file is a wire format; style.md §6). */
-export interface Config {
-  data_dir: string
-  /** Where the state is kept (util/storage-uri.ts); undefined: SQLite in the data directory. */
-  storage_uri: string | undefined
-  /** With PostgreSQL: the file holding the key that seals private keys in the database (store/kek.ts). */
-  key_encryption_key_file: string | undefined
-  /** Several instances on one PostgreSQL database: this instance's name (default <host>:<port>), the leader's lease, and how often the others copy its RRDP serials. */
-  instance_id: string | undefined
-  cluster_lease_seconds: number
-  cluster_poll_ms: number
-  ip: string
-  port: number
-  https_mode: HttpsMode
-  tls_cert: string | undefined
-  tls_key: string | undefined
-  service_uri: string
-  admin_token: string | undefined
-  log_level: LogLevel
-  log_type: LogType
-  log_format: LogFormat
-  log_file: string
-  pid_file: string | undefined
-  post_limit_api: number
-  /** The ROA delta routes (POST …/routes, …/routes/analysis/dryrun): 50,000 and more authorisations in one delta. */
-  post_limit_api_routes: number
-  post_limit_rfc6492: number
-  post_limit_rfc8181: number
-  key_pool_size: number
-  /** BGP announcements for the ROA analysis: RIPE RIS whois dumps (krill-reference.md §2 `bgp_riswhois_*`). */
-  bgp_riswhois_enabled: boolean
-  /** http(s):// or file:// URLs, or file paths; gzip or plain; '' leaves the family out. */
-  bgp_riswhois_v4_uri: string
-  bgp_riswhois_v6_uri: string
-  bgp_riswhois_refresh_seconds: number
-  /** Route origins seen by fewer RIS peers are left out (Krill: 6). */
-  bgp_riswhois_min_peers: number
-  /** Bytes of one RIS dump after decompression, at most (a gzip bomb or a runaway source is cut off there). */
-  bgp_riswhois_max_bytes: number
-  /** GET /metrics without the token (Krill serves it unauthenticated; svcd asks for the token by default). */
-  metrics_public: boolean
-  /** Leave out every per-CA and per-publisher series of /metrics (Krill's metrics_hide_* options, #654). */
-  metrics_hide_details: boolean
-  repository: RepositoryConfig
-  testbed: TestbedConfig
-  timing: TimingConfig
-}
-
-export interface RepositoryConfig {
-  enabled: boolean
-  rrdp_base_uri: string | undefined
-  rsync_base_uri: string | undefined
-  rsync_daemon: 'auto' | 'off'
-  rrdp_delta_files_min_nr: number
-  rrdp_delta_files_min_seconds: number
-  rrdp_delta_files_max_nr: number
-  rrdp_delta_files_max_seconds: number
-  rrdp_delta_interval_min_seconds: number
-  rsync_tree_grace_seconds: number
-  rsync_trees_max: number
-  safety_min_objects: number
-  safety_max_shrink_percent: number
-  /** An acknowledged change missing from RRDP or the rsync tree after this long is a problem (GET /ready, issues). */
-  output_lag_max_seconds: number
-}
-
-export interface TestbedConfig {
-  enabled: boolean
-  /** Testbed self-service (/testbed/…, unauthenticated): requests a minute per source address, also the burst. */
-  self_service_per_minute: number
-  /** TA key roll (RFC 9691): how long the previous key stays published after `svcc ta keyroll activate`. */
-  ta_keyroll_old_key_seconds: number
-}
-
-export interface TimingConfig {
-  mft_next_update_seconds: number
-  mft_reissue_seconds: number
-  roa_valid_seconds: number
-  roa_reissue_before_seconds: number
-  child_cert_valid_seconds: number
-  child_cert_reissue_before_seconds: number
-  parent_refresh_seconds: number
-  parent_refresh_jitter_seconds: number
-  retry_seconds: number
-  roa_aggregate_threshold: number
-  roa_deaggregate_threshold: number
-  /** Suspend a child that has not contacted its parent for this long (0: never; Krill's suspend_child_after_inactive_hours). */
-  suspend_child_after_inactive_seconds: number
-}
+export type { HttpsMode, LogLevel, LogType, LogFormat, Config, RepositoryConfig, TestbedConfig, TimingConfig } from './config-types.js'
 
 /** A start-up configuration problem; the message names the key and the file. */
 export class ConfigError extends Error {
@@ -189,11 +98,13 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
     safety_min_objects: { kind: 'integer', min: 0 },
     safety_max_shrink_percent: { kind: 'integer', min: 0, max: 100 },
     output_lag_max_seconds: { kind: 'integer', min: 1 },
+    ...QUOTA_OPTIONS,
   },
   testbed: {
     enabled: { kind: 'boolean' },
     self_service_per_minute: { kind: 'integer', min: 1, max: 100000 },
     ta_keyroll_old_key_seconds: { kind: 'integer', min: 0 },
+    ...SELF_SERVICE_OPTIONS,
   },
   timing: {
     mft_next_update_seconds: { kind: 'integer', min: 60 },
@@ -281,8 +192,9 @@ export function defaults(): Config {
       safety_min_objects: 0,
       safety_max_shrink_percent: 100,
       output_lag_max_seconds: 90,
+      ...quotaDefaults(),
     },
-    testbed: { enabled: false, self_service_per_minute: 20, ta_keyroll_old_key_seconds: 30 * 86400 },
+    testbed: { enabled: false, self_service_per_minute: 20, ta_keyroll_old_key_seconds: 30 * 86400, ...selfServiceDefaults() },
     timing: {
       mft_next_update_seconds: 24 * HOUR,
       mft_reissue_seconds: 8 * HOUR,

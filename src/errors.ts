@@ -88,6 +88,12 @@ export const CATALOGUE = {
   'pub-uri-no-slash': { status: 400, msg: "Base URI '{uri}' must end with '/'" },
   'pub-repo-not-initialized': { status: 400, msg: 'The publication server is not enabled' },
   'pub-request-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 publisher request: {reason}' },
+  'pub-quota-exceeded': { status: 400, msg: "Publisher '{publisher}' would exceed its quota: {reason}" },
+  // testbed-*: the unauthenticated testbed self-service (/testbed/…)
+  'testbed-handle-reserved': { status: 400, msg: "The handle '{handle}' is reserved: {reason}" },
+  'testbed-not-self-service': { status: 403, msg: "'{handle}' was not registered through the testbed self-service: {reason}" },
+  'testbed-registrations-full': { status: 403, msg: 'The testbed takes at most {max} self-service {what}; remove one first' },
+  'api-rate-limited-total': { status: 429, msg: 'Too many self-service requests from all addresses together (at most {limit} a minute): retry in {retry_after} seconds' },
   'repo-not-set': { status: 400, msg: "CA '{ca}' has no repository configured" },
   // protocol messages
   'rfc-8183-xml': { status: 400, msg: 'Invalid RFC 8183 XML: {reason}' },

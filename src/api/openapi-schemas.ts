@@ -302,6 +302,8 @@ const pubd: Record<string, Schema> = {
     id_cert: ref('IdCertInfo'),
     base_uri: str('rsync jail of the publisher'),
     current_files: arr(obj('A file', { uri: str('rsync URI'), base64: base64('Content') })),
+    self_service: { type: 'boolean', description: 'Registered through the testbed self-service (its quota is the self-service one)' },
+    quota: obj('What it may hold', { objects: int('Objects'), bytes: int('Bytes in total'), object_bytes: int('Bytes of its largest object') }),
   }),
   PublisherStatsJson: obj('Statistics of one publisher', {
     objects: int('Number of objects'),
@@ -309,7 +311,10 @@ const pubd: Record<string, Schema> = {
     last_update: nullable(time('Last publication')),
     manifests: arr(obj('A manifest', { uri: str('rsync URI'), this_update: time('thisUpdate'), next_update: time('nextUpdate') })),
     problem: nullable(ref('ErrorBody')),
+    self_service: { type: 'boolean', description: 'Registered through the testbed self-service (its quota is the self-service one)' },
+    quota: obj('What it may hold', { objects: int('Objects'), bytes: int('Bytes in total'), object_bytes: int('Bytes of its largest object') }),
   }),
+  SharedQuotaJson: obj('A quota shared by several publishers, and what they use of it', { objects: int('Objects allowed'), bytes: int('Bytes allowed'), used_objects: int('Objects held'), used_bytes: int('Bytes held') }),
   RepoStats: obj('Publication server statistics', {
     publishers: map(ref('PublisherStatsJson'), 'By publisher handle'),
     session: str('RRDP session id'),
@@ -318,6 +323,8 @@ const pubd: Record<string, Schema> = {
     rsync_base: str('rsync base URI'),
     rrdp_base: str('RRDP base URI'),
     problems: arr(ref('ErrorBody'), 'What keeps RRDP or the rsync tree from holding everything accepted, with the reasons (args.reason)'),
+    quota: ref('SharedQuotaJson'),
+    self_service_quota: ref('SharedQuotaJson'),
   }),
 }
 

@@ -38,6 +38,9 @@ export interface PublisherDetails {
   id_cert: IdCertInfo
   base_uri: string
   current_files: { uri: string; base64: string }[]
+  /** Registered through the testbed self-service; what it may hold (as in the stats). */
+  self_service: boolean
+  quota: { objects: number; bytes: number; object_bytes: number }
 }
 
 export interface PublisherStatsJson {
@@ -47,6 +50,18 @@ export interface PublisherStatsJson {
   manifests: { uri: string; this_update: string; next_update: string }[]
   /** Why the rsync tree holds old files of this publisher (sys-rsync-publisher), or null. */
   problem: ErrorBody | null
+  /** Registered through the testbed self-service (its quota is the self-service one). */
+  self_service: boolean
+  /** What it may hold (issue 22): objects, bytes, and bytes of its largest object. */
+  quota: { objects: number; bytes: number; object_bytes: number }
+}
+
+/** A quota shared by several publishers, and what they use of it. */
+export interface SharedQuotaJson {
+  objects: number
+  bytes: number
+  used_objects: number
+  used_bytes: number
 }
 
 export interface RepoStats {
@@ -58,6 +73,9 @@ export interface RepoStats {
   rrdp_base: string
   /** What keeps RRDP or the rsync tree from holding everything accepted (as GET /ready, with the reasons). */
   problems: ErrorBody[]
+  /** The whole publication server's quota and use; and of all self-service publishers together. */
+  quota: SharedQuotaJson
+  self_service_quota: SharedQuotaJson
 }
 
 export function isPublisherRequestJson(v: unknown): string | undefined {

@@ -33,7 +33,7 @@ export function child(s: CaState, handle: string): ChildInfo {
 export function processChildAdd(s: CaState, c: Extract<CaCommand, { type: 'child-add' }>): CaEvent[] {
   if (s.children[c.handle]) throw new AppError('ca-child-duplicate', { ca: s.handle, child: c.handle })
   const resources = checkChildResources(s, c.handle, c.resources)
-  return [{ type: 'child-added', handle: c.handle, idCert: c.idCert, resources }]
+  return [{ type: 'child-added', handle: c.handle, idCert: c.idCert, resources, ...(c.selfService ? { selfService: true as const } : {}) }]
 }
 
 /** Update resources (a full replacement) and/or the id certificate; certificates beyond the new entitlement shrink. */

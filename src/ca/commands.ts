@@ -32,7 +32,7 @@ export type CaCommand =
   | { type: 'certificate-request'; className: string; keyId: string }
   | { type: 'certificate-receive'; parent: string; className: string; keyId: string; cert: string; uri: string }
   | { type: 'key-revoked'; parent: string; className: string; keyId: string }
-  | { type: 'child-add'; handle: string; idCert: string; resources: ResourceSetText }
+  | { type: 'child-add'; handle: string; idCert: string; resources: ResourceSetText; selfService?: true }
   | { type: 'child-update'; handle: string; idCert?: string; resources?: ResourceSetText }
   | { type: 'child-remove'; handle: string }
   | { type: 'child-certify'; handle: string; className: string; csr: string; limit?: Partial<ResourceSetText> }

@@ -22,7 +22,7 @@ export type CaEvent =
   | { type: 'resource-class-removed'; name: string }
   | { type: 'certificate-requested'; className: string; keyId: string; time: string }
   | { type: 'certificate-received'; className: string; keyId: string; cert: IncomingCert }
-  | { type: 'child-added'; handle: string; idCert: string; resources: ResourceSetText }
+  | { type: 'child-added'; handle: string; idCert: string; resources: ResourceSetText; selfService?: true }
   | { type: 'child-resources-updated'; handle: string; resources: ResourceSetText }
   | { type: 'child-id-cert-updated'; handle: string; idCert: string }
   | { type: 'child-removed'; handle: string }
@@ -103,7 +103,7 @@ function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
       }
       return
     case 'child-added':
-      s.children[e.handle] = { handle: e.handle, idCert: e.idCert, resources: e.resources, issued: {} }
+      s.children[e.handle] = { handle: e.handle, idCert: e.idCert, resources: e.resources, issued: {}, ...(e.selfService ? { selfService: true as const } : {}) }
       return
     case 'child-resources-updated':
       s.children[e.handle].resources = e.resources

@@ -96,6 +96,8 @@ export interface ChildInfo {
   issued: Record<string, IssuedCert>
   /** Suspended (inactive, or by an operator): its certificates are not published. Absent when active. */
   suspended?: true
+  /** Registered through the testbed self-service (/testbed/children, no token): only it may be removed that way. */
+  selfService?: true
 }
 
 /** Stored in the CA snapshot. */

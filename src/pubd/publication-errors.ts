@@ -21,6 +21,9 @@ export const REPORT_ERROR_CODE_OF = {
   'rfc8181-no-object-matching-hash': 'no_object_matching_hash',
   // RFC 8181 §2.5: the objects would leave a state the repository cannot hold (a file where a directory must be).
   'rfc8181-consistency-problem': 'consistency_problem',
+  // A quota (pubd/quota.ts): the message is well-formed, signed and inside the jail (so neither xml_error nor
+  // permission_failure), the objects are consistent; RFC 8181 §2.5 has no code for a resource limit: other_error.
+  'pub-quota-exceeded': 'other_error',
   // Our own failures: nothing was changed, the publisher may retry.
   'sys-storage-full': 'other_error',
   'sys-storage-io': 'other_error',

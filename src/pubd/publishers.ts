@@ -14,6 +14,8 @@ export interface Publisher {
   created: string
   /** ISO 8601 time of the last accepted publish or withdraw, if any. */
   lastPublish?: string
+  /** Registered anonymously through the testbed self-service (/testbed/publishers): its tighter quota applies. */
+  selfService?: true
 }
 
 /** The rsync jail of a publisher (RFC 8183 §5.2.4 sia_base): base URI + handle + '/'. */

@@ -27,6 +27,9 @@ export class Db implements SqlDb {
       // The database holds the whole state: readable by the svcd user only (WAL and SHM files inherit the mode).
       if (path !== ':memory:' && !existsSync(path)) closeSync(openSync(path, 'w', 0o600))
       raw = new Database(path)
+      // Issue 22: pages freed by deleting large objects go back to the file system (reclaim()); this takes effect on a
+      // new database only (an existing one keeps its mode: converting it needs a VACUUM, a full rewrite).
+      raw.pragma('auto_vacuum = INCREMENTAL')
       raw.pragma('journal_mode = WAL')
       raw.pragma('synchronous = FULL')
       raw.pragma('foreign_keys = ON')
@@ -82,6 +85,20 @@ export class Db implements SqlDb {
 
   close(): void {
     if (this.raw.open) this.raw.close()
+  }
+
+  /**
+   * Give the pages freed by deletions back to the file system once at least `minPages` are free (auto_vacuum =
+   * INCREMENTAL, a database created by this version on); the number of pages given back. Outside a transaction only.
+   */
+  reclaim(minPages = 256): number {
+    if (this.raw.inTransaction || this.raw.pragma('auto_vacuum', { simple: true }) !== 2) return 0
+    const free = this.raw.pragma('freelist_count', { simple: true }) as number
+    if (free < minPages) return 0
+    this.raw.pragma('incremental_vacuum')
+    // The file shrinks when the WAL is checkpointed: now, as far as readers allow (else at a later auto-checkpoint).
+    this.raw.pragma('wal_checkpoint(PASSIVE)')
+    return free
   }
 
   private migrate(migrations: readonly Migration[]): void {

@@ -10,6 +10,7 @@ import type { AggregateStore, StoredCommand } from '../eventsourcing.js'
 import type { ContentChange } from '../pubd/content.js'
 import type { Publisher } from '../pubd/publishers.js'
 import type { ReplayState } from '../protocol/replay.js'
+import type { QuotaUsage, Usage } from '../pubd/quota.js'
 
 export type { KeyStore } from '../crypto/signer.js'
 
@@ -161,6 +162,8 @@ export interface PublisherStats {
   objects: number
   size: number
   lastPublish: string | undefined
+  /** Registered through the testbed self-service (its quota is the self-service one). */
+  selfService: boolean
 }
 
 /** The publication server: publishers, their current objects, the changes not yet in RRDP, and the RRDP state. */
@@ -172,6 +175,12 @@ export interface PubdStore {
   removePublisher(handle: string): number
   /** The hash of the object at `uri` if `publisher` holds it. */
   objectHash(publisher: string, uri: string): string | undefined
+  /** The size in bytes of the object at `uri` if `publisher` holds it. */
+  objectSize(publisher: string, uri: string): number | undefined
+  /** The usage the quota rule reads: of `publisher` and of all self-service publishers together. */
+  quotaUsage(publisher: string): Omit<QuotaUsage, 'total'>
+  /** The usage of the whole server. */
+  totalUsage(): Usage
   /** True when some other publisher holds `uri` (impossible with disjoint jails; a defensive check). */
   heldByOther(publisher: string, uri: string): boolean
   /** The URIs `publisher` holds under the directory URI `dir` (ending in '/'), in order. */

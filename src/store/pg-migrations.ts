@@ -101,4 +101,14 @@ const m004: Migration = {
   `,
 }
 
-export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004]
+/** SQLite's migration 8 (issue 22): self-service publishers are flagged; usage is read from an index. */
+const m005: Migration = {
+  version: 5,
+  name: 'pubd-self-service',
+  sql: `
+    ALTER TABLE pubd_publishers ADD COLUMN self_service integer NOT NULL DEFAULT 0;
+    CREATE INDEX pubd_objects_usage ON pubd_objects(publisher, size);
+  `,
+}
+
+export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005]

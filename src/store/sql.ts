@@ -32,6 +32,8 @@ export interface SqlDb {
   /** The schema version (the highest migration applied). */
   version(): number
   close(): void
+  /** SQLite: give freed pages back to the file system when many are free (db.ts); PostgreSQL's autovacuum needs none. */
+  reclaim?(): number
 }
 
 /** Thrown when the database cannot be opened or migrated, or a write fails. */

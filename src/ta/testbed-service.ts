@@ -3,8 +3,14 @@
  * CA `ta` (self-signed, all resources) and CA `testbed` under it are created once, certified and published before
  * svcd answers /health; the TAL is served from the TA's state (its certificates: ta-keyroll-service.ts). The testbed self-service
  * (krill:src/daemon/http/dispatch/testbed.rs) registers children of CA `testbed` through the ChildService and
- * publishers through the PublicationService, with the same checks and errors as the authenticated API; it removes
- * only children of `testbed` and publishers that are not CAs of this svcd (their own embedded publishers).
+ * publishers through the PublicationService, with the same checks and errors as the authenticated API, flagged as
+ * self-service (issue 22): they get the self-service quota, at most `[testbed] self_service_children_max` and
+ * `self_service_publishers_max` of them are kept, and the self-service removes only what it registered, never a CA
+ * of this svcd (recognised by its identity certificate, whatever URI it reached its parent by). Handles: `ta`,
+ * `testbed` and every CA's handle are reserved (testbed-handle-reserved); the other way round, the operator's
+ * registration of a handle a self-service one holds (a CA's embedded publisher, a child added with the token) takes
+ * it over, so an anonymous registration never blocks `svcc add` (app/pubd/publication-service.ts publisherAdd,
+ * app/ca/child-service.ts caChildAdd).
  */
 import type { CaCommands } from '../app/ca/ca-commands.js'
 import type { CaPublisher } from '../app/ca/ca-publisher.js'
@@ -36,8 +42,12 @@ export interface TestbedServiceDeps {
   /** `[testbed] enabled`: without it the self-service answers 404. */
   enabled: boolean
   /** The embedded publication server (the testbed needs it). */
-  pub: Pick<PublicationService, 'pubdPublisherAdd' | 'pubdPublisherRemove'> | undefined
+  pub: SelfServiceRepository | undefined
+  /** `[testbed] self_service_children_max` and `self_service_publishers_max`. */
+  caps: { children: number; publishers: number }
 }
+
+type SelfServiceRepository = Pick<PublicationService, 'pubdPublisherAdd' | 'pubdPublisherRemove' | 'findPublisher' | 'store'>
 
 export class TestbedService {
   constructor(private readonly d: TestbedServiceDeps) {}
@@ -73,46 +83,68 @@ export class TestbedService {
     return this.d.enabled && this.d.commands.exists(TESTBED_HANDLE)
   }
 
-  /** POST /testbed/children: a child of CA `testbed`, as POST /api/v1/cas/testbed/children adds one. */
+  /** POST /testbed/children: a self-service child of CA `testbed`, as POST /api/v1/cas/testbed/children adds one. */
   testbedChildAdd(body: AddChildJson): Promise<ParentResponseJson> {
     this.requireEnabled()
-    return this.d.children.caChildAdd(TESTBED_HANDLE, body)
+    this.reserved(body.handle, 'child')
+    const children = Object.values(this.d.commands.state(TESTBED_HANDLE).children)
+    if (children.filter((c) => c.selfService).length >= this.d.caps.children) throw new AppError('testbed-registrations-full', { max: String(this.d.caps.children), what: 'children of testbed' })
+    return this.d.children.caChildAdd(TESTBED_HANDLE, body, { selfService: true })
   }
 
-  /** DELETE /testbed/children/{child}: a child of `testbed`, never one that is a CA of this svcd. */
+  /** DELETE /testbed/children/{child}: a child of `testbed` the self-service registered, never a CA of this svcd. */
   async testbedChildRemove(child: string): Promise<void> {
     this.requireEnabled()
-    const local = this.localChildOfTestbed(child)
-    if (local) throw new AppError('api-insufficient-rights', { reason: `child '${child}' of testbed is CA '${local}' of this svcd; remove it with the token` })
+    const children = this.d.commands.state(TESTBED_HANDLE).children
+    const c = Object.hasOwn(children, child) ? children[child] : undefined // never a property of Object.prototype
+    if (!c) throw new AppError('ca-child-unknown', { ca: TESTBED_HANDLE, child })
+    const local = this.localCaWithIdentity(c.idCert)
+    if (local) throw new AppError('testbed-not-self-service', { handle: child, reason: `child '${child}' of testbed is CA '${local}' of this svcd (its identity certificate); remove it with the token` })
+    if (!c.selfService) throw new AppError('testbed-not-self-service', { handle: child, reason: `child '${child}' of testbed was added by the operator; remove it with the token` })
     await this.d.children.caChildRemove(TESTBED_HANDLE, child)
   }
 
-  /** POST /testbed/publishers: a publisher in the embedded repository, as POST /api/v1/pubd/publishers adds one. */
+  /** POST /testbed/publishers: a self-service publisher in the embedded repository (its quota is the self-service one). */
   testbedPublisherAdd(body: PublisherRequestJson): RepositoryResponseJson {
-    return this.publication().pubdPublisherAdd({ json: body })
+    const pub = this.publication()
+    this.reserved(body.publisher_handle, 'publisher')
+    if (pub.store.publishers().filter((p) => p.selfService).length >= this.d.caps.publishers) throw new AppError('testbed-registrations-full', { max: String(this.d.caps.publishers), what: 'publishers' })
+    return pub.pubdPublisherAdd({ json: body }, { selfService: true })
   }
 
-  /** DELETE /testbed/publishers/{publisher}: never the embedded publisher of a CA of this svcd. */
+  /** DELETE /testbed/publishers/{publisher}: a publisher the self-service registered, never a CA's of this svcd. */
   testbedPublisherRemove(publisher: string): void {
     const pub = this.publication()
+    const p = pub.findPublisher(publisher)
+    if (!p) throw new AppError('pub-unknown', { publisher })
     const owner = this.d.commands.handles().find((ca) => ca === publisher || (this.d.commands.exists(ca) && [this.d.commands.state(ca).repo, this.d.commands.state(ca).oldRepo].some((r) => r?.embedded && r.publisherHandle === publisher)))
-    if (owner) throw new AppError('api-insufficient-rights', { reason: `publisher '${publisher}' is the repository of CA '${owner}' of this svcd; remove it with the token` })
+    if (owner) throw new AppError('testbed-not-self-service', { handle: publisher, reason: `publisher '${publisher}' is the repository of CA '${owner}' of this svcd; remove it with the token` })
+    if (!p.selfService) throw new AppError('testbed-not-self-service', { handle: publisher, reason: `publisher '${publisher}' was added by the operator; remove it with the token` })
     pub.pubdPublisherRemove(publisher)
+  }
+
+  /** Refuse `ta`, `testbed` and the handle of any CA of this svcd as a self-service child or publisher. */
+  private reserved(handle: unknown, what: 'child' | 'publisher'): void {
+    if (typeof handle !== 'string') return // the service's own check names what is wrong
+    const h = handle.toLowerCase()
+    const ca = this.d.commands.handles().find((c) => c.toLowerCase() === h)
+    if (h === TA_HANDLE || h === TESTBED_HANDLE) throw new AppError('testbed-handle-reserved', { handle, reason: `'${TA_HANDLE}' and '${TESTBED_HANDLE}' are the testbed's own CAs` })
+    if (ca) throw new AppError('testbed-handle-reserved', { handle, reason: `it is CA '${ca}' of this svcd; a self-service ${what} needs a handle of its own` })
   }
 
   private requireEnabled(): void {
     if (!this.testbedEnabled()) throw new AppError('api-unknown-resource', { path: '/testbed' })
   }
 
-  private publication(): Pick<PublicationService, 'pubdPublisherAdd' | 'pubdPublisherRemove'> {
+  private publication(): SelfServiceRepository {
     this.requireEnabled()
     if (!this.d.pub) throw new AppError('pub-repo-not-initialized')
     return this.d.pub
   }
 
-  /** The CA of this svcd that is `testbed`'s child `child` (its parent is testbed's RFC 6492 endpoint), if any. */
-  private localChildOfTestbed(child: string): string | undefined {
-    const uri = `${this.d.serviceUri}rfc6492/${TESTBED_HANDLE}`
-    return this.d.commands.handles().find((ca) => this.d.commands.exists(ca) && Object.values(this.d.commands.state(ca).parents).some((p) => p.serviceUri === uri && p.childHandle === child))
+  /** The CA of this svcd whose identity certificate is `idCert` (base64 DER), if any: by identity, not by URI (issue 22). */
+  private localCaWithIdentity(idCert: string): string | undefined {
+    const der = Buffer.from(fromBase64(idCert))
+    return this.d.commands.handles().find((ca) => this.d.commands.exists(ca) && der.equals(fromBase64(this.d.commands.state(ca).idCert)))
   }
 }

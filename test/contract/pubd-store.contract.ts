@@ -39,9 +39,31 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
     p.applyChanges('bob', [publish(`${BASE}bob/a.cer`, 'aaa'), publish(`${BASE}bob/b.roa`, 'bb')], new Date('2026-02-01T00:00:00Z'))
     t.equal(p.publisher('bob')?.lastPublish, '2026-02-01T00:00:00.000Z', 'lastPublish is the time of the last change')
     t.same(p.stats(), [
-      { handle: 'alice', objects: 0, size: 0, lastPublish: undefined },
-      { handle: 'bob', objects: 2, size: 5, lastPublish: '2026-02-01T00:00:00.000Z' },
+      { handle: 'alice', objects: 0, size: 0, lastPublish: undefined, selfService: false },
+      { handle: 'bob', objects: 2, size: 5, lastPublish: '2026-02-01T00:00:00.000Z', selfService: false },
     ], 'stats per publisher')
+  })
+
+  t.test('self-service publishers (issue 22): the flag, objectSize, and the usage the quota rule reads', async (t) => {
+    const { stores } = fresh(t, make)
+    const p = stores.pubd
+    p.addPublisher(publisher('bob'))
+    p.addPublisher({ ...publisher('anon'), selfService: true })
+    p.addPublisher({ ...publisher('anon2'), selfService: true })
+    t.equal(p.publisher('bob')?.selfService, undefined, 'an operator-added publisher is not flagged')
+    t.equal(p.publisher('anon')?.selfService, true, 'a self-service one is, as stored')
+    t.same(p.publishers().filter((x) => x.selfService).map((x) => x.handle), ['anon', 'anon2'])
+    t.same(p.quotaUsage('bob'), { publisher: { objects: 0, bytes: 0 }, selfService: { objects: 0, bytes: 0 } }, 'nothing held: zeros, not null')
+    t.same(p.totalUsage(), { objects: 0, bytes: 0 })
+    p.applyChanges('bob', [publish(`${BASE}bob/a.cer`, 'aaaa'), publish(`${BASE}bob/b.roa`, 'bb')], new Date('2026-02-01T00:00:00Z'))
+    p.applyChanges('anon', [publish(`${BASE}anon/a.cer`, 'xyz')], new Date('2026-02-01T00:00:00Z'))
+    p.applyChanges('anon2', [publish(`${BASE}anon2/a.cer`, 'q'), publish(`${BASE}anon2/b.cer`, 'qq')], new Date('2026-02-01T00:00:00Z'))
+    t.same(p.quotaUsage('anon'), { publisher: { objects: 1, bytes: 3 }, selfService: { objects: 3, bytes: 6 } })
+    t.same(p.totalUsage(), { objects: 5, bytes: 12 })
+    t.same(p.quotaUsage('bob').publisher, { objects: 2, bytes: 6 })
+    t.equal(p.objectSize('bob', `${BASE}bob/a.cer`), 4)
+    t.equal(p.objectSize('anon', `${BASE}bob/a.cer`), undefined, "not another publisher's")
+    t.same(p.stats().map((x) => [x.handle, x.selfService]), [['anon', true], ['anon2', true], ['bob', false]])
   })
 
   t.test('objects: applyChanges, objectHash, listObjects, objectsWithContent, objectsUnder, heldByOther, removePublisher', async (t) => {

@@ -20,10 +20,10 @@ export interface RepoDaemon extends Daemon {
 }
 
 /** svcd with the embedded repository (rsyncd on its own free port) and, unless `testbed: false`, the testbed. */
-export async function repoDaemon(t: Test, opts: { testbed?: boolean; repository?: boolean; extra?: string; dataDir?: string; ports?: { port: number; rsync: number } } & DaemonOptions = {}): Promise<RepoDaemon> {
+export async function repoDaemon(t: Test, opts: { testbed?: boolean; repository?: boolean; extra?: string; repositoryExtra?: string; dataDir?: string; ports?: { port: number; rsync: number } } & DaemonOptions = {}): Promise<RepoDaemon> {
   const port = opts.ports?.port ?? (await freePort())
   const rsync = opts.ports?.rsync ?? (await freePort())
-  const repo = opts.repository === false ? '' : `[repository]\nenabled = true\nrrdp_base_uri = "https://localhost:${port}/rrdp/"\nrsync_base_uri = "rsync://localhost:${rsync}/repo/"\nrsync_daemon = "auto"\n`
+  const repo = opts.repository === false ? '' : `[repository]\nenabled = true\nrrdp_base_uri = "https://localhost:${port}/rrdp/"\nrsync_base_uri = "rsync://localhost:${rsync}/repo/"\nrsync_daemon = "auto"\n${opts.repositoryExtra ?? ''}`
   const testbed = opts.testbed === false || opts.repository === false ? '' : '[testbed]\nenabled = true\n'
   const d = await startDaemon(t, { ...opts, port, toml: `${opts.toml ?? ''}\n${repo}${testbed}${opts.extra ?? ''}` })
   const dir = tempDir(t)

@@ -28,6 +28,8 @@ const SAMPLES: Record<string, string> = {
   customer: 'AS65000',
   asn: 'AS65000',
   providers: 'AS65001',
+  max: '100',
+  what: 'publishers',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

@@ -20,6 +20,7 @@ const LAYERS: Policy['layers'] = [
   ['pubd/content.ts', 'domain'],
   ['pubd/delta-retention.ts', 'domain'],
   ['pubd/publication-errors.ts', 'domain'], // RFC 8181 §2.5 codes by label: a pure table
+  ['pubd/quota.ts', 'domain'], // publication quotas (issue 22): a pure rule, as content.ts
   ['pubd/snapshot-layout.ts', 'storage'], // the RRDP writer's plan of a snapshot's byte ranges (pure, but part of the writer)
   ['pubd/*-writer.ts', 'storage'], // rrdp-writer, rsync-writer, and durable-writer: "one durable-write module"
   ['pubd/rrdp-*.ts', 'storage'], // the RRDP writer's parts: file tracking and cleanup, what was served before a restart
@@ -36,6 +37,8 @@ const LAYERS: Policy['layers'] = [
   ['compose.ts', 'root'],
   // Top-level support files design.md §2 does not place: each is its own layer, with its own row below.
   ['config.ts', 'config'],
+  ['config-quotas.ts', 'config'], // config.ts's quota and self-service options (issue 22)
+  ['config-types.ts', 'config'], // the shape of the configuration, types only
   ['log.ts', 'log'],
   ['lock.ts', 'lock'],
   ['tls-cert.ts', 'tls-cert'],

@@ -28,7 +28,7 @@ const codes = (r: PublicationReply) => (r.type === 'error_reply' ? r.errors.map(
 
 async function repoDaemon(t: Test, dataDir?: string): Promise<Daemon> {
   const port = await freePort()
-  const toml = `[repository]\nenabled = true\nrrdp_base_uri = "https://localhost:${port}/rrdp/"\nrsync_base_uri = "rsync://localhost:3873/repo/"\nrsync_daemon = "off"\n`
+  const toml = `[repository]\nenabled = true\nrrdp_base_uri = "https://localhost:${port}/rrdp/"\nrsync_base_uri = "rsync://localhost:3873/repo/"\nrsync_daemon = "off"\n# the 2 MiB ballast object below is over the default quota of 1 MiB an object\nquota_object_bytes = 4194304\n`
   return startDaemon(t, { port, toml, ...(dataDir ? { dataDir } : {}) })
 }
 

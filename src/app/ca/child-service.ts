@@ -38,12 +38,17 @@ function checkKnownChild(s: CaState, ca: string, child: string): string {
 export class ChildService {
   constructor(private readonly d: ChildServiceDeps) {}
 
-  async caChildAdd(ca: string, body: AddChildJson | { handle: string; resources: AddChildJson['resources']; xml: string }): Promise<ParentResponseJson> {
-    this.d.commands.state(caPath(ca))
+  /**
+   * Add a child; `selfService` marks the testbed's anonymous registration (issue 22), whose handle the operator's
+   * registration of the same child (with the token) takes over: the self-service child is removed first.
+   */
+  async caChildAdd(ca: string, body: AddChildJson | { handle: string; resources: AddChildJson['resources']; xml: string }, opts: { selfService?: boolean } = {}): Promise<ParentResponseJson> {
+    const s = this.d.commands.state(caPath(ca))
     const handle = checkChild(body.handle)
     const idCert = 'xml' in body ? childRequestInput(body.xml, this.d.now()) : checkIdCert(body.id_cert, this.d.now())
     const resources = childResources(handle, body.resources)
-    await this.d.publisher.change(ca, { type: 'child-add', handle, idCert, resources })
+    if (s.children[handle]?.selfService && !opts.selfService) await this.caChildRemove(ca, handle)
+    await this.d.publisher.change(ca, { type: 'child-add', handle, idCert, resources, ...(opts.selfService ? { selfService: true as const } : {}) })
     this.d.suspension?.schedule(ca)
     return parentResponseJson(this.parentResponseFor(ca, handle))
   }

@@ -66,6 +66,15 @@ export function pathHandle(text: string): string {
   }
 }
 
+/** A publisher handle from a publisher request: checked, or 400 `pub-request-invalid-xml`. */
+export function checkedPublisherHandle(text: string): string {
+  try {
+    return publisherHandle(text)
+  } catch (e) {
+    throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
+  }
+}
+
 /** An RFC 8183 parent response from the API: raw XML, or `{"handle","response"}` JSON (`contact` as alias). */
 export function parentInput(input: { json: unknown } | { xml: string }, pathName: string | undefined, now: Date): { name: string; response: ParentResponse } {
   try {

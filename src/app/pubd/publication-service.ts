@@ -4,7 +4,6 @@
  * routes (http/routes/pubd.ts) call its `pubd*`, `rfc8181` and `rrdpFile` methods; the CA code publishes through
  * `publish`. The composition root builds its store, writers, rsyncd and CMS codec and hands them in.
  */
-import { createHash } from 'node:crypto'
 import { repositoryResponseJson, type PublisherDetails, type PublisherList, type PublisherRequestJson, type RepoStats, type RepositoryResponseJson } from '../../api/pubd.js'
 import { AppError, reasonOf, storageFault } from '../../errors.js'
 import type { Logger } from '../../log.js'
@@ -14,10 +13,11 @@ import { encodePublicationReply, type PublicationQuery, type PublicationReply } 
 import type { ReplayState } from '../../protocol/replay.js'
 import { planDelta } from '../../pubd/content.js'
 import { jailOf, type Publisher } from '../../pubd/publishers.js'
+import type { QuotaSettings } from '../../pubd/quota.js'
 import type { PubdStore, SharedLocks } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
-import { publisherHandle } from '../../util/handle.js'
-import { pathHandle, publisherRequestInput } from '../ca/inputs.js'
+import { checkedPublisherHandle, pathHandle, publisherRequestInput } from '../ca/inputs.js'
+import { sha256Hex } from '../ca/object-signing.js'
 import { Pacer } from '../shared/pacer.js'
 import type { MessageCodec } from './message-codec.js'
 import { lagObserver, OUTPUT_LAG_MAX_SECONDS, OutputLag, RSYNC_PACING } from './output-lag.js'
@@ -26,6 +26,7 @@ import { OutputProblems, type ProblemJson } from './problems.js'
 import { publishedManifests, repoStats } from './repo-stats.js'
 import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
 import type { PublishObserver } from './publish-latency.js'
+import { messageOverQuota, publisherQuotaJson, rfc8181MessageLimit, UNLIMITED } from './publisher-quotas.js'
 import { openRrdpFile, type RrdpFile } from './rrdp-files.js'
 import type { SafetyFloor } from './safety-floor.js'
 
@@ -45,6 +46,7 @@ export interface PublicationConfig {
   rrdpIntervalSeconds: number
   /** output_lag_max_seconds: an acknowledged change missing from RRDP or the rsync tree after this long is a problem. */
   outputLagMaxSeconds?: number
+  quotas?: QuotaSettings // [repository] quota_* (pubd/quota.ts); none when absent (unit tests)
 }
 
 /** The collaborators of the service, built by the composition root. */
@@ -149,14 +151,14 @@ export class PublicationService {
     return { publishers: this.store.publishers().map((p) => ({ handle: p.handle })) }
   }
 
-  pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }): RepositoryResponseJson {
-    return repositoryResponseJson(this.publisherAdd(publisherRequestInput(input, this.d.now())))
+  pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }, opts: { selfService?: boolean } = {}): RepositoryResponseJson {
+    return repositoryResponseJson(this.publisherAdd(publisherRequestInput(input, this.d.now()), opts))
   }
 
   pubdPublisherShow(handle: string): PublisherDetails {
     const p = this.publisher(pathHandle(handle))
     const files = this.store.objectsWithContent(p.handle).map((o) => ({ uri: o.uri, base64: toBase64(o.content) }))
-    return { handle: p.handle, id_cert: idCertInfo(p.idCert), base_uri: p.baseUri, current_files: files }
+    return { handle: p.handle, id_cert: idCertInfo(p.idCert), base_uri: p.baseUri, current_files: files, ...publisherQuotaJson(this.d.config.quotas, p.selfService === true) }
   }
 
   pubdPublisherRemove(handle: string): void {
@@ -179,7 +181,7 @@ export class PublicationService {
 
   pubdStats(): RepoStats {
     const c = this.d.config
-    const input = { publishers: this.store.stats(), rrdp: this.store.rrdpState()!, problems: this.outputProblems(true), rsyncBaseUri: c.rsyncBaseUri, rrdpBaseUri: c.rrdpBaseUri }
+    const input = { publishers: this.store.stats(), rrdp: this.store.rrdpState()!, problems: this.outputProblems(true), rsyncBaseUri: c.rsyncBaseUri, rrdpBaseUri: c.rrdpBaseUri, quotas: c.quotas ?? UNLIMITED }
     return repoStats(input, (handle) => publishedManifests(this.store, handle))
   }
 
@@ -207,6 +209,11 @@ export class PublicationService {
     return this.d.codec.sign(encodePublicationReply(await this.endpoint.reply(handle, body, now)), now)
   }
 
+  /** The most bytes of an RFC 8181 message worth reading from `handle`: what its quota can accept (pubd/quota.ts). */
+  rfc8181Limit(handle: string): number {
+    return rfc8181MessageLimit(this.store, this.d.config.quotas, handle)
+  }
+
   /** GET /rrdp/{path}: an RRDP file (its gzip copy when `gzip`), or undefined (404) for anything else. */
   rrdpFile(rel: string, gzip = false): RrdpFile | undefined {
     return openRrdpFile(this.d.config.rrdpDir, rel, gzip)
@@ -224,19 +231,22 @@ export class PublicationService {
 
   //------------ In-process (the CA code: its own publisher, RFC 8181 semantics) ----------------------------------
 
-  publisherAdd(req: PublisherRequest, handleOverride?: string): RepositoryResponse {
-    const handle = checkedHandle(handleOverride ?? req.publisherHandle)
-    if (this.store.publisher(handle)) throw new AppError('pub-duplicate', { publisher: handle })
+  /** A publisher; `selfService` (the testbed's) has its quota, and yields its handle to the operator's (issue 22). */
+  publisherAdd(req: PublisherRequest, opts: { selfService?: boolean } = {}): RepositoryResponse {
+    const handle = checkedPublisherHandle(req.publisherHandle)
+    const old = this.store.publisher(handle)
+    if (old?.selfService && !opts.selfService) this.publisherRemove(handle, 'its handle is taken by the operator')
+    else if (old) throw new AppError('pub-duplicate', { publisher: handle })
     const baseUri = jailOf(this.d.config.rsyncBaseUri, handle)
-    this.store.addPublisher({ handle, idCert: req.idCert, baseUri, created: this.d.now().toISOString() })
-    this.d.log.info('publisher added', { publisher: handle, base_uri: baseUri })
+    this.store.addPublisher({ handle, idCert: req.idCert, baseUri, created: this.d.now().toISOString(), ...(opts.selfService ? { selfService: true } : {}) })
+    this.d.log.info('publisher added', { publisher: handle, base_uri: baseUri, ...(opts.selfService ? { self_service: true } : {}) })
     return this.response(this.store.publisher(handle)!)
   }
 
-  publisherRemove(handle: string): void {
+  publisherRemove(handle: string, why?: string): void {
     this.publisher(handle)
     const withdrawn = this.store.removePublisher(handle)
-    this.d.log.info('publisher removed', { publisher: handle, withdrawn })
+    this.d.log[why ? 'warn' : 'info']('publisher removed', { publisher: handle, withdrawn, ...(why ? { why } : {}) })
     this.rrdpPacer.kick()
   }
 
@@ -266,6 +276,8 @@ export class PublicationService {
     const held = { hash: (uri: string) => this.store.objectHash(handle, uri), under: (dir: string) => this.store.objectsUnder(handle, dir) }
     const plan = planDelta(query.pdus, publisher.baseUri, held, sha256Hex)
     if (!plan.ok) return { type: 'error_reply', errors: plan.errors }
+    const over = messageOverQuota(this.store, this.d.config.quotas, publisher, query.pdus, plan.changes, this.d.now())
+    if (over.length) return { type: 'error_reply', errors: over }
     if (plan.changes.length || replay) {
       let seq: number | undefined
       try {
@@ -365,14 +377,3 @@ export class PublicationService {
   }
 }
 
-function checkedHandle(text: string): string {
-  try {
-    return publisherHandle(text)
-  } catch (e) {
-    throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
-  }
-}
-
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex')
-}

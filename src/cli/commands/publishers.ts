@@ -2,6 +2,7 @@
 import { publisherRequestJson, repositoryResponseFromJson, type RepositoryResponseJson } from '../../api/pubd.js'
 import { calls } from '../../client/calls.js'
 import { decodePublisherRequest, encodeRepositoryResponse } from '../../protocol/idexchange.js'
+import { fromBase64 } from '../../util/base64.js'
 import type { CommandDef, OptionDef } from '../command.js'
 import { isoWithOffset, UsageError, type Report } from '../report.js'
 
@@ -59,7 +60,9 @@ export const publishersCommands: CommandDef[] = [
     options: [publisher],
     async run(ctx, opts) {
       const p = await ctx.send(calls.pubdPublisherShow(String(opts.publisher)))
-      return { json: p, text: [`handle: ${p.handle}`, `id: ${p.id_cert.hash}`, `base uri: ${p.base_uri}`].join('\n') }
+      const size = p.current_files.reduce((n, f) => n + fromBase64(f.base64).length, 0)
+      const use = [`objects: ${p.current_files.length} of at most ${p.quota.objects}`, `size: ${size} of at most ${p.quota.bytes} bytes (largest object at most ${p.quota.object_bytes})`, `self-service: ${p.self_service ? 'yes' : 'no'}`]
+      return { json: p, text: [`handle: ${p.handle}`, `id: ${p.id_cert.hash}`, `base uri: ${p.base_uri}`, ...use].join('\n') }
     },
   },
   {
@@ -83,8 +86,11 @@ export const publishersCommands: CommandDef[] = [
         `rsync base: ${s.rsync_base}`,
         `RRDP base: ${s.rrdp_base}`,
         '',
-        'publisher,objects,size,last update',
-        ...Object.entries(s.publishers).map(([h, p]) => `${h},${p.objects},${p.size},${p.last_update ? isoWithOffset(new Date(p.last_update)) : 'never'}`),
+        'publisher,objects,size,last update,objects max,bytes max,object bytes max,self-service',
+        ...Object.entries(s.publishers).map(([h, p]) => `${h},${p.objects},${p.size},${p.last_update ? isoWithOffset(new Date(p.last_update)) : 'never'},${p.quota.objects},${p.quota.bytes},${p.quota.object_bytes},${p.self_service ? 'yes' : 'no'}`),
+        '',
+        `quota of the server: ${s.quota.used_objects} of ${s.quota.objects} objects, ${s.quota.used_bytes} of ${s.quota.bytes} bytes`,
+        `quota of the self-service publishers together: ${s.self_service_quota.used_objects} of ${s.self_service_quota.objects} objects, ${s.self_service_quota.used_bytes} of ${s.self_service_quota.bytes} bytes`,
         ...(s.problems.length ? ['', 'Problems:', ...s.problems.map((p) => `  ${p.label}: ${p.msg}`)] : []),
       ]
       return { json: s, text: lines.join('\n') }

@@ -66,7 +66,8 @@ export function pubdRouter(deps: HttpDeps): Router {
     ctx.body = ''
   })
   const rfc8181 = async (ctx: Context) => {
-    const body = await readBytes(ctx, deps.config.post_limit_rfc8181, RFC8181_TYPE)
+    // A message is read only up to what the publisher's quota could accept (issue 22: no 32 MiB from a self-service one).
+    const body = await readBytes(ctx, Math.min(deps.config.post_limit_rfc8181, pub().rfc8181Limit(ctx.params.publisher)), RFC8181_TYPE)
     ctx.type = RFC8181_TYPE
     ctx.body = Buffer.from(await pub().rfc8181(ctx.params.publisher, body))
   }

@@ -3,7 +3,8 @@
  * design: a testbed lets anyone register a child of CA `testbed` or a publisher in the embedded repository, and
  * remove one again. GET /testbed/enabled answers 200 when `[testbed]` is on; with it off every route answers 404.
  * The writes go through the same service calls as the authenticated API (same checks, same errors); every route is
- * rate-limited per source address (`[testbed] self_service_per_minute`, http/rate-limit.ts).
+ * rate-limited per source (an IPv4 address or an IPv6 /64, `[testbed] self_service_per_minute`) and over all sources
+ * together (`self_service_total_per_minute`; http/rate-limit.ts).
  */
 import { Router } from '@koa/router'
 import type { Context, Next } from 'koa'
@@ -19,7 +20,7 @@ export function testbedRouter(deps: HttpDeps): Router {
   const router = new Router({ ...ROUTER_OPTIONS, prefix: '/testbed' })
   const testbed = () => deps.services.testbed
   const limit = deps.config.post_limit_api
-  const limited = rateLimit(deps.config.testbed?.self_service_per_minute ?? 20)
+  const limited = rateLimit(deps.config.testbed?.self_service_per_minute ?? 20, Date.now, deps.config.testbed?.self_service_total_per_minute ?? 200)
   // Off: 404 before anything is read or counted, as Krill answers when testbed mode is not configured.
   const on = async (ctx: Context, next: Next) => {
     if (!testbed().testbedEnabled()) throw new AppError('api-unknown-resource', { path: ctx.path })

@@ -14,6 +14,7 @@ import { createIdCert } from '../../../src/protocol/id-cert.js'
 import { encodePublisherRequest } from '../../../src/protocol/idexchange.js'
 import type { ContentChange } from '../../../src/pubd/content.js'
 import type { Publisher } from '../../../src/pubd/publishers.js'
+import type { QuotaSettings } from '../../../src/pubd/quota.js'
 import type { PubdStore } from '../../../src/store/interfaces.js'
 import { toBase64 } from '../../../src/util/base64.js'
 import { testKey } from '../../helpers/keys.js'
@@ -28,6 +29,7 @@ function memoryStore(): PubdStore {
   const objects = new Map<string, Map<string, { hash: string; content: Uint8Array }>>()
   const held = (p: string) => objects.get(p) ?? new Map()
   let seq = 0
+  const usage = (hs: string[]) => ({ objects: hs.reduce((n, h) => n + held(h).size, 0), bytes: hs.reduce((n, h) => n + [...held(h).values()].reduce((m, o) => m + o.content.length, 0), 0) })
   const store: Partial<PubdStore> = {
     publishers: () => [...publishers.values()],
     publisher: (h) => publishers.get(h),
@@ -44,6 +46,9 @@ function memoryStore(): PubdStore {
       publishers.get(p)!.lastPublish = now.toISOString()
       return changes.length ? ++seq : undefined
     },
+    objectSize: (p, uri) => held(p).get(uri)?.content.length,
+    quotaUsage: (p) => ({ publisher: usage([p]), selfService: usage([...publishers.values()].filter((x) => x.selfService).map((x) => x.handle)) }),
+    totalUsage: () => usage([...publishers.keys()]),
     rrdpState: () => ({ session: '2f0e7a2c-0000-4000-8000-000000000001', serial: 1, snapshotPath: '', snapshotHash: '', snapshotSize: 0, updated: T.toISOString() }),
   }
   return store as PubdStore
@@ -81,10 +86,10 @@ function labelOf(f: () => unknown): string | undefined {
   return undefined
 }
 
-function service(now = () => T) {
+function service(now = () => T, quotas?: QuotaSettings) {
   const o = outputs()
   const codec = { idCert: ourCert } as MessageCodec
-  const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: '/nonexistent', rrdpIntervalSeconds: 0 }
+  const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: '/nonexistent', rrdpIntervalSeconds: 0, ...(quotas ? { quotas } : {}) }
   const pub = new PublicationService({ store: memoryStore(), rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec, now, log: silentLogger(), config })
   return { pub, calls: o.calls }
 }
@@ -209,4 +214,24 @@ t.test('an acknowledged change missing from RRDP or the rsync tree after the bou
   await pub.flushed()
   t.same(labels(), [], 'both caught up')
   await pub.stop()
+})
+
+t.test('issue 22: the in-process path of local CAs goes through the quota; the operator takes over a self-service handle', async (t) => {
+  const quotas: QuotaSettings = { publisher: { objects: 2, bytes: 100, objectBytes: 60 }, total: { objects: 1000, bytes: 10_000 }, selfService: { objects: 1, bytes: 10, objectBytes: 10 }, selfServiceTotal: { objects: 10, bytes: 100 } }
+  const { pub } = service(() => T, quotas)
+  pub.publisherAdd({ publisherHandle: 'ca1', idCert })
+  const obj = (name: string, n: number) => ({ type: 'publish' as const, uri: `rsync://localhost/repo/ca1/${name}`, content: new Uint8Array(n) })
+  t.same(pub.publish('ca1', { type: 'delta', pdus: [obj('a.roa', 50), obj('b.roa', 50)] }), { type: 'success' }, 'two objects, 100 bytes: at the quota')
+  const refused = pub.publish('ca1', { type: 'delta', pdus: [obj('c.roa', 1)] })
+  t.match(refused, { type: 'error_reply', errors: [{ code: 'other_error', text: /publisher 'ca1' would hold 3 objects, more than its quota of 2/ }] }, 'a third: refused, other_error')
+  t.same(pub.pubdPublisherShow('ca1').current_files.map((f) => f.uri.slice(-5)), ['a.roa', 'b.roa'], 'nothing changed')
+  t.match(pub.pubdPublisherShow('ca1'), { self_service: false, quota: { objects: 2, bytes: 100, object_bytes: 60 } })
+  t.equal(pub.rfc8181Limit('ca1'), Math.ceil(400 / 3) + 2 * 1024 + 64 * 1024, 'the message limit follows the quota')
+
+  pub.pubdPublisherAdd({ json: { publisher_handle: 'anon', id_cert: toBase64(idCert) } }, { selfService: true })
+  t.equal(pub.findPublisher('anon')?.selfService, true, 'a self-service publisher is flagged')
+  t.match(pub.publish('anon', { type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/anon/x.roa', content: new Uint8Array(11) }] }), { type: 'error_reply' }, 'and held to the self-service quota')
+  t.equal(labelOf(() => pub.pubdPublisherAdd({ json: { publisher_handle: 'anon', id_cert: toBase64(idCert) } }, { selfService: true })), 'pub-duplicate', 'another self-service registration of the handle: refused')
+  pub.publisherAdd({ publisherHandle: 'anon', idCert })
+  t.equal(pub.findPublisher('anon')?.selfService, undefined, "the operator's registration (svcc add of a CA named anon) takes the handle over")
 })

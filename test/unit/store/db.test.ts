@@ -1,5 +1,6 @@
 /** The SQLite store: WAL, forward-only migrations, refusal to downgrade, transactions. */
 import t from 'tap'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { Db, StoreError } from '../../../src/store/db.js'
 import { MIGRATIONS } from '../../../src/store/migrations/index.js'
@@ -47,4 +48,26 @@ t.test('transactions are all or nothing', async (t) => {
   )
   t.equal(props.get('x'), undefined)
   db.close()
+})
+
+t.test('issue 22: the space of withdrawn large objects goes back to the file system (auto_vacuum = INCREMENTAL)', async (t) => {
+  const file = join(tempDir(t), 'x.db')
+  const db = Db.open(file)
+  t.teardown(() => db.close())
+  t.equal(db.raw.pragma('auto_vacuum', { simple: true }), 2, 'a new database is INCREMENTAL')
+  const size = () => {
+    db.raw.pragma('wal_checkpoint(TRUNCATE)')
+    return statSync(file).size
+  }
+  const empty = size()
+  db.raw.exec("INSERT INTO pubd_publishers (handle, id_cert, base_uri, created) VALUES ('p', x'00', 'rsync://h/r/p/', 'now')")
+  const put = db.raw.prepare("INSERT INTO pubd_objects (uri, publisher, hash, size, content) VALUES (?, 'p', 'h', ?, ?)")
+  for (let i = 0; i < 5; i++) put.run(`rsync://h/r/p/${i}.cer`, 4 << 20, Buffer.alloc(4 << 20, i))
+  const full = size()
+  t.ok(full > empty + (19 << 20), `five 4 MiB objects: ${full} bytes`)
+  db.raw.exec('DELETE FROM pubd_objects')
+  t.equal(size(), full, 'a deletion alone leaves the file as large')
+  t.ok(db.reclaim() > 5000, 'reclaim gives the free pages back')
+  t.ok(size() < empty + (1 << 20), `and the file is small again: ${size()} bytes`)
+  t.equal(db.reclaim(), 0, 'nothing more to give back')
 })
