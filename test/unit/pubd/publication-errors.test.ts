@@ -17,6 +17,7 @@ const EXPECTED = {
   'rfc8181-no-object-present': 'no_object_present',
   'rfc8181-no-object-matching-hash': 'no_object_matching_hash',
   'rfc8181-consistency-problem': 'consistency_problem',
+  'pub-quota-exceeded': 'other_error', // a well-formed, signed message inside its jail that would exceed a quota: RFC 8181 §2.5 has no code of its own
   'sys-storage-full': 'other_error',
   'sys-storage-io': 'other_error',
   'sys-storage-unavailable': 'other_error',
