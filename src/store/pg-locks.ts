@@ -22,6 +22,9 @@ const MAX_WAIT_MS = 120_000
 export class PgSharedLocks implements SharedLocks {
   private client: pg.Client | undefined
   private connecting: Promise<pg.Client> | undefined
+  /** The queries on the connection, one at a time: CA, publisher and child locks share it (pg's client queues, but
+   * warns that overlapping queries on one client go away in pg 9). */
+  private queue: Promise<unknown> = Promise.resolve()
 
   constructor(
     private readonly uri: string,
@@ -61,8 +64,10 @@ export class PgSharedLocks implements SharedLocks {
   }
 
   private async query(c: pg.Client, sql: string, args: unknown[]) {
+    const run = this.queue.then(() => c.query(sql, args))
+    this.queue = run.catch(() => undefined)
     try {
-      return await c.query(sql, args)
+      return await run
     } catch (e) {
       if (c === this.client) this.client = undefined
       await c.end().catch(() => undefined)
