@@ -58,6 +58,9 @@ t.test('ASPAs validated by rpki-client through add, update, key roll, shrink and
 
   await d.cli(['keyroll', 'init', '-c', 'ca1'])
   await waitFor('the new key certified', async () => (await keyState(d)) === 'roll_new')
+  // The parent publishes the new key's certificate, ca1 then its manifest and CRL: over RRDP they may come in two
+  // serials, so wait until both keys' manifests are in RRDP and the rsync tree.
+  await waitPublished(d, (u) => u.filter((x) => /\/ca1\/0\/[0-9A-F]+\.mft$/.test(x)).length === 2)
   await check('during the key roll', ['AS65000,AS65002 AS65005', 'AS65003,AS65004'])
   await d.cli(['keyroll', 'activate', '-c', 'ca1'])
   await waitFor('the roll to finish', async () => (await keyState(d)) === 'active')
