@@ -40,6 +40,7 @@ const LAYERS: Policy['layers'] = [
   ['config-quotas.ts', 'config'], // config.ts's quota and self-service options (issue 22)
   ['config-types.ts', 'config'], // the shape of the configuration, types only
   ['log.ts', 'log'],
+  ['clock.ts', 'clock'], // the system's clock, timers and randomness (util/clock.ts: the interfaces); roots only
   ['lock.ts', 'lock'],
   ['tls-cert.ts', 'tls-cert'],
   ['version.ts', 'version'],
@@ -70,6 +71,7 @@ const MAY_IMPORT: Policy['mayImport'] = {
   root: [{ layer: '*' }],
   config: ALL_LIBRARY,
   log: [],
+  clock: ALL_LIBRARY,
   lock: [],
   'tls-cert': ALL_LIBRARY,
   version: [],
