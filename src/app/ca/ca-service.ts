@@ -255,12 +255,12 @@ export class CaService {
 
   //------------ History (spec §2.9, krill-reference.md §4) ----------------------------------------------------------
 
-  caHistory(ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean }): CommandHistoryJson {
+  caHistory(ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean; q?: string; order?: 'asc' | 'desc' }): CommandHistoryJson {
     this.known(ca)
     if (!Number.isInteger(q.rows) || q.rows < 1 || q.rows > MAX_HISTORY_ROWS) throw new AppError('api-invalid-query', { name: 'rows', reason: `must be 1 to ${MAX_HISTORY_ROWS}` })
     if (!Number.isInteger(q.offset) || q.offset < 0) throw new AppError('api-invalid-query', { name: 'offset', reason: 'must be 0 or more' })
     const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString())
-    return historyJson(q.offset, this.d.cas.history(ca, { rows: q.rows, offset: q.offset, after: iso(q.after), before: iso(q.before), full: q.full }))
+    return historyJson(q.offset, this.d.cas.history(ca, { rows: q.rows, offset: q.offset, after: iso(q.after), before: iso(q.before), full: q.full, q: q.q, order: q.order }))
   }
 
   caHistoryDetails(ca: string, key: string): CommandDetailsJson {
