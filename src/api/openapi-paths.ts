@@ -53,11 +53,11 @@ function childRoutes(): DescribedRoute[] {
   const tag = 'children'
   const response = json('ParentResponseJson', 'The RFC 8183 parent response for the child')
   return [
+    post('/cas/{ca}/children', { id: 'caChildAdd', tag, summary: 'Add a child', body: jsonBody('AddChildJson', 'The child'), ok: response }),
     get('/cas/{ca}/children', {
       id: 'caChildren', tag, summary: 'The children, searched, sorted and paged', params: listParams(CHILD_SORTS, 'the handle and the resources'), ok: json('ChildrenPageJson', 'The matching children, one page'),
       description: "Not in Krill (which lists the children's handles in GET /cas/{ca}): for the web console and long lists. Sort by handle (default) or state (active first). Bad parameters: 400 api-invalid-query.",
     }),
-    post('/cas/{ca}/children', { id: 'caChildAdd', tag, summary: 'Add a child', body: jsonBody('AddChildJson', 'The child'), ok: response }),
     get('/cas/{ca}/children/{child}', { id: 'caChildInfo', tag, summary: 'Id and resources of a child', ok: json('ChildInfoJson', 'The child') }),
     post('/cas/{ca}/children/{child}', { id: 'caChildUpdate', tag, summary: 'Update the resources and/or identity certificate of a child', body: jsonBody('UpdateChildJson', 'The changes'), ok: empty('Updated') }),
     del('/cas/{ca}/children/{child}', { id: 'caChildRemove', tag, summary: 'Remove a child', description: 'Its certificates are revoked.', ok: empty('Removed') }),

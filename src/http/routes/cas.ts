@@ -89,11 +89,11 @@ function parentRoutes(r: Router, deps: HttpDeps): void {
 function childRoutes(r: Router, deps: HttpDeps): void {
   const svc = deps.services
   const limit = deps.config.post_limit_api
-  // The children a page at a time, searched and sorted by svcd (api/paging.ts); Krill lists them in GET /cas/{ca}.
-  r.get('/cas/:ca/children', (ctx) => void (ctx.body = svc.children.caChildren(ctx.params.ca, listQuery(ctx, CHILD_SORTS))))
   r.post('/cas/:ca/children', async (ctx) => {
     ctx.body = await svc.children.caChildAdd(ctx.params.ca, await readJson<AddChildJson>(ctx, limit, checkAddChild))
   })
+  // The children a page at a time, searched and sorted by svcd (api/paging.ts); Krill lists them in GET /cas/{ca}.
+  r.get('/cas/:ca/children', (ctx) => void (ctx.body = svc.children.caChildren(ctx.params.ca, listQuery(ctx, CHILD_SORTS))))
   r.get('/cas/:ca/children/:child', (ctx) => void (ctx.body = svc.children.caChildInfo(ctx.params.ca, ctx.params.child)))
   r.post('/cas/:ca/children/:child', async (ctx) => {
     await svc.children.caChildUpdate(ctx.params.ca, ctx.params.child, await readJson<UpdateChildJson>(ctx, limit, checkUpdateChild))
