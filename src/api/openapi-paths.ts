@@ -8,7 +8,7 @@ import { ref } from './openapi-schemas.js'
 import { taRoutes } from './openapi-ta.js'
 import type { Parameter, Response } from './openapi-types.js'
 import { ROA_SORTS, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, ROAS_QUERY_MAX, TOTAL_COUNT_HEADER } from './cas.js'
-import { CHILD_SORTS, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, LIST_QUERY_MAX, PUBLISHER_SORTS } from './paging.js'
+import { CA_SORTS, CHILD_SORTS, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, LIST_QUERY_MAX, PUBLISHER_SORTS } from './paging.js'
 import { RSC_MAX_VALIDITY_DAYS } from './rsc.js'
 
 const get = (path: string, spec: OperationSpec) => route('get', path, spec)
@@ -18,7 +18,11 @@ const del = (path: string, spec: OperationSpec) => route('delete', path, spec)
 function caRoutes(): DescribedRoute[] {
   const tag = 'ca'
   return [
-    get('/cas', { id: 'caList', tag, summary: 'List the CAs', ok: json('CaList', 'All CAs') }),
+    get('/cas', {
+      id: 'caList', tag, summary: 'List the CAs; searched and paged with paging parameters', params: listParams(CA_SORTS, 'the handle'),
+      ok: json({ anyOf: [ref('CaList'), ref('CasPageJson')], description: "Without any paging parameter Krill's CaList; with them a CasPageJson" }, 'CAs'),
+      description: 'Krill answers every CA as {"cas":[{"handle"}]}, and so does svcd without parameters. With offset, limit, q, sort or order: a page of the matches by handle, with total, offset and limit. Bad parameters: 400 api-invalid-query.',
+    }),
     post('/cas', { id: 'caAdd', tag, summary: 'Add a CA', body: jsonBody('AddCaJson', 'The new CA'), ok: empty('Added') }),
     get('/cas/{ca}', { id: 'caShow', tag, summary: 'Show a CA', ok: json('CertAuthInfo', 'CA details') }),
     del('/cas/{ca}', { id: 'caDelete', tag, summary: 'Delete a CA', description: 'Revokes its certificates at its parents and withdraws its objects first.', ok: empty('Deleted') }),

@@ -109,6 +109,7 @@ const shared: Record<string, Schema> = {
 
 const cas: Record<string, Schema> = {
   CaList: obj('All CAs', { cas: arr(obj('A CA', { handle: str('CA handle') })) }),
+  CasPageJson: obj('A page of the CAs matching a search', { ...pageInfo('CAs'), cas: arr(obj('A CA', { handle: str('CA handle') })) }),
   AddCaJson: obj('A new CA', { handle: str('CA handle: a-z, A-Z, 0-9, - and _ (spec §8)', { pattern: '^[a-zA-Z0-9_-]{1,255}$' }) }),
   KeyInfoJson: obj('A key of a resource class', {
     key_id: str('Key identifier (hex SHA-1 of the public key)'),

@@ -1,12 +1,13 @@
 /**
  * Lists paged on the server (design.md §8: a long list is searched, sorted and paged by svcd, never in the browser):
- * GET /api/v1/cas/{ca}/children, GET /api/v1/pubd/publishers with paging parameters, and the history's `q` and
+ * GET /api/v1/cas/{ca}/children, GET /api/v1/cas and GET /api/v1/pubd/publishers with paging parameters, and the history's `q` and
  * `order`. The parameters are the ones of GET …/routes/page (api/cas.ts RoasQuery): `offset`, `limit`, `q` (a
  * case-insensitive text), `sort` (a key of the list) and `order` (asc or desc); bad ones are a 400
  * api-invalid-query naming the parameter. A page answers the matches in all (`total`) with its `offset` and `limit`.
  *
- * Krill's shapes stay as they are: GET /pubd/publishers without any of these parameters answers Krill's
- * `{"publishers":[{"handle"}]}`; with them, the same object with richer rows and `total`, `offset`, `limit`.
+ * Krill's shapes stay as they are: GET /cas and GET /pubd/publishers without any of these parameters answer Krill's
+ * `{"cas":[{"handle"}]}` and `{"publishers":[{"handle"}]}`; with them, the same objects (publishers with richer
+ * rows) and `total`, `offset`, `limit`.
  */
 import type { ResourceSetText } from '../resources/resource-set.js'
 
@@ -31,6 +32,17 @@ export interface PageInfo {
   total: number
   offset: number
   limit: number
+}
+
+//------------ CAs (GET /api/v1/cas?…) ------------------------------------------------------------------------------------
+
+/** The one sort key of the CAs: handle. */
+export const CA_SORTS = ['handle'] as const
+export type CaSort = (typeof CA_SORTS)[number]
+
+/** A page of CAs: Krill's `{"cas":[{"handle"}]}` with `total`, `offset`, `limit`; `q` looks in the handle. */
+export interface CasPageJson extends PageInfo {
+  cas: { handle: string }[]
 }
 
 //------------ Children (GET /api/v1/cas/{ca}/children) -------------------------------------------------------------

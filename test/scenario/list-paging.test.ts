@@ -1,6 +1,6 @@
 /**
- * The lists svcd pages for the console (design.md §8, issue 23 item 8; api/paging.ts): GET …/children (new), GET
- * /pubd/publishers with paging parameters, and the history's ?q= and ?order=. Searched, sorted and paged on the
+ * The lists svcd pages for the console (design.md §8, issue 23 item 8; api/paging.ts): GET …/children (new), GET /cas
+ * and GET /pubd/publishers with paging parameters, and the history's ?q= and ?order=. Searched, sorted and paged on the
  * server, pages that make up the whole, labelled 400s for bad parameters, 404 for an unknown CA; and without the new
  * parameters Krill's shapes exactly.
  *
@@ -81,6 +81,16 @@ t.test('children, publishers and history, paged on the server', async (t) => {
     t.same(Object.keys(stale.body), ['publishers'], 'GET /pubd/stale keeps its shape')
   })
 
+  await t.test("CAs: Krill's list without paging parameters, a page with them", async (t) => {
+    const krill = await get<{ cas: { handle: string }[] }>('cas')
+    t.same(Object.keys(krill.body), ['cas'], "Krill's shape")
+    const handles = krill.body.cas.map((c) => c.handle)
+    t.ok(handles.includes('testbed'))
+    const page = await get<{ total: number; offset: number; limit: number; cas: { handle: string }[] }>('cas?limit=1&order=desc')
+    t.same(page.body, { total: handles.length, offset: 0, limit: 1, cas: [{ handle: [...handles].sort().at(-1)! }] }, 'a page, by handle descending')
+    t.same((await get<{ cas: { handle: string }[] }>('cas?q=TESTB')).body.cas, [{ handle: 'testbed' }], 'searched in the handle')
+  })
+
   await t.test('history: ?order=desc and ?q=, Krill\'s answer without them', async (t) => {
     const asc = await get<CommandHistoryJson>('cas/testbed/history/commands')
     t.equal(asc.status, 200)
@@ -116,6 +126,7 @@ t.test('children, publishers and history, paged on the server', async (t) => {
       ['pubd/publishers?sort=created', 'sort'],
       ['pubd/publishers?stale=soon', 'stale'],
       ['pubd/publishers?limit=x', 'limit'],
+      ['cas?sort=created', 'sort'],
       ['cas/testbed/history/commands?order=sideways', 'order'],
       [`cas/testbed/history/commands?q=${'x'.repeat(201)}`, 'q'],
     ]

@@ -9,6 +9,7 @@ import {
   type CommandHistoryJson, type ConfiguredRoa, type RoaDeltaJson,
 } from '../../api/cas.js'
 import type { RoasPageJson, RoasQuery } from '../../api/cas.js'
+import type { CaSort, CasPageJson, ListQuery } from '../../api/paging.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { aspaConfigs } from '../../ca/aspas.js'
@@ -26,6 +27,7 @@ import { createIdCert } from '../../protocol/id-cert.js'
 import { encodeChildRequest, encodePublisherRequest } from '../../protocol/idexchange.js'
 import type { CaObjectsStore, CaStatusStore, CaStore } from '../../store/interfaces.js'
 import { fromBase64, toBase64 } from '../../util/base64.js'
+import { compareText, pageOf } from '../../util/paging.js'
 import { caHandle } from '../../util/handle.js'
 import type { CaCommands } from './ca-commands.js'
 import type { CaPublisher } from './ca-publisher.js'
@@ -68,8 +70,14 @@ export interface CaServiceDeps {
 export class CaService {
   constructor(private readonly d: CaServiceDeps) {}
 
-  caList(): CaList {
-    return { cas: this.d.commands.handles().map((handle) => ({ handle })) }
+  /** Krill's list; with a page query (api/paging.ts), a page of it. */
+  caList(): CaList
+  caList(page: ListQuery<CaSort>): CasPageJson
+  caList(page?: ListQuery<CaSort>): CaList | CasPageJson {
+    const cas = this.d.commands.handles().map((handle) => ({ handle }))
+    if (!page) return { cas }
+    const p = pageOf(cas, page, { text: (c) => c.handle, compare: { handle: (a, b) => compareText(a.handle, b.handle) } })
+    return { total: p.total, offset: page.offset, limit: page.limit, cas: p.items }
   }
 
   async caAdd(handle: string): Promise<void> {

@@ -5,7 +5,7 @@
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { ROA_SORTS } from '../../api/cas.js'
-import { CHILD_SORTS } from '../../api/paging.js'
+import { CA_SORTS, CHILD_SORTS } from '../../api/paging.js'
 import { checkAddCa, checkAddChild, checkResourcesJson, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
 import { checkAspaDefinitionUpdates, checkAspaProvidersUpdate, customerFromPath, type AspaDefinitionUpdatesJson, type AspaProvidersUpdateJson } from '../../api/aspas.js'
 import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
@@ -13,7 +13,7 @@ import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
 import { sendJsonArray } from '../json-array.js'
-import { listQuery, queryCount, queryOrder, querySearch } from '../list-query.js'
+import { listQuery, queryCount, queryOrder, querySearch, wantsPage } from '../list-query.js'
 import { rscRoutes } from './cas-rsc.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
@@ -45,7 +45,8 @@ export function casRouter(deps: HttpDeps): Router {
 function lifecycleRoutes(r: Router, deps: HttpDeps): void {
   const svc = deps.services
   const limit = deps.config.post_limit_api
-  r.get('/cas', (ctx) => void (ctx.body = svc.cas.caList()))
+  // Krill's list; with paging parameters a page of it (api/paging.ts).
+  r.get('/cas', (ctx) => void (ctx.body = wantsPage(ctx) ? svc.cas.caList(listQuery(ctx, CA_SORTS)) : svc.cas.caList()))
   r.post('/cas', async (ctx) => {
     const body = await readJson<{ handle: string }>(ctx, limit, checkAddCa)
     await svc.cas.caAdd(body.handle)

@@ -1,14 +1,20 @@
-/** /ui/cas: every CA; add one, delete one. */
+/** /ui/cas: the CAs, searched and paged by svcd; add one, delete one. */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, ok } from '../api.js'
 import { ConfirmButton, ErrorBox, Field, FormSection, Link, Section } from '../components.js'
-import { ListView, useList, whole } from '../list.js'
+import { ListView, useList, type Page, type PageQuery } from '../list.js'
 import { useAction } from '../load.js'
 import { navigate, url } from '../router.js'
 
+/** A page of CAs, searched by svcd (GET /cas with paging parameters). */
+async function casPage(query: PageQuery<'handle'>): Promise<Page<{ handle: string }>> {
+  const r = await ok(api.GET('/cas', { params: { query } }))
+  return { total: 'total' in r ? r.total : r.cas.length, items: r.cas }
+}
+
 export function CasPage(): JSX.Element {
-  const cas = useList({ load: async () => whole((await ok(api.GET('/cas'))).cas), deps: [] })
+  const cas = useList({ load: casPage, deps: [], sorts: ['handle'] as const, pageSizes: [25, 100, 500] })
   const [handle, setHandle] = useState('')
   const add = useAction()
   const del = useAction()
@@ -20,9 +26,9 @@ export function CasPage(): JSX.Element {
       </FormSection>
       <Section title="All CAs">
         <ErrorBox error={del.error} title="Not deleted" />
-        <ListView list={cas} label="CAs" whole empty="No CAs yet." rowKey={(c) => c.handle}
+        <ListView list={cas} label="CAs" search="handle" empty="No CAs yet." noMatch="No CA matches the search." rowKey={(c) => c.handle}
           columns={[
-            { label: 'Handle', cell: (c) => <Link href={url`/ui/cas/${c.handle}`}>{c.handle}</Link> },
+            { label: 'Handle', sort: 'handle', cell: (c) => <Link href={url`/ui/cas/${c.handle}`}>{c.handle}</Link> },
             { label: 'Actions', cell: (c) => <ConfirmButton label={`Delete ${c.handle}`} confirm={`Yes, delete ${c.handle}`} disabled={del.busy} onConfirm={() => void del.run(() => ok(api.DELETE('/cas/{ca}', { params: { path: { ca: c.handle } } })), cas.reload)} /> },
           ]}
         />
