@@ -8,6 +8,7 @@ import { ref } from './openapi-schemas.js'
 import { taRoutes } from './openapi-ta.js'
 import type { Parameter, Response } from './openapi-types.js'
 import { ROA_SORTS, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, ROAS_QUERY_MAX, TOTAL_COUNT_HEADER } from './cas.js'
+import { CA_SORTS, CHILD_SORTS, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, LIST_QUERY_MAX, PUBLISHER_SORTS } from './paging.js'
 import { RSC_MAX_VALIDITY_DAYS } from './rsc.js'
 
 const get = (path: string, spec: OperationSpec) => route('get', path, spec)
@@ -17,7 +18,11 @@ const del = (path: string, spec: OperationSpec) => route('delete', path, spec)
 function caRoutes(): DescribedRoute[] {
   const tag = 'ca'
   return [
-    get('/cas', { id: 'caList', tag, summary: 'List the CAs', ok: json('CaList', 'All CAs') }),
+    get('/cas', {
+      id: 'caList', tag, summary: 'List the CAs; searched and paged with paging parameters', params: listParams(CA_SORTS, 'the handle'),
+      ok: json({ anyOf: [ref('CaList'), ref('CasPageJson')], description: "Without any paging parameter Krill's CaList; with them a CasPageJson" }, 'CAs'),
+      description: 'Krill answers every CA as {"cas":[{"handle"}]}, and so does svcd without parameters. With offset, limit, q, sort or order: a page of the matches by handle, with total, offset and limit. Bad parameters: 400 api-invalid-query.',
+    }),
     post('/cas', { id: 'caAdd', tag, summary: 'Add a CA', body: jsonBody('AddCaJson', 'The new CA'), ok: empty('Added') }),
     get('/cas/{ca}', { id: 'caShow', tag, summary: 'Show a CA', ok: json('CertAuthInfo', 'CA details') }),
     del('/cas/{ca}', { id: 'caDelete', tag, summary: 'Delete a CA', description: 'Revokes its certificates at its parents and withdraws its objects first.', ok: empty('Deleted') }),
@@ -53,6 +58,10 @@ function childRoutes(): DescribedRoute[] {
   const response = json('ParentResponseJson', 'The RFC 8183 parent response for the child')
   return [
     post('/cas/{ca}/children', { id: 'caChildAdd', tag, summary: 'Add a child', body: jsonBody('AddChildJson', 'The child'), ok: response }),
+    get('/cas/{ca}/children', {
+      id: 'caChildren', tag, summary: 'The children, searched, sorted and paged', params: listParams(CHILD_SORTS, 'the handle and the resources'), ok: json('ChildrenPageJson', 'The matching children, one page'),
+      description: "Not in Krill (which lists the children's handles in GET /cas/{ca}): for the web console and long lists. Sort by handle (default) or state (active first). Bad parameters: 400 api-invalid-query.",
+    }),
     get('/cas/{ca}/children/{child}', { id: 'caChildInfo', tag, summary: 'Id and resources of a child', ok: json('ChildInfoJson', 'The child') }),
     post('/cas/{ca}/children/{child}', { id: 'caChildUpdate', tag, summary: 'Update the resources and/or identity certificate of a child', body: jsonBody('UpdateChildJson', 'The changes'), ok: empty('Updated') }),
     del('/cas/{ca}/children/{child}', { id: 'caChildRemove', tag, summary: 'Remove a child', description: 'Its certificates are revoked.', ok: empty('Removed') }),
@@ -145,13 +154,22 @@ function roasPage(): Parameter[] {
 
 /** ?offset=&limit=&q=&sort=&order= of GET …/routes/page. */
 function roasQuery(): Parameter[] {
+  return listParams(ROA_SORTS, `\`<prefix>-<max length> => AS<asn>\` or the comment (at most ${ROAS_QUERY_MAX} characters)`, { dflt: 100, max: ROAS_PAGE_MAX, first: 'prefix: the listing order' })
+}
+
+/** The paging parameters of a list (api/paging.ts): offset, limit, q (looking in `where`), sort (the first key by default), order. */
+function listParams(sorts: readonly string[], where: string, limits: { dflt: number; max: number; first?: string } = { dflt: LIST_PAGE_DEFAULT, max: LIST_PAGE_MAX }): Parameter[] {
   return [
     { name: 'offset', in: 'query', description: 'Matches to skip (default 0)', required: false, schema: { type: 'integer', minimum: 0 } },
-    { name: 'limit', in: 'query', description: `Rows to return (default 100, at most ${ROAS_PAGE_MAX})`, required: false, schema: { type: 'integer', minimum: 1, maximum: ROAS_PAGE_MAX } },
-    { name: 'q', in: 'query', description: `Case-insensitive text in \`<prefix>-<max length> => AS<asn>\` or in the comment (at most ${ROAS_QUERY_MAX} characters)`, required: false, schema: { type: 'string' } },
-    { name: 'sort', in: 'query', description: 'Sort key (default prefix: the listing order)', required: false, schema: { type: 'string', enum: [...ROA_SORTS] } },
-    { name: 'order', in: 'query', description: 'asc (default) or desc', required: false, schema: { type: 'string', enum: ['asc', 'desc'] } },
+    { name: 'limit', in: 'query', description: `Rows to return (default ${limits.dflt}, at most ${limits.max})`, required: false, schema: { type: 'integer', minimum: 1, maximum: limits.max } },
+    { name: 'q', in: 'query', description: `Case-insensitive text in ${where}${where.endsWith(')') ? '' : ` (at most ${LIST_QUERY_MAX} characters)`}`, required: false, schema: { type: 'string' } },
+    { name: 'sort', in: 'query', description: `Sort key (default ${limits.first ?? sorts[0]})`, required: false, schema: { type: 'string', enum: [...sorts] } },
+    orderParam('asc (default) or desc'),
   ]
+}
+
+function orderParam(description: string): Parameter {
+  return { name: 'order', in: 'query', description, required: false, schema: { type: 'string', enum: ['asc', 'desc'] } }
 }
 
 function roasPageAnswer(): Response {
@@ -166,7 +184,11 @@ function roasPageAnswer(): Response {
 
 /** GET …/history/commands[/{rows}[/{offset}[/{after}[/{before}]]]] (krill-reference.md §4), each with ?full. */
 function historyRoutes(): DescribedRoute[] {
-  const full: Parameter = { name: 'full', in: 'query', description: 'Include publication entries', required: false, schema: { type: 'boolean' } }
+  const params: Parameter[] = [
+    { name: 'full', in: 'query', description: 'Include publication entries', required: false, schema: { type: 'boolean' } },
+    { name: 'q', in: 'query', description: `Only actions whose label, message or actor hold this text, case-insensitive (at most ${LIST_QUERY_MAX} characters; not in Krill)`, required: false, schema: { type: 'string' } },
+    orderParam('asc (default: oldest first, as Krill) or desc (newest first; the offset counts from the newest; not in Krill)'),
+  ]
   const variants: [id: string, suffix: string, which: string][] = [
     ['caHistory', '', 'the newest 100 rows'],
     ['caHistoryRows', '/{rows}', 'rows'],
@@ -174,9 +196,9 @@ function historyRoutes(): DescribedRoute[] {
     ['caHistoryAfter', '/{rows}/{offset}/{after}', 'rows, offset, after'],
     ['caHistoryBetween', '/{rows}/{offset}/{after}/{before}', 'rows, offset, after, before'],
   ]
-  const page = json('CommandHistoryJson', 'A page of the history, oldest first')
+  const page = json('CommandHistoryJson', 'A page of the history, oldest first unless ?order=desc')
   return [
-    ...variants.map(([id, suffix, which]) => get(`/cas/{ca}/history/commands${suffix}`, { id, tag: 'history', summary: `History of a CA (${which})`, params: [full], ok: page })),
+    ...variants.map(([id, suffix, which]) => get(`/cas/{ca}/history/commands${suffix}`, { id, tag: 'history', summary: `History of a CA (${which})`, params, ok: page })),
     get('/cas/{ca}/history/details/{key}', { id: 'caHistoryDetails', tag: 'history', summary: 'One command with its events', ok: json('CommandDetailsJson', 'The command') }),
   ]
 }
@@ -195,7 +217,12 @@ function pubdRoutes(): DescribedRoute[] {
   const tag = 'publication-server'
   const response = json('RepositoryResponseJson', 'The RFC 8183 repository response for the publisher')
   return [
-    get('/pubd/publishers', { id: 'pubdPublishers', tag, summary: 'List the publishers', ok: json('PublisherList', 'Publishers') }),
+    get('/pubd/publishers', {
+      id: 'pubdPublishers', tag, summary: 'List the publishers; searched, sorted and paged with paging parameters',
+      params: [...listParams(PUBLISHER_SORTS, 'the handle'), { name: 'stale', in: 'query', description: 'Mark each row stale when it has not published for this many seconds (as GET /pubd/stale/{seconds})', required: false, schema: { type: 'integer', minimum: 0 } }],
+      ok: json({ anyOf: [ref('PublisherList'), ref('PublishersPageJson')], description: 'Without any paging parameter (or stale) Krill\'s PublisherList; with them a PublishersPageJson' }, 'Publishers'),
+      description: 'Krill answers every publisher as {"publishers":[{"handle"}]}, and so does svcd without parameters. With offset, limit, q, sort, order or stale: a page of the matches with their figures (objects, size, last update), sorted by handle (default), objects, size or last_update. Bad parameters: 400 api-invalid-query.',
+    }),
     post('/pubd/publishers', { id: 'pubdPublisherAdd', tag, summary: 'Add a publisher', body: jsonOrXmlBody('PublisherRequestJson', 'The publisher', 'publisher_request'), ok: response }),
     get('/pubd/publishers/{publisher}', { id: 'pubdPublisherShow', tag, summary: 'A publisher and its files', ok: json('PublisherDetails', 'The publisher') }),
     del('/pubd/publishers/{publisher}', { id: 'pubdPublisherRemove', tag, summary: 'Remove a publisher and withdraw its files', ok: empty('Removed') }),

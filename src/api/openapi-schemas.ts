@@ -41,6 +41,9 @@ function obj(description: string, properties: Record<string, Schema>, optional: 
 
 const RESOURCES = 'resources in canonical text (style.md §2 rule 4)'
 
+/** total, offset and limit of a paged list (api/paging.ts PageInfo). */
+const pageInfo = (what: string): Record<string, Schema> => ({ total: int(`Matching ${what} in all`, { minimum: 0 }), offset: int('Matches skipped', { minimum: 0 }), limit: int('Most rows asked for', { minimum: 1 }) })
+
 //------------ Errors and status -----------------------------------------------------------------------------------
 
 const status: Record<string, Schema> = {
@@ -106,6 +109,7 @@ const shared: Record<string, Schema> = {
 
 const cas: Record<string, Schema> = {
   CaList: obj('All CAs', { cas: arr(obj('A CA', { handle: str('CA handle') })) }),
+  CasPageJson: obj('A page of the CAs matching a search', { ...pageInfo('CAs'), cas: arr(obj('A CA', { handle: str('CA handle') })) }),
   AddCaJson: obj('A new CA', { handle: str('CA handle: a-z, A-Z, 0-9, - and _ (spec §8)', { pattern: '^[a-zA-Z0-9_-]{1,255}$' }) }),
   KeyInfoJson: obj('A key of a resource class', {
     key_id: str('Key identifier (hex SHA-1 of the public key)'),
@@ -156,6 +160,8 @@ const cas: Record<string, Schema> = {
   AddChildJson: obj('A child to add', { handle: str('Child handle'), resources: ref('ResourceSet'), id_cert: base64('Child identity certificate, DER') }),
   UpdateChildJson: obj('Changes to a child: new identity certificate, new resources, suspension', { id_cert: base64('New identity certificate, DER'), resources: ref('ResourceSet'), suspend: { type: 'boolean', description: 'true: suspend (its certificates are withdrawn); false: unsuspend (new certificates are issued)' } }, ['id_cert', 'resources', 'suspend']),
   ChildInfoJson: obj('A child', { state: str('Child state: suspended while inactive (or by an operator)', { enum: ['active', 'suspended'] }), id_cert: ref('IdCertInfo'), entitled_resources: ref('ResourceSet') }),
+  ChildRowJson: obj('A child in the list (GET …/children): ChildInfoJson without the identity certificate', { handle: str('Child handle'), state: str('Child state', { enum: ['active', 'suspended'] }), entitled_resources: ref('ResourceSet') }),
+  ChildrenPageJson: obj('A page of the children matching a search, sorted', { ...pageInfo('children'), children: arr(ref('ChildRowJson'), 'The rows') }),
   RoaJson: {
     ...obj('A ROA authorisation', { asn: int('Origin AS number', { minimum: 0, maximum: 4294967295 }), prefix: str('IP prefix'), max_length: int('Max length (default: the prefix length)'), comment: nullable(str('Comment')) }, ['max_length', 'comment']),
     example: { asn: 65000, prefix: '10.0.0.0/24', max_length: 24, comment: 'office' },
@@ -183,12 +189,7 @@ const cas: Record<string, Schema> = {
     comment: nullable(str('Comment')),
     roa_objects: int('ROA objects carrying it', { minimum: 0 }),
   }),
-  RoasPageJson: obj('A page of the ROAs matching a search, sorted', {
-    total: int('Matching authorisations in all', { minimum: 0 }),
-    offset: int('Matches skipped', { minimum: 0 }),
-    limit: int('Most rows asked for', { minimum: 1 }),
-    items: arr(ref('RoaRowJson'), 'The rows'),
-  }),
+  RoasPageJson: obj('A page of the ROAs matching a search, sorted', { ...pageInfo('authorisations'), items: arr(ref('RoaRowJson'), 'The rows') }),
   BgpAnalysisState: str("Krill's BgpAnalysisState: roa_* of a configured ROA, announcement_* of a BGP announcement inside the CA's resources; without BGP data svcd reports only roa_no_announcement_info and roa_not_held", {
     enum: ['roa_seen', 'roa_redundant', 'roa_unseen', 'roa_disallowing', 'roa_too_permissive', 'roa_as0', 'roa_as0_redundant', 'roa_not_held', 'announcement_valid', 'announcement_invalid_length', 'announcement_invalid_asn', 'announcement_disallowed', 'announcement_not_found', 'roa_no_announcement_info'],
   }),
@@ -297,6 +298,14 @@ const pubd: Record<string, Schema> = {
     tag: nullable(str('Optional tag')),
   }),
   PublisherList: obj('Publishers', { publishers: arr(obj('A publisher', { handle: str('Publisher handle') })) }),
+  PublisherRowJson: obj('A publisher in a paged list, with its figures', {
+    handle: str('Publisher handle'),
+    objects: int('Objects it has published', { minimum: 0 }),
+    size: int('Their size in bytes', { minimum: 0 }),
+    last_update: nullable(time('When it last published')),
+    stale: { type: 'boolean', description: 'Only with ?stale=<seconds>: it has not published for that long (a never-published one counts from its creation)' },
+  }, ['stale']),
+  PublishersPageJson: obj('A page of the publishers matching a search, sorted', { ...pageInfo('publishers'), publishers: arr(ref('PublisherRowJson'), 'The rows') }),
   PublisherDetails: obj('A publisher and its published files', {
     handle: str('Publisher handle'),
     id_cert: ref('IdCertInfo'),

@@ -24,6 +24,7 @@ export interface SchemaObject {
   items?: Schema
   allOf?: Schema[]
   oneOf?: Schema[]
+  anyOf?: Schema[]
   example?: unknown
 }
 

@@ -14,6 +14,7 @@ import type { ClusterJson, LoggedInUser, ServerInfo } from '../api/status.js'
 import type { TaKeyRollJson } from '../api/ta.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
 import type { RoasPageJson, RoasQuery } from '../api/cas.js'
+import type { CasPageJson, PublishersPageJson } from '../api/paging.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -32,7 +33,7 @@ export const calls = {
   metrics: (): ApiCall<string> => call('GET', '/metrics', 'text'),
   authLogin: (): ApiCall<LoggedInUser> => call('POST', '/auth/login', 'json'),
 
-  caList: (): ApiCall<CaList> => call('GET', '/api/v1/cas', 'json'),
+  caList: (): ApiCall<CaList | CasPageJson> => call('GET', '/api/v1/cas', 'json'),
   caAdd: (handle: string): ApiCall<void> => call('POST', '/api/v1/cas', 'empty', { handle }),
   caShow: (ca: string): ApiCall<CertAuthInfo> => call('GET', `/api/v1/cas/${seg(ca)}`, 'json'),
   caDelete: (ca: string): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}`, 'empty'),
@@ -88,7 +89,7 @@ export const calls = {
   caRepoStatus: (ca: string): ApiCall<RepoStatusJson> => call('GET', `/api/v1/cas/${seg(ca)}/repo/status`, 'json'),
   caPublisherRequest: (ca: string): ApiCall<PublisherRequestJson> => call('GET', `/api/v1/cas/${seg(ca)}/id/publisher_request.json`, 'json'),
 
-  pubdPublishers: (): ApiCall<PublisherList> => call('GET', '/api/v1/pubd/publishers', 'json'),
+  pubdPublishers: (): ApiCall<PublisherList | PublishersPageJson> => call('GET', '/api/v1/pubd/publishers', 'json'),
   pubdPublisherAdd: (req: PublisherRequestJson): ApiCall<RepositoryResponseJson> => call('POST', '/api/v1/pubd/publishers', 'json', req),
   pubdPublisherShow: (p: string): ApiCall<PublisherDetails> => call('GET', `/api/v1/pubd/publishers/${seg(p)}`, 'json'),
   pubdPublisherRemove: (p: string): ApiCall<void> => call('DELETE', `/api/v1/pubd/publishers/${seg(p)}`, 'empty'),

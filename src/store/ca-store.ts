@@ -209,9 +209,20 @@ export class SqliteCaStore implements CaStore {
     if (!q.full) where.push("kind <> 'publish'")
     if (q.after) where.push('time > ?'), args.push(q.after)
     if (q.before) where.push('time < ?'), args.push(q.before)
+    const needle = q.q?.toLowerCase() ?? ''
+    // A search: the database keeps the records that hold the text anywhere (plain LIKE, both dialects; for printable
+    // ASCII, which lower() folds alike in both and JSON writes as it is), then the label, message and actor decide.
+    if (/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/.test(needle)) where.push("lower(record) LIKE ? ESCAPE '\\'"), args.push(`%${needle.replace(/[%_]/g, '\\$&')}%`)
     const clause = where.join(' AND ')
+    const order = q.order === 'desc' ? 'DESC' : 'ASC'
+    if (needle) {
+      const found = (this.db.prepare(`SELECT record FROM ca_history WHERE ${clause} ORDER BY seq ${order}`).all(...args) as { record: string }[])
+        .map((r) => JSON.parse(r.record) as StoredCommand)
+        .filter((r) => `${r.summary.label}\n${r.summary.msg}\n${r.actor}`.toLowerCase().includes(needle))
+      return { total: found.length, records: found.slice(q.offset, q.offset + q.rows) }
+    }
     const total = (this.db.prepare(`SELECT count(*) AS n FROM ca_history WHERE ${clause}`).get(...args) as { n: number }).n
-    const rows = this.db.prepare(`SELECT record FROM ca_history WHERE ${clause} ORDER BY seq LIMIT ? OFFSET ?`).all(...args, q.rows, q.offset) as { record: string }[]
+    const rows = this.db.prepare(`SELECT record FROM ca_history WHERE ${clause} ORDER BY seq ${order} LIMIT ? OFFSET ?`).all(...args, q.rows, q.offset) as { record: string }[]
     return { total, records: rows.map((r) => JSON.parse(r.record) as StoredCommand) }
   }
 

@@ -23,6 +23,10 @@ export interface HistoryQuery {
   before?: string
   /** Include publication entries (repository updates, which are not commands). */
   full: boolean
+  /** Only the records whose action label, message or actor hold this text (case-insensitive). */
+  q?: string
+  /** By number: oldest first (the default) or newest first; `offset` counts from the first. */
+  order?: 'asc' | 'desc'
 }
 
 /** CAs: the current state (snapshot with a version) and the history of commands (eventsourcing.ts). */

@@ -3,6 +3,7 @@ import type { JSX } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { Link, onSubmit } from './components.js'
 import { match, useLocation } from './router.js'
+import { useAction } from './load.js'
 import { currentSession, login, logout, onSessionChange, type Session } from './session.js'
 import { AspasPage } from './pages/aspas.js'
 import { BgpSecPage } from './pages/bgpsec.js'
@@ -101,20 +102,11 @@ export function App(): JSX.Element {
 
 function Login(props: { reason?: string }): JSX.Element {
   const [token, setToken] = useState('')
-  const [error, setError] = useState<string | undefined>()
-  const [busy, setBusy] = useState(false)
-  const submit = async () => {
-    setBusy(true)
-    setError(undefined)
-    try {
-      await login({ kind: 'token', token: token.trim() })
-    } catch (e) {
-      const label = (e as { label?: string }).label
-      setError(`${label ? `${label}: ` : ''}${(e as Error).message}`)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const act = useAction()
+  const submit = () => act.run(() => login({ kind: 'token', token: token.trim() }))
+  const label = (act.error as { label?: string } | undefined)?.label
+  const error = act.error && `${label ? `${label}: ` : ''}${act.error.message}`
+  const busy = act.busy
   return (
     <main id="main" class="login">
       <h1>svc console</h1>

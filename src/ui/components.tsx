@@ -1,7 +1,9 @@
-/** Shared pieces of the console: page frame, errors, forms, tables with paging, file upload and download. */
+/** Shared pieces of the console: page frame, errors, forms, file upload and download (lists: list.tsx). */
 import type { ComponentChildren, JSX } from 'preact'
 import { useState } from 'preact/hooks'
+import { useAction } from './load.js'
 import { ApiError } from './api.js'
+import { later } from './clock.js'
 import { navigate } from './router.js'
 
 /** A link inside the console (no reload); modified clicks open normally. */
@@ -92,31 +94,36 @@ export function saveFile(name: string, text: string, type: string): void {
   document.body.appendChild(a)
   a.click()
   a.remove()
-  setTimeout(() => URL.revokeObjectURL(href), 10_000)
+  later(() => URL.revokeObjectURL(href), 10_000)
 }
 
 /** A button that fetches a document and saves it; the error shows next to it. */
 export function DownloadButton(props: { label: string; file: string; fetch: () => Promise<string>; type?: string }): JSX.Element {
-  const [error, setError] = useState<Error | undefined>()
-  const [busy, setBusy] = useState(false)
-  const click = async () => {
-    setBusy(true)
-    setError(undefined)
-    try {
-      saveFile(props.file, await props.fetch(), props.type ?? 'application/xml')
-    } catch (e) {
-      setError(e as Error)
-    } finally {
-      setBusy(false)
-    }
-  }
+  const act = useAction()
   return (
     <span class="download">
-      <button type="button" onClick={click} disabled={busy}>
+      <button type="button" onClick={() => void act.run(async () => saveFile(props.file, await props.fetch(), props.type ?? 'application/xml'))} disabled={act.busy}>
         {props.label}
       </button>
-      <ErrorBox error={error} />
+      <ErrorBox error={act.error} />
     </span>
+  )
+}
+
+/** A section with a form: its fields, the submit button, what shows while it runs, the error of the last try, and what it did. */
+export function FormSection(props: { title: string; submit: string; onSubmit: () => void; busy: boolean; disabled?: boolean; error: Error | undefined; errorTitle: string; busyText?: string; done?: ComponentChildren; children: ComponentChildren }): JSX.Element {
+  return (
+    <Section title={props.title}>
+      <form class="inline" onSubmit={onSubmit(props.onSubmit)}>
+        {props.children}
+        <button type="submit" disabled={props.busy || props.disabled}>
+          {props.submit}
+        </button>
+      </form>
+      {props.busy && props.busyText ? <p aria-busy="true">{props.busyText}</p> : null}
+      <ErrorBox error={props.error} title={props.errorTitle} />
+      {props.done}
+    </Section>
   )
 }
 
@@ -138,32 +145,6 @@ export function ConfirmButton(props: { label: string; confirm: string; onConfirm
         Cancel
       </button>
     </span>
-  )
-}
-
-/** Previous / next for a paged list: `offset` of `total`, `limit` at a time. */
-export function Pager(props: { offset: number; limit: number; total: number; onPage: (offset: number) => void; label: string }): JSX.Element | null {
-  const { offset, limit, total } = props
-  if (total <= limit && offset === 0) return <p class="count">{total === 0 ? 'None' : `${total} in all`}</p>
-  const last = Math.max(0, Math.floor((total - 1) / limit) * limit)
-  return (
-    <nav class="pager" aria-label={`${props.label} pages`}>
-      <button type="button" disabled={offset === 0} onClick={() => props.onPage(0)}>
-        First
-      </button>
-      <button type="button" disabled={offset === 0} onClick={() => props.onPage(Math.max(0, offset - limit))}>
-        Previous
-      </button>
-      <span aria-live="polite">
-        {total === 0 ? 0 : offset + 1}–{Math.min(offset + limit, total)} of {total}
-      </span>
-      <button type="button" disabled={offset + limit >= total} onClick={() => props.onPage(offset + limit)}>
-        Next
-      </button>
-      <button type="button" disabled={offset >= last} onClick={() => props.onPage(last)}>
-        Last
-      </button>
-    </nav>
   )
 }
 

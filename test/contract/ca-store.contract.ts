@@ -105,6 +105,22 @@ export function caStoreContract(t: Test, make: StoresFactory): void {
     t.same(stores.cas.history('other', { offset: 0, rows: 100, full: true }).records.map((r) => r.seq), [1], "another CA's history is its own")
   })
 
+  t.test('history: newest first, and a search in the label, message and actor (issue 23, the console)', async (t) => {
+    const { stores } = fresh(t, make)
+    stores.cas.create(command('ca1', T(1), 'ca-add'), caState('ca1'))
+    for (let i = 2; i <= 6; i++) stores.cas.save(command('ca1', T(i), i % 2 ? 'Odd_50%' : 'even'), caState('ca1', [child(`c${i}`)]), i - 1)
+    const seqs = (q: Partial<Parameters<typeof stores.cas.history>[1]>) => stores.cas.history('ca1', { offset: 0, rows: 100, full: true, ...q }).records.map((r) => r.seq)
+    t.same(seqs({ order: 'desc' }), [6, 5, 4, 3, 2, 1], 'newest first')
+    t.same(seqs({ order: 'desc', offset: 1, rows: 2 }), [5, 4], 'the offset counts from the newest')
+    t.same(seqs({ q: 'CMD-EVEN' }), [2, 4, 6], 'in the label, case-insensitive')
+    t.same(seqs({ q: 'odd_50%', order: 'desc' }), [5, 3], '% and _ are text, not patterns')
+    t.same(seqs({ q: 'odd_5_%' }), [], 'no pattern matching')
+    t.same(seqs({ q: `even at ${T(4)}` }), [4], 'in the message')
+    t.equal(stores.cas.history('ca1', { offset: 1, rows: 1, full: true, q: 'test' }).total, 6, 'in the actor; the total counts the matches')
+    t.same(seqs({ q: 'even-done' }), [], 'not in the details or events')
+    t.same(seqs({ q: 'ÉVEN' }), [], 'any text')
+  })
+
   t.test('remove removes everything of that CA and nothing of another', async (t) => {
     const { stores } = fresh(t, make)
     for (const h of ['ca1', 'ca2']) {

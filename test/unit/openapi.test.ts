@@ -12,6 +12,7 @@ import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../src/a
 import type { RscSignedJson, RscSignJson } from '../../src/api/rsc.js'
 import type { AnnouncementJson, AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, CaIssuesJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, CommandDetailsJson, CommandHistoryJson, ConfiguredRoa, AddChildJson, AddParentJson, ParentContactJson, ParentResponseJson, ParentStatusJson, RepoInfoJson, RepoStatusJson, ReplacementRoaSuggestionJson, RoaDeltaJson, RoaJson, RoaPayloadJson, UpdateChildJson } from '../../src/api/cas.js'
 import type { RoaRowJson, RoasPageJson } from '../../src/api/cas.js'
+import type { CasPageJson, ChildRowJson, ChildrenPageJson, PublisherRowJson, PublishersPageJson } from '../../src/api/paging.js'
 import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
 import type { ErrorBody, LoggedInUser, ReadyJson, ServerInfo } from '../../src/api/status.js'
@@ -109,6 +110,11 @@ const sameSchemas: Record<string, true> = {
   ConfiguredRoa: true as Same<S['ConfiguredRoa'], ConfiguredRoa>,
   RoaRowJson: true as Same<S['RoaRowJson'], RoaRowJson>,
   RoasPageJson: true as Same<S['RoasPageJson'], RoasPageJson>,
+  CasPageJson: true as Same<S['CasPageJson'], CasPageJson>,
+  ChildRowJson: true as Same<S['ChildRowJson'], ChildRowJson>,
+  ChildrenPageJson: true as Same<S['ChildrenPageJson'], ChildrenPageJson>,
+  PublisherRowJson: true as Same<S['PublisherRowJson'], PublisherRowJson>,
+  PublishersPageJson: true as Same<S['PublishersPageJson'], PublishersPageJson>,
   RepoInfoJson: true as Same<S['RepoInfoJson'], RepoInfoJson>,
   RepoStatusJson: true as Same<S['RepoStatusJson'], RepoStatusJson>,
   CaIssuesJson: true as Same<S['CaIssuesJson'], CaIssuesJson>,

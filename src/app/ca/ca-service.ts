@@ -9,6 +9,7 @@ import {
   type CommandHistoryJson, type ConfiguredRoa, type RoaDeltaJson,
 } from '../../api/cas.js'
 import type { RoasPageJson, RoasQuery } from '../../api/cas.js'
+import type { CaSort, CasPageJson, ListQuery } from '../../api/paging.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { aspaConfigs } from '../../ca/aspas.js'
@@ -26,6 +27,7 @@ import { createIdCert } from '../../protocol/id-cert.js'
 import { encodeChildRequest, encodePublisherRequest } from '../../protocol/idexchange.js'
 import type { CaObjectsStore, CaStatusStore, CaStore } from '../../store/interfaces.js'
 import { fromBase64, toBase64 } from '../../util/base64.js'
+import { compareText, pageOf } from '../../util/paging.js'
 import { caHandle } from '../../util/handle.js'
 import type { CaCommands } from './ca-commands.js'
 import type { CaPublisher } from './ca-publisher.js'
@@ -68,8 +70,14 @@ export interface CaServiceDeps {
 export class CaService {
   constructor(private readonly d: CaServiceDeps) {}
 
-  caList(): CaList {
-    return { cas: this.d.commands.handles().map((handle) => ({ handle })) }
+  /** Krill's list; with a page query (api/paging.ts), a page of it. */
+  caList(): CaList
+  caList(page: ListQuery<CaSort>): CasPageJson
+  caList(page?: ListQuery<CaSort>): CaList | CasPageJson {
+    const cas = this.d.commands.handles().map((handle) => ({ handle }))
+    if (!page) return { cas }
+    const p = pageOf(cas, page, { text: (c) => c.handle, compare: { handle: (a, b) => compareText(a.handle, b.handle) } })
+    return { total: p.total, offset: page.offset, limit: page.limit, cas: p.items }
   }
 
   async caAdd(handle: string): Promise<void> {
@@ -255,12 +263,12 @@ export class CaService {
 
   //------------ History (spec §2.9, krill-reference.md §4) ----------------------------------------------------------
 
-  caHistory(ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean }): CommandHistoryJson {
+  caHistory(ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean; q?: string; order?: 'asc' | 'desc' }): CommandHistoryJson {
     this.known(ca)
     if (!Number.isInteger(q.rows) || q.rows < 1 || q.rows > MAX_HISTORY_ROWS) throw new AppError('api-invalid-query', { name: 'rows', reason: `must be 1 to ${MAX_HISTORY_ROWS}` })
     if (!Number.isInteger(q.offset) || q.offset < 0) throw new AppError('api-invalid-query', { name: 'offset', reason: 'must be 0 or more' })
     const iso = (s: number | undefined) => (s === undefined ? undefined : new Date(s * 1000).toISOString())
-    return historyJson(q.offset, this.d.cas.history(ca, { rows: q.rows, offset: q.offset, after: iso(q.after), before: iso(q.before), full: q.full }))
+    return historyJson(q.offset, this.d.cas.history(ca, { rows: q.rows, offset: q.offset, after: iso(q.after), before: iso(q.before), full: q.full, q: q.q, order: q.order }))
   }
 
   caHistoryDetails(ca: string, key: string): CommandDetailsJson {

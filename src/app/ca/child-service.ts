@@ -3,7 +3,8 @@
  * them their RFC 8183 parent response, show them, and answer their RFC 6492 messages (child-server.ts). Children
  * that are CAs in this svcd learn of a change at once.
  */
-import { childInfo } from './views.js'
+import { childInfo, childrenPage } from './views.js'
+import type { ChildSort, ChildrenPageJson, ListQuery } from '../../api/paging.js'
 import { parentResponseJson, type AddChildJson, type ChildInfoJson, type ParentResponseJson, type UpdateChildJson } from '../../api/cas.js'
 import { AppError } from '../../errors.js'
 import { encodeParentResponse, type ParentResponse } from '../../protocol/idexchange.js'
@@ -73,6 +74,11 @@ export class ChildService {
 
   caChildContactXml(ca: string, child: string): string {
     return encodeParentResponse(this.parentResponseFor(ca, child))
+  }
+
+  /** GET …/children: the children a page at a time (api/paging.ts). */
+  caChildren(ca: string, q: ListQuery<ChildSort>): ChildrenPageJson {
+    return childrenPage(this.d.commands.state(caPath(ca)), q)
   }
 
   caChildInfo(ca: string, child: string): ChildInfoJson {

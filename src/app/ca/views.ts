@@ -14,6 +14,8 @@ import { ResourceSet, type ResourceSetText } from '../../resources/resource-set.
 import { fromBase64 } from '../../util/base64.js'
 import type { CaKeySummary } from '../../ca/object-model.js'
 import type { ExchangeStatus } from '../../store/interfaces.js'
+import type { ChildRowJson, ChildSort, ChildrenPageJson, ListQuery } from '../../api/paging.js'
+import { compareText, pageOf } from '../../util/paging.js'
 
 /**
  * The JSON of an identity certificate (base64 DER), remembered: a CA's page shows its own and its parents' on every
@@ -87,6 +89,16 @@ export function parentStatus(s: CaState, name: string, status: ExchangeStatus | 
 export function childInfo(s: CaState, child: string): ChildInfoJson {
   const c = s.children[child]
   return { state: c.suspended ? 'suspended' : 'active', id_cert: idCertJson(c.idCert), entitled_resources: canonical(c.resources) }
+}
+
+/** GET …/children: a page of the CA's children (api/paging.ts), searched in the handle and the resources. */
+export function childrenPage(s: CaState, q: ListQuery<ChildSort>): ChildrenPageJson {
+  const rows: ChildRowJson[] = Object.keys(s.children)
+    .sort(compareText)
+    .map((handle) => ({ handle, state: s.children[handle]!.suspended ? 'suspended' : 'active', entitled_resources: canonical(s.children[handle]!.resources) }))
+  const text = (r: ChildRowJson) => `${r.handle}\n${r.entitled_resources.asn}\n${r.entitled_resources.ipv4}\n${r.entitled_resources.ipv6}`
+  const page = pageOf(rows, q, { text, compare: { handle: (a, b) => compareText(a.handle, b.handle), state: (a, b) => compareText(a.state, b.state) } })
+  return { total: page.total, offset: q.offset, limit: q.limit, children: page.items }
 }
 
 /** A stored resource set in the canonical text of today ('AS1-AS2', Krill's form). */

@@ -14,6 +14,7 @@ import type { ReplayState } from '../../protocol/replay.js'
 import { planDelta } from '../../pubd/content.js'
 import { jailOf, type Publisher } from '../../pubd/publishers.js'
 import type { QuotaSettings } from '../../pubd/quota.js'
+import type { ListQuery, PublisherSort, PublishersPageJson } from '../../api/paging.js'
 import type { PubdStore, SharedLocks } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
 import { checkedPublisherHandle, pathHandle, publisherRequestInput } from '../ca/inputs.js'
@@ -23,6 +24,7 @@ import type { MessageCodec } from './message-codec.js'
 import { lagObserver, OUTPUT_LAG_MAX_SECONDS, OutputLag, RSYNC_PACING } from './output-lag.js'
 import type { RrdpOutput, RsyncOutput, RsyncServer } from './outputs.js'
 import { OutputProblems, type ProblemJson } from './problems.js'
+import { isStale, publishersPage } from './publisher-page.js'
 import { publishedManifests, repoStats } from './repo-stats.js'
 import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
 import type { PublishObserver } from './publish-latency.js'
@@ -147,8 +149,13 @@ export class PublicationService {
 
   //------------ JSON API (krill-reference.md §1.1 "Publication server"; the /api/v1/pubd routes) -------------------
 
-  pubdPublishers(): PublisherList {
-    return { publishers: this.store.publishers().map((p) => ({ handle: p.handle })) }
+  /** Krill's list; with a page query (api/paging.ts), a page of richer rows (publisher-page.ts). */
+  pubdPublishers(): PublisherList
+  pubdPublishers(page: ListQuery<PublisherSort>, staleSeconds?: number): PublishersPageJson
+  pubdPublishers(page?: ListQuery<PublisherSort>, staleSeconds?: number): PublisherList | PublishersPageJson {
+    if (!page) return { publishers: this.store.publishers().map((p) => ({ handle: p.handle })) }
+    const stale = staleSeconds === undefined ? undefined : { cutoff: this.d.now().getTime() - staleSeconds * 1000 }
+    return publishersPage(this.store.publishers(), this.store.stats(), page, stale)
   }
 
   pubdPublisherAdd(input: { json: PublisherRequestJson } | { xml: string }, opts: { selfService?: boolean } = {}): RepositoryResponseJson {
@@ -176,7 +183,7 @@ export class PublicationService {
   /** Publishers that have not published for `seconds` (never-published ones count from their creation). */
   pubdStale(seconds: number): PublisherList {
     const cutoff = this.d.now().getTime() - seconds * 1000
-    return { publishers: this.store.publishers().filter((p) => Date.parse(p.lastPublish ?? p.created) < cutoff).map((p) => ({ handle: p.handle })) }
+    return { publishers: this.store.publishers().filter((p) => isStale(p, cutoff)).map((p) => ({ handle: p.handle })) }
   }
 
   pubdStats(): RepoStats {

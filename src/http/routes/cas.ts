@@ -4,7 +4,8 @@
  */
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
-import { ROA_SORTS, ROAS_QUERY_MAX, type RoaSort } from '../../api/cas.js'
+import { ROA_SORTS } from '../../api/cas.js'
+import { CA_SORTS, CHILD_SORTS } from '../../api/paging.js'
 import { checkAddCa, checkAddChild, checkResourcesJson, checkRoaDelta, checkUpdateChild, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, TOTAL_COUNT_HEADER, type AddChildJson, type RoaDeltaJson, type UpdateChildJson } from '../../api/cas.js'
 import { checkAspaDefinitionUpdates, checkAspaProvidersUpdate, customerFromPath, type AspaDefinitionUpdatesJson, type AspaProvidersUpdateJson } from '../../api/aspas.js'
 import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
@@ -12,6 +13,7 @@ import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
 import { readJson, readJsonOrXml, readNoBody } from '../body.js'
 import { sendJsonArray } from '../json-array.js'
+import { listQuery, queryCount, queryOrder, querySearch, wantsPage } from '../list-query.js'
 import { rscRoutes } from './cas-rsc.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
@@ -43,7 +45,8 @@ export function casRouter(deps: HttpDeps): Router {
 function lifecycleRoutes(r: Router, deps: HttpDeps): void {
   const svc = deps.services
   const limit = deps.config.post_limit_api
-  r.get('/cas', (ctx) => void (ctx.body = svc.cas.caList()))
+  // Krill's list; with paging parameters a page of it (api/paging.ts).
+  r.get('/cas', (ctx) => void (ctx.body = wantsPage(ctx) ? svc.cas.caList(listQuery(ctx, CA_SORTS)) : svc.cas.caList()))
   r.post('/cas', async (ctx) => {
     const body = await readJson<{ handle: string }>(ctx, limit, checkAddCa)
     await svc.cas.caAdd(body.handle)
@@ -90,6 +93,8 @@ function childRoutes(r: Router, deps: HttpDeps): void {
   r.post('/cas/:ca/children', async (ctx) => {
     ctx.body = await svc.children.caChildAdd(ctx.params.ca, await readJson<AddChildJson>(ctx, limit, checkAddChild))
   })
+  // The children a page at a time, searched and sorted by svcd (api/paging.ts); Krill lists them in GET /cas/{ca}.
+  r.get('/cas/:ca/children', (ctx) => void (ctx.body = svc.children.caChildren(ctx.params.ca, listQuery(ctx, CHILD_SORTS))))
   r.get('/cas/:ca/children/:child', (ctx) => void (ctx.body = svc.children.caChildInfo(ctx.params.ca, ctx.params.child)))
   r.post('/cas/:ca/children/:child', async (ctx) => {
     await svc.children.caChildUpdate(ctx.params.ca, ctx.params.child, await readJson<UpdateChildJson>(ctx, limit, checkUpdateChild))
@@ -102,7 +107,6 @@ function childRoutes(r: Router, deps: HttpDeps): void {
   r.get('/cas/:ca/children/:child/contact', (ctx) => void (ctx.body = svc.children.caChildContact(ctx.params.ca, ctx.params.child)))
   r.get('/cas/:ca/children/:child/parent_response.json', (ctx) => void (ctx.body = svc.children.caChildContact(ctx.params.ca, ctx.params.child)))
   r.get('/cas/:ca/children/:child/parent_response.xml', (ctx) => xml(ctx, svc.children.caChildContactXml(ctx.params.ca, ctx.params.child)))
-
 }
 
 /** ROAs, the repository, issues. */
@@ -146,23 +150,8 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
 /** GET …/routes/page: the web console's ROA table (issue 15), searched, sorted and paged on the server. */
 function roaTableRoute(r: Router, deps: HttpDeps): void {
   r.get('/cas/:ca/routes/page', async (ctx) => {
-    const offset = queryCount(ctx, 'offset', 0, Number.MAX_SAFE_INTEGER)
-    const limit = queryCount(ctx, 'limit', 100, ROAS_PAGE_MAX, 1)
-    const q = queryText(ctx, 'q') ?? ''
-    if (q.length > ROAS_QUERY_MAX) throw new AppError('api-invalid-query', { name: 'q', reason: `at most ${ROAS_QUERY_MAX} characters` })
-    const sort = queryText(ctx, 'sort') ?? 'prefix'
-    if (!(ROA_SORTS as readonly string[]).includes(sort)) throw new AppError('api-invalid-query', { name: 'sort', reason: `one of ${ROA_SORTS.join(', ')}` })
-    const order = queryText(ctx, 'order') ?? 'asc'
-    if (order !== 'asc' && order !== 'desc') throw new AppError('api-invalid-query', { name: 'order', reason: 'asc or desc' })
-    ctx.body = await deps.services.cas.caRoasQuery(ctx.params.ca, { offset, limit, q, sort: sort as RoaSort, order })
+    ctx.body = await deps.services.cas.caRoasQuery(ctx.params.ca, listQuery(ctx, ROA_SORTS, { dflt: 100, max: ROAS_PAGE_MAX }))
   })
-}
-
-/** A text query parameter given at most once, or undefined. */
-function queryText(ctx: Context, name: string): string | undefined {
-  const v = ctx.query[name]
-  if (v !== undefined && typeof v !== 'string') throw new AppError('api-invalid-query', { name, reason: 'given more than once' })
-  return v
 }
 
 /** ASPA definitions and BGPsec router keys (krill-reference.md §1.1 "ASPA", "BGPsec"). */
@@ -197,7 +186,11 @@ function aspaRoutes(r: Router, deps: HttpDeps): void {
   })
 }
 
-/** History (krill-reference.md §1.1): /history/commands[/rows[/offset[/after[/before]]]] and /history/details/{key}. */
+/**
+ * History (krill-reference.md §1.1): /history/commands[/rows[/offset[/after[/before]]]] and /history/details/{key}.
+ * Beyond Krill (api/paging.ts): ?q= keeps the actions whose label, message or actor hold the text, ?order=desc
+ * lists the newest first (the offset counts from the newest); without them the answer is Krill's.
+ */
 function historyRoutes(r: Router, deps: HttpDeps): void {
   const svc = deps.services
   const history = (ctx: Context) => {
@@ -207,7 +200,7 @@ function historyRoutes(r: Router, deps: HttpDeps): void {
       if (!/^[0-9]{1,12}$/.test(v)) throw new AppError('api-invalid-query', { name, reason: 'must be a non-negative number' })
       return Number(v)
     }
-    ctx.body = svc.cas.caHistory(p.ca, { rows: num('rows', p.rows, 100)!, offset: num('offset', p.offset, 0)!, after: num('after', p.after), before: num('before', p.before), full: ctx.query.full === 'true' })
+    ctx.body = svc.cas.caHistory(p.ca, { rows: num('rows', p.rows, 100)!, offset: num('offset', p.offset, 0)!, after: num('after', p.after), before: num('before', p.before), full: ctx.query.full === 'true', q: querySearch(ctx), order: queryOrder(ctx) })
   }
   r.get('/cas/:ca/history/commands', history)
   r.get('/cas/:ca/history/commands/:rows', history)
@@ -226,16 +219,6 @@ function actionRoutes(r: Router, deps: HttpDeps): void {
   r.post('/bulk/cas/publish', action(() => svc.cas.bulkPublish()))
   r.post('/bulk/cas/sync/parent', action(() => svc.cas.bulkRefresh()))
   r.post('/bulk/cas/sync/repo', action(() => svc.cas.bulkSyncRepo()))
-}
-
-/** A whole-number query parameter between `min` and `max`, `dflt` when absent; else 400 api-invalid-query. */
-function queryCount(ctx: Context, name: string, dflt: number, max: number, min = 0): number {
-  const v = ctx.query[name]
-  if (v === undefined) return dflt
-  if (typeof v !== 'string' || !/^[0-9]{1,16}$/.test(v)) throw new AppError('api-invalid-query', { name, reason: 'must be a whole number, given once' })
-  const n = Number(v)
-  if (n < min || n > max) throw new AppError('api-invalid-query', { name, reason: `must be between ${min} and ${max}` })
-  return n
 }
 
 /** A POST that takes no body: run `fn`, answer 200 with an empty body. */

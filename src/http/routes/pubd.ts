@@ -7,20 +7,27 @@
  */
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
+import { PUBLISHER_SORTS } from '../../api/paging.js'
 import { isPublisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import type { PublicationService } from '../../app/pubd/publication-service.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
 import { readBytes, readJsonOrXml, readNoBody } from '../body.js'
+import { listQuery, queryCount, wantsPage } from '../list-query.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
 const RFC8181_TYPE = 'application/rpki-publication'
+/** The largest ?stale= (as GET /pubd/stale/{seconds}: ten digits). */
+const MAX_STALE_SECONDS = 9_999_999_999
 
 export function pubdRouter(deps: HttpDeps): Router {
   const pub = () => service(deps)
   const router = new Router(ROUTER_OPTIONS)
+  // Krill's list; with paging parameters (or ?stale=<seconds>) a page of richer rows (api/paging.ts).
   router.get('/api/v1/pubd/publishers', (ctx) => {
-    ctx.body = pub().pubdPublishers()
+    if (!wantsPage(ctx, ['stale'])) return void (ctx.body = pub().pubdPublishers())
+    const stale = ctx.query.stale === undefined ? undefined : queryCount(ctx, 'stale', 0, MAX_STALE_SECONDS)
+    ctx.body = pub().pubdPublishers(listQuery(ctx, PUBLISHER_SORTS), stale)
   })
   router.post('/api/v1/pubd/publishers', async (ctx) => {
     const body = await readJsonOrXml(ctx, deps.config.post_limit_api)

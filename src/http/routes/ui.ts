@@ -63,9 +63,21 @@ function headers(ctx: Context): void {
 
 const NOT_FOUND = new Set(['ENOENT', 'ENAMETOOLONG', 'ENOTDIR', 'EISDIR'])
 
+/**
+ * The built files, kept once read: they change only with a build (the asset names with their content), and a read
+ * from disk waits for a thread of libuv's small pool, which a busy svcd fills with key generation, gzip and file
+ * writes (a console page took 20 s to load beside a 50,000-ROA publication). A rebuilt console needs a restart.
+ */
+const cache = new Map<string, Buffer>()
+const MAX_CACHED = 64
+
 async function file(path: string): Promise<Buffer | undefined> {
+  const kept = cache.get(path)
+  if (kept) return kept
   try {
-    return await readFile(path)
+    const body = await readFile(path)
+    if (cache.size < MAX_CACHED) cache.set(path, body)
+    return body
   } catch (e) {
     // No such file, however the name fails: a 404, not a 500 with a stack in the log (issue 22 defect 9).
     if (NOT_FOUND.has((e as NodeJS.ErrnoException).code ?? '')) return undefined

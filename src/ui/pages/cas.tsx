@@ -1,53 +1,37 @@
-/** /ui/cas: every CA; add one, delete one. */
+/** /ui/cas: the CAs, searched and paged by svcd; add one, delete one. */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, ok } from '../api.js'
-import { ConfirmButton, ErrorBox, Field, Link, Loading, onSubmit, Section } from '../components.js'
-import { useAction, useLoad } from '../load.js'
+import { ConfirmButton, ErrorBox, Field, FormSection, Link, Section } from '../components.js'
+import { ListView, useList, type Page, type PageQuery } from '../list.js'
+import { useAction } from '../load.js'
 import { navigate, url } from '../router.js'
 
+/** A page of CAs, searched by svcd (GET /cas with paging parameters). */
+async function casPage(query: PageQuery<'handle'>): Promise<Page<{ handle: string }>> {
+  const r = await ok(api.GET('/cas', { params: { query } }))
+  return { total: 'total' in r ? r.total : r.cas.length, items: r.cas }
+}
+
 export function CasPage(): JSX.Element {
-  const cas = useLoad(() => ok(api.GET('/cas')), [])
+  const cas = useList({ load: casPage, deps: [], sorts: ['handle'] as const, pageSizes: [25, 100, 500] })
   const [handle, setHandle] = useState('')
   const add = useAction()
   const del = useAction()
   return (
     <>
       <h1>Certificate authorities</h1>
-      <Section title="Add a CA">
-        <form class="inline" onSubmit={onSubmit(() => void add.run(() => ok(api.POST('/cas', { body: { handle: handle.trim() } })), () => navigate(url`/ui/cas/${handle.trim()}/parents`)))}>
-          <Field label="Handle" name="handle" value={handle} onInput={setHandle} required hint="Letters, digits, - and _ (RFC 8183 handle)" />
-          <button type="submit" disabled={add.busy || !handle.trim()}>
-            Add CA
-          </button>
-        </form>
-        <ErrorBox error={add.error} title="Not added" />
-      </Section>
+      <FormSection title="Add a CA" submit="Add CA" busy={add.busy} disabled={!handle.trim()} error={add.error} errorTitle="Not added" onSubmit={() => void add.run(() => ok(api.POST('/cas', { body: { handle: handle.trim() } })), () => navigate(url`/ui/cas/${handle.trim()}/parents`))}>
+        <Field label="Handle" name="handle" value={handle} onInput={setHandle} required hint="Letters, digits, - and _ (RFC 8183 handle)" />
+      </FormSection>
       <Section title="All CAs">
-        <ErrorBox error={cas.error} />
         <ErrorBox error={del.error} title="Not deleted" />
-        {cas.data ? (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Handle</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {cas.data.cas.map((c) => (
-                <tr key={c.handle}>
-                  <td>
-                    <Link href={url`/ui/cas/${c.handle}`}>{c.handle}</Link>
-                  </td>
-                  <td>
-                    <ConfirmButton label={`Delete ${c.handle}`} confirm={`Yes, delete ${c.handle}`} disabled={del.busy} onConfirm={() => void del.run(() => ok(api.DELETE('/cas/{ca}', { params: { path: { ca: c.handle } } })), cas.reload)} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        ) : cas.loading ? <Loading /> : null}
+        <ListView list={cas} label="CAs" search="handle" empty="No CAs yet." noMatch="No CA matches the search." rowKey={(c) => c.handle}
+          columns={[
+            { label: 'Handle', sort: 'handle', cell: (c) => <Link href={url`/ui/cas/${c.handle}`}>{c.handle}</Link> },
+            { label: 'Actions', cell: (c) => <ConfirmButton label={`Delete ${c.handle}`} confirm={`Yes, delete ${c.handle}`} disabled={del.busy} onConfirm={() => void del.run(() => ok(api.DELETE('/cas/{ca}', { params: { path: { ca: c.handle } } })), cas.reload)} /> },
+          ]}
+        />
       </Section>
     </>
   )

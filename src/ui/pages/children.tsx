@@ -1,39 +1,27 @@
 /**
- * /ui/cas/{ca}/children: the CA's children, a page at a time; add one from its RFC 8183 child request with resources
+ * /ui/cas/{ca}/children: the CA's children, searched, sorted and paged by svcd (GET …/children); add one from its RFC 8183 child request with resources
  * (and download the parent response for it), change its resources, suspend or resume it, remove it.
  */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, asText, ok } from '../api.js'
-import { ConfirmButton, DownloadButton, ErrorBox, FileField, Field, Loading, onSubmit, Pager, resourcesText, Section } from '../components.js'
-import { useAction, useLoad } from '../load.js'
+import { ConfirmButton, DownloadButton, ErrorBox, FileField, Field, onSubmit, resourcesText, Section } from '../components.js'
+import { ListView, SortSelect, useList } from '../list.js'
+import { useAction } from '../load.js'
 import { readChildRequest } from '../rfc8183.js'
 import { CaHeader } from './ca-tabs.js'
 
-const PAGE = 25
+const SORTS = ['handle', 'state'] as const
 
 export function ChildrenPage(props: { ca: string }): JSX.Element {
-  const path = { params: { path: { ca: props.ca } } }
-  const info = useLoad(() => ok(api.GET('/cas/{ca}', path)), [props.ca])
-  const [offset, setOffset] = useState(0)
-  const all = info.data ? [...info.data.children, ...info.data.suspended_children].sort() : []
-  const shown = all.slice(offset, offset + PAGE)
-  const details = useLoad(() => Promise.all(shown.map((child) => ok(api.GET('/cas/{ca}/children/{child}', { params: { path: { ca: props.ca, child } } })).then((d) => [child, d] as const))), [props.ca, shown.join('\n'), info.data])
+  const list = useList({ load: (query) => ok(api.GET('/cas/{ca}/children', { params: { path: { ca: props.ca }, query } })).then((p) => ({ total: p.total, items: p.children })), deps: [props.ca], sorts: SORTS, pageSizes: [25, 100, 500] })
   return (
     <>
       <CaHeader ca={props.ca} title="Children" />
-      <AddChild ca={props.ca} onAdded={info.reload} />
+      <AddChild ca={props.ca} onAdded={list.reload} />
       <Section title="Children">
-        <ErrorBox error={info.error} />
-        <ErrorBox error={details.error} />
-        {info.data ? (
-          <>
-            <Pager offset={offset} limit={PAGE} total={all.length} onPage={setOffset} label="Children" />
-            {(details.data ?? []).map(([child, d]) => (
-              <Child key={child} ca={props.ca} child={child} state={d.state} resources={d.entitled_resources} onChange={info.reload} />
-            ))}
-          </>
-        ) : info.loading ? <Loading /> : null}
+        <ListView list={list} label="Children" search="handle or resources" empty="No children." noMatch="No child matches the search." rowKey={(c) => c.handle} toolbar={<SortSelect list={list} options={[['handle', 'Handle'], ['state', 'State (active first)']]} />} item={(c) => <Child key={`${c.handle}|${resourcesText(c.entitled_resources)}`} ca={props.ca} child={c.handle} state={c.state} resources={c.entitled_resources} onChange={list.reload} />}
+        />
       </Section>
     </>
   )

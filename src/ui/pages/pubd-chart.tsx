@@ -5,6 +5,7 @@
  */
 import type { JSX } from 'preact'
 import type { Schemas } from '../api.js'
+import { now } from '../clock.js'
 
 export interface Sample {
   /** Milliseconds since the epoch. */
@@ -27,7 +28,7 @@ export function samples(): Sample[] {
 
 export function recordSample(stats: Schemas['RepoStats']): void {
   const objects = Object.values(stats.publishers).reduce((n, p) => n + p.objects, 0)
-  const all = [...samples(), { t: Date.now(), objects, serial: stats.serial }].slice(-MAX)
+  const all = [...samples(), { t: now(), objects, serial: stats.serial }].slice(-MAX)
   sessionStorage.setItem(KEY, JSON.stringify(all))
 }
 

@@ -1,34 +1,40 @@
 /**
- * /ui/pubd: the publication server: RRDP session and serial, publishers a page at a time with the stale ones marked,
+ * /ui/pubd: the publication server: RRDP session and serial, publishers searched, sorted and paged by svcd with the stale ones marked,
  * their objects and sizes, a chart of objects and RRDP serial (publications) over time, and publishers added from
  * their RFC 8183 publisher request (with the repository response to download), removed, their responses downloaded.
  */
 import type { JSX } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, asText, ok, xmlBody, type Schemas } from '../api.js'
-import { ConfirmButton, DownloadButton, ErrorBox, FileField, Loading, onSubmit, Pager, Section, when } from '../components.js'
+import { every } from '../clock.js'
+import { ConfirmButton, DownloadButton, ErrorBox, FileField, FormSection, Loading, Section, when } from '../components.js'
+import { ListView, useList, type Page, type PageQuery } from '../list.js'
 import { useAction, useLoad } from '../load.js'
 import { optionalPubd } from './dashboard.js'
 import { Chart, recordSample, samples } from './pubd-chart.js'
 
-const PAGE = 25
 const STALE_SECONDS = 3600
+const SORTS = ['handle', 'objects', 'size', 'last_update'] as const
+
+/** A page of publishers, each marked stale when silent for an hour (GET /pubd/publishers with paging parameters). */
+async function publishersPage(query: PageQuery<(typeof SORTS)[number]>): Promise<Page<Schemas['PublisherRowJson']>> {
+  const r = await ok(api.GET('/pubd/publishers', { params: { query: { ...query, stale: STALE_SECONDS } } }))
+  if (!('total' in r)) throw new Error('svcd answered the publishers without paging')
+  return { total: r.total, items: r.publishers }
+}
 
 export function PubdPage(): JSX.Element {
   const [tick, setTick] = useState(0)
   const stats = useLoad(() => optionalPubd(ok(api.GET('/pubd/stats'))), [tick])
-  const list = useLoad(() => optionalPubd(ok(api.GET('/pubd/publishers'))), [tick])
-  const stale = useLoad(() => optionalPubd(ok(api.GET('/pubd/stale/{seconds}', { params: { path: { seconds: STALE_SECONDS } } }))), [tick])
-  const [offset, setOffset] = useState(0)
+  const list = useList({ load: publishersPage, deps: [], sorts: SORTS, pageSizes: [25, 100, 500] })
   const [xml, setXml] = useState<string | undefined>()
   const [added, setAdded] = useState<string | undefined>()
   const add = useAction()
   const remove = useAction()
   // Refresh every 15 s while the page is open: the chart gets a point each time.
-  useEffect(() => {
-    const t = setInterval(() => setTick((n) => n + 1), 15_000)
-    return () => clearInterval(t)
-  }, [])
+  useEffect(() => every(() => setTick((n) => n + 1), 15_000), [])
+  // The same page again on each refresh (a change of deps would go back to the first page).
+  useEffect(() => void (tick && list.reload()), [tick])
   useEffect(() => {
     if (stats.data) recordSample(stats.data)
   }, [stats.data])
@@ -40,8 +46,6 @@ export function PubdPage(): JSX.Element {
       </>
     )
   }
-  const staleSet = new Set((stale.data?.publishers ?? []).map((p) => p.handle))
-  const publishers = (list.data?.publishers ?? []).map((p) => p.handle).sort()
   const addPublisher = () =>
     add.run(
       async () => {
@@ -85,68 +89,33 @@ export function PubdPage(): JSX.Element {
           <Chart points={samples()} />
         </Section>
       </div>
-      <Section title="Add a publisher">
-        <form class="inline" onSubmit={onSubmit(() => void addPublisher())}>
-          <FileField label="Publisher request (RFC 8183 XML)" name="publisher-request" accept=".xml,application/xml" onText={(t) => (add.clear(), setAdded(undefined), setXml(t))} />
-          <button type="submit" disabled={add.busy || !xml}>
-            Add publisher
-          </button>
-        </form>
-        <ErrorBox error={add.error} title="Not added" />
-        {added !== undefined ? (
-          <p class="ok" role="status">
-            Added {added}. <ResponseButton publisher={added} />
-          </p>
-        ) : null}
-      </Section>
+      <FormSection
+        title="Add a publisher" submit="Add publisher" busy={add.busy} disabled={!xml} error={add.error} errorTitle="Not added" onSubmit={() => void addPublisher()}
+        done={added !== undefined ? (<p class="ok" role="status">Added {added}. <ResponseButton publisher={added} /></p>) : null}
+      >
+        <FileField label="Publisher request (RFC 8183 XML)" name="publisher-request" accept=".xml,application/xml" onText={(t) => (add.clear(), setAdded(undefined), setXml(t))} />
+      </FormSection>
       <Section title="Publishers">
-        <ErrorBox error={list.error} />
         <ErrorBox error={remove.error} title="Not removed" />
-        {list.data ? (
-          <>
-            <Pager offset={offset} limit={PAGE} total={publishers.length} onPage={setOffset} label="Publishers" />
-            <div class="scroll">
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Publisher</th>
-                    <th scope="col">Objects</th>
-                    <th scope="col">Size</th>
-                    <th scope="col">Last update</th>
-                    <th scope="col">Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {publishers.slice(offset, offset + PAGE).map((h) => (
-                    <PublisherRow key={h} handle={h} stats={stats.data?.publishers[h]} stale={staleSet.has(h)} onRemove={() => void remove.run(() => ok(api.DELETE('/pubd/publishers/{publisher}', { params: { path: { publisher: h } } })), () => setTick((n) => n + 1))} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          </>
-        ) : list.loading ? <Loading /> : null}
+        <ListView list={list} label="Publishers" search="handle" empty="No publishers." noMatch="No publisher matches the search." rowKey={(p) => p.handle} rowClass={(p) => (p.stale ? 'stale' : undefined)}
+          columns={[
+            { label: 'Publisher', sort: 'handle', cell: (p) => (<>{p.handle} {p.stale ? <span class="badge bad">stale</span> : null}</>) },
+            { label: 'Objects', sort: 'objects', cell: (p) => p.objects },
+            { label: 'Size', sort: 'size', cell: (p) => `${(p.size / 1024).toFixed(1)} KiB` },
+            { label: 'Last update', sort: 'last_update', cell: (p) => when(p.last_update) },
+            {
+              label: 'Actions',
+              cell: (p) => (
+                <div class="buttons">
+                  <ResponseButton publisher={p.handle} />
+                  <ConfirmButton label={`Remove ${p.handle}`} confirm="Yes, remove" onConfirm={() => void remove.run(() => ok(api.DELETE('/pubd/publishers/{publisher}', { params: { path: { publisher: p.handle } } })), () => setTick((n) => n + 1))} />
+                </div>
+              ),
+            },
+          ]}
+        />
       </Section>
     </>
-  )
-}
-
-function PublisherRow(props: { handle: string; stats?: Schemas['PublisherStatsJson']; stale: boolean; onRemove: () => void }): JSX.Element {
-  const s = props.stats
-  return (
-    <tr class={props.stale ? 'stale' : undefined}>
-      <td>
-        {props.handle} {props.stale ? <span class="badge bad">stale</span> : null}
-      </td>
-      <td>{s?.objects ?? ''}</td>
-      <td>{s ? `${(s.size / 1024).toFixed(1)} KiB` : ''}</td>
-      <td>{when(s?.last_update)}</td>
-      <td>
-        <div class="buttons">
-          <ResponseButton publisher={props.handle} />
-          <ConfirmButton label={`Remove ${props.handle}`} confirm="Yes, remove" onConfirm={props.onRemove} />
-        </div>
-      </td>
-    </tr>
   )
 }
 

@@ -2,7 +2,7 @@
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, asText, ok, xmlBody } from '../api.js'
-import { DownloadButton, ErrorBox, FileField, Loading, onSubmit, Section, when } from '../components.js'
+import { DownloadButton, ErrorBox, FileField, FormSection, Loading, Section, when } from '../components.js'
 import { useAction, useLoad } from '../load.js'
 import { CaHeader } from './ca-tabs.js'
 import { Exchange } from './ca.js'
@@ -58,16 +58,9 @@ export function RepositoryPage(props: { ca: string }): JSX.Element {
         <p>Give this RFC 8183 publisher request to the repository; it answers with a repository response to upload below.</p>
         <DownloadButton label="Download the publisher request" file={`${props.ca}-publisher-request.xml`} fetch={() => ok(api.GET('/cas/{ca}/id/publisher_request.xml', { ...path, ...asText }))} />
       </Section>
-      <Section title="Change the repository">
-        <form class="inline" onSubmit={onSubmit(() => void update.run(() => (xml ? ok(api.POST('/cas/{ca}/repo', { ...path, body: xml as never, ...xmlBody })) : Promise.reject(new Error('choose the repository response file'))), () => (setXml(undefined), repo.reload(), status.reload())))}>
-          <FileField label="Repository response (RFC 8183 XML)" name="repository-response" accept=".xml,application/xml" onText={(t) => (update.clear(), setXml(t))} />
-          <button type="submit" disabled={update.busy || !xml}>
-            Use this repository
-          </button>
-        </form>
-        {update.busy ? <p aria-busy="true">Checking the repository and publishing there…</p> : null}
-        <ErrorBox error={update.error} title="Nothing changed" />
-      </Section>
+      <FormSection title="Change the repository" submit="Use this repository" busy={update.busy} disabled={!xml} busyText="Checking the repository and publishing there…" error={update.error} errorTitle="Nothing changed" onSubmit={() => void update.run(() => (xml ? ok(api.POST('/cas/{ca}/repo', { ...path, body: xml as never, ...xmlBody })) : Promise.reject(new Error('choose the repository response file'))), () => (setXml(undefined), repo.reload(), status.reload()))}>
+        <FileField label="Repository response (RFC 8183 XML)" name="repository-response" accept=".xml,application/xml" onText={(t) => (update.clear(), setXml(t))} />
+      </FormSection>
     </>
   )
 }

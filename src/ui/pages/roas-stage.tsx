@@ -3,6 +3,7 @@ import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, ApiError, ok } from '../api.js'
 import { ErrorBox, FileField, Field, onSubmit, Section } from '../components.js'
+import { DataTable } from '../list.js'
 import { authorisationText, deltaOf, markProblems, parseAuthorisation, parseDeltaFile, type Staged } from '../roa-delta.js'
 
 export function StagePanel(props: { ca: string; staged: Staged[]; setStaged: (s: Staged[]) => void; onApplied: () => void }): JSX.Element {
@@ -96,35 +97,26 @@ export function StagePanel(props: { ca: string; staged: Staged[]; setStaged: (s:
       {staged.length > 0 ? (
         <>
           <h3>Staged changes ({staged.length})</h3>
-          <table class="staged">
-            <thead>
-              <tr>
-                <th scope="col">Change</th>
-                <th scope="col">Authorisation</th>
-                <th scope="col">From</th>
-                <th scope="col">Problem</th>
-                <th scope="col">Unstage</th>
-              </tr>
-            </thead>
-            <tbody>
-              {staged.slice(0, 500).map((s, i) => (
-                <tr key={i} class={s.problem ? 'refused' : undefined}>
-                  <td>{s.kind === 'add' ? 'Add' : 'Remove'}</td>
-                  <td>
-                    {authorisationText(s.roa)}
-                    {s.roa.comment ? ` # ${s.roa.comment}` : ''}
-                  </td>
-                  <td>{s.source}</td>
-                  <td data-testid="line-problem">{s.problem ?? ''}</td>
-                  <td>
-                    <button type="button" aria-label={`Unstage ${authorisationText(s.roa)}`} onClick={() => setStaged(staged.filter((_, j) => j !== i))}>
-                      Unstage
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            class="staged"
+            items={staged.slice(0, 500).map((s, i) => ({ ...s, i }))}
+            rowKey={(s) => s.i}
+            rowClass={(s) => (s.problem ? 'refused' : undefined)}
+            columns={[
+              { label: 'Change', cell: (s) => (s.kind === 'add' ? 'Add' : 'Remove') },
+              { label: 'Authorisation', cell: (s) => `${authorisationText(s.roa)}${s.roa.comment ? ` # ${s.roa.comment}` : ''}` },
+              { label: 'From', cell: (s) => s.source },
+              { label: 'Problem', testid: 'line-problem', cell: (s) => s.problem ?? '' },
+              {
+                label: 'Unstage',
+                cell: (s) => (
+                  <button type="button" aria-label={`Unstage ${authorisationText(s.roa)}`} onClick={() => setStaged(staged.filter((_, j) => j !== s.i))}>
+                    Unstage
+                  </button>
+                ),
+              },
+            ]}
+          />
           {staged.length > 500 ? <p>…and {staged.length - 500} more.</p> : null}
           <div class="buttons">
             <button type="button" class="primary" disabled={busy} onClick={() => void apply()}>
