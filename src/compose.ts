@@ -36,6 +36,7 @@ import { postMessage } from './app/shared/protocol-client.js'
 import { ClusterService, SingleInstance, type Leadership } from './app/shared/cluster.js'
 import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
+import { systemRandom } from './clock.js'
 import type { Config, RepositoryConfig } from './config.js'
 import { KeyPool } from './crypto/key-pool.js'
 import type { Signer } from './crypto/signer.js'
@@ -63,7 +64,6 @@ import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
 import { parseStorageUri } from './util/storage-uri.js'
 import { VERSION } from './version.js'
-import { systemRandom } from './clock.js'
 
 export interface ComposeOptions {
   config: Config
