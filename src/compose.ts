@@ -10,6 +10,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { DEFAULT_DUMP_LIMITS } from './app/bgp/ris-loader.js'
 import { RisWhoisService } from './app/bgp/ris-service.js'
 import { CaCommands } from './app/ca/ca-commands.js'
+import { CaFollowUps } from './app/ca/ca-follow-ups.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
 import { RscService } from './app/ca/rsc-service.js'
@@ -35,6 +36,7 @@ import { postMessage } from './app/shared/protocol-client.js'
 import { ClusterService, SingleInstance, type Leadership } from './app/shared/cluster.js'
 import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
+import { systemRandom } from './clock.js'
 import type { Config, RepositoryConfig } from './config.js'
 import { KeyPool } from './crypto/key-pool.js'
 import type { Signer } from './crypto/signer.js'
@@ -158,12 +160,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     unschedule: (kind, ca, arg) => scheduler.unschedule(kind, ca, arg),
     unscheduleCa: (ca) => stores.tasks.removeCa(ca),
   }
-  // The parent refresh interval with random jitter (design.md: thousands of CAs must not stampede a parent).
-  const refreshDelay = (atStart: boolean) => {
-    const jitter = Math.random() * t.parent_refresh_jitter_seconds * 1000
-    return atStart ? Math.min(jitter, 60_000) : t.parent_refresh_seconds * 1000 + jitter
-  }
-
   // The CA service and its collaborators.
   const commands = new CaCommands({ store: stores.cas, signer, now, random, locks: caLocks, timing: { childCertValidSeconds: t.child_cert_valid_seconds, childCertReissueBeforeSeconds: t.child_cert_reissue_before_seconds } })
   const signers = new MessageSigners((idKey, idCert) => new MessageSigner({ idKey: signer.signingKey(idKey), idCert: fromBase64(idCert), newEeKey: () => signer.oneOffKey() }))
@@ -193,11 +189,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     if (!uri.startsWith(rfc6492Prefix)) return undefined
     const ca = decodeURIComponent(uri.slice(rfc6492Prefix.length).replace(/\/$/, ''))
     if (!commands.exists(ca)) return undefined
-    return childServer.local(ca, message, senderIdCert, (h) => publisher.publish(h)).then((reply) => ({ message: reply, idCert: commands.state(ca).idCert }))
+    return childServer.local(ca, message, senderIdCert).then((reply) => ({ message: reply, idCert: commands.state(ca).idCert }))
   }
   const parentClient = new ParentClient({ commands, signers, signer, status: stores.status, post: postMessage, local, now, log, postLimit: config.post_limit_rfc6492 * 8, reissueBeforeSeconds: t.child_cert_reissue_before_seconds })
-  parents = new ParentService({ commands, client: parentClient, publisher, status: stores.status, tasks, now, serviceUri: config.service_uri, refreshDelay })
-  const children = new ChildService({ commands, server: childServer, publisher, parents, now, serviceUri: config.service_uri, ...(suspension ? { suspension } : {}) })
+  const refresh = { everySeconds: t.parent_refresh_seconds, jitterSeconds: t.parent_refresh_jitter_seconds }
+  parents = new ParentService({ commands, client: parentClient, status: stores.status, tasks, now, random: systemRandom, refresh, serviceUri: config.service_uri })
+  // What follows every CA command, whoever runs it (app/ca/follow-ups.ts): it registers with `commands`.
+  const followUps = new CaFollowUps({ commands, publisher, parents, tasks, log })
+  const children = new ChildService({ commands, server: childServer, now, serviceUri: config.service_uri, ...(suspension ? { suspension } : {}) })
   const routes = new RoutesView({ commands, objects: stores.objects })
   // BGP announcements (RIS whois dumps) for the ROA analysis, loaded in a worker thread: never waited for.
   const ris = config.bgp_riswhois_enabled
@@ -205,14 +204,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     : undefined
   const pubProblems = (withReason: boolean) => pub?.outputProblems(withReason) ?? []
   cas = new CaService({
-    commands, publisher, parents, children, repo: repoClient, routes, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, pub: embedded,
+    commands, publisher, followUps, parents, children, repo: repoClient, routes, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, pub: embedded,
     pubProblems: () => pubProblems(true), signer, now, log, bgp: () => ris?.current(),
   })
   const rsc = new RscService({ commands, signer, now, random, log })
-  const repo = new RepoService({ commands, publisher, parents, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
-  const taKeyRoll = new TaKeyRollService({ commands, publisher, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
-  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, refreshDelay, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
-  const testbed = new TestbedService({ commands, cas, children, parents, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
+  const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
+  const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
+  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
+  const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
 
   // Leadership: alone on SQLite; on PostgreSQL elected among the instances (only the leader runs scheduled tasks).

@@ -15,6 +15,7 @@ import type { CaCommand } from './commands.js'
 import type { CaContext } from './context.js'
 import type { CaEvent } from './events.js'
 import { classDir, crlUri } from './locations.js'
+import { stillFresh } from './renewal.js'
 import type { CaState, ChildInfo, IssuedCert, ResourceClass } from './state.js'
 
 /** The resources a CA holds now: the union of its classes' current certificates. */
@@ -181,7 +182,7 @@ export function childEntitlements(s: CaState, ch: ChildInfo, now: Date, timing: 
     const own = Date.parse(rc.current.cert.notAfter)
     let notAfter = Math.min(entitledUntil(now, timing.childCertValidSeconds), own)
     // Report the current certificate's notAfter while it is not due for renewal, so the child does not re-request.
-    const current = issued.find((c) => ResourceSet.parse(c.resources).equals(resources) && Date.parse(c.notAfter) - now.getTime() > timing.childCertReissueBeforeSeconds * 1000)
+    const current = issued.find((c) => ResourceSet.parse(c.resources).equals(resources) && stillFresh(c.notAfter, now, timing.childCertReissueBeforeSeconds))
     if (current) notAfter = Date.parse(current.notAfter)
     out.push({ rc, resources, notAfter: new Date(Math.floor(notAfter / 1000) * 1000), issued })
   }

@@ -39,6 +39,29 @@ export type CaEvent =
   | RscEvent
   | TaKeyRollEvent
 
+/** The kinds of event, by their `type`. */
+export type CaEventType = CaEvent['type']
+
+/**
+ * Every kind of event the aggregate emits, at run time (tables keyed by kind are checked against it: app/ca/follow-ups.ts).
+ * A Record, so the compiler refuses a kind left out of it or one that is no event.
+ */
+const EVENT_TYPES: Record<CaEventType, true> = {
+  'repo-updated': true, 'old-repo-cleaned': true,
+  'parent-added': true, 'parent-updated': true, 'parent-removed': true,
+  'resource-class-added': true, 'resource-class-updated': true, 'resource-class-removed': true,
+  'certificate-requested': true, 'certificate-received': true,
+  'child-added': true, 'child-resources-updated': true, 'child-id-cert-updated': true, 'child-removed': true,
+  'child-certificate-issued': true, 'child-key-revoked': true, 'child-suspended': true, 'child-unsuspended': true,
+  'roas-updated': true,
+  'key-roll-initiated': true, 'key-roll-activated': true, 'key-roll-finished': true,
+  'aspa-config-added': true, 'aspa-config-updated': true, 'aspa-config-removed': true,
+  'bgpsec-definition-added': true, 'bgpsec-definition-removed': true,
+  'rsc-signed': true,
+  'ta-key-roll-initiated': true, 'ta-key-roll-activated': true, 'ta-key-roll-finished': true,
+}
+export const CA_EVENT_TYPES: readonly CaEventType[] = Object.keys(EVENT_TYPES) as CaEventType[]
+
 /** Fold one event into the state (mutates `s`). */
 export function applyEvent(s: CaState, e: CaEvent): void {
   switch (e.type) {

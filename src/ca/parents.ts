@@ -11,6 +11,7 @@ import { bytesEqual } from '../util/bytes.js'
 import type { CaCommand, Entitlement } from './commands.js'
 import type { CaContext } from './context.js'
 import type { CaEvent } from './events.js'
+import { stillFresh } from './renewal.js'
 import type { CaKey, CaState, IncomingCert, ResourceClass } from './state.js'
 import { classDir } from './locations.js'
 import * as oids from '../asn1/oids.js'
@@ -77,7 +78,7 @@ export function keysNeedingCertificates(s: CaState, now: Date, reissueBeforeSeco
       if (!cert) out.push({ rc, key })
       else if (!ResourceSet.parse(cert.resources).equals(entitled)) out.push({ rc, key })
       else if (s.repo && certRepository(cert) !== classDir(s, rc.name)) out.push({ rc, key })
-      else if (cert.notAfter !== rc.notAfter && Date.parse(cert.notAfter) - now.getTime() < reissueBeforeSeconds * 1000) out.push({ rc, key })
+      else if (cert.notAfter !== rc.notAfter && !stillFresh(cert.notAfter, now, reissueBeforeSeconds)) out.push({ rc, key })
     }
   }
   return out

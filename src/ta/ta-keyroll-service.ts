@@ -6,7 +6,6 @@
  * Also serves each key's certificate by its https name (/ta/ta.cer, /ta/ta-<KEYID>.cer).
  */
 import type { CaCommands } from '../app/ca/ca-commands.js'
-import type { CaPublisher } from '../app/ca/ca-publisher.js'
 import type { TaskScheduling } from '../app/ca/ports.js'
 import type { TaKeyJson, TaKeyRollJson } from '../api/ta.js'
 import { taClass } from '../ca/ta-keyroll.js'
@@ -20,8 +19,8 @@ import { talText, TA_HANDLE } from './testbed.js'
 export const TA_KEYROLL_FINISH = 'ta-keyroll-finish'
 
 export interface TaKeyRollServiceDeps {
-  commands: Pick<CaCommands, 'exists' | 'state'>
-  publisher: Pick<CaPublisher, 'change' | 'publishNow'>
+  /** Each step is a command; its events decide what follows (app/ca/follow-ups.ts: publication), awaited here. */
+  commands: Pick<CaCommands, 'exists' | 'state' | 'run'>
   tasks: Pick<TaskScheduling, 'schedule'>
   now: () => Date
   log: Logger
@@ -48,16 +47,14 @@ export class TaKeyRollService {
   /** POST /api/v1/ta/keyroll/init: a successor key with its certificate; published at once. */
   async taKeyRollInit(actor?: string): Promise<void> {
     this.d.commands.state(TA_HANDLE)
-    await this.d.publisher.change(TA_HANDLE, { type: 'ta-keyroll-init' }, actor)
-    await this.d.publisher.publishNow(TA_HANDLE)
+    await (await this.d.commands.run(TA_HANDLE, { type: 'ta-keyroll-init' }, actor)).followUps
     this.d.log.info('TA key roll: successor key published', { next_tal: `${this.d.serviceUri}ta/ta-next.tal` })
   }
 
   /** POST /api/v1/ta/keyroll/activate: the successor becomes current; the old key is retired later (a scheduled task). */
   async taKeyRollActivate(actor?: string): Promise<void> {
     this.d.commands.state(TA_HANDLE)
-    await this.d.publisher.change(TA_HANDLE, { type: 'ta-keyroll-activate' }, actor)
-    await this.d.publisher.publishNow(TA_HANDLE)
+    await (await this.d.commands.run(TA_HANDLE, { type: 'ta-keyroll-activate' }, actor)).followUps
     const s = this.d.commands.state(TA_HANDLE)
     this.d.tasks.schedule(TA_KEYROLL_FINISH, TA_HANDLE, '', this.retireAt(s).getTime())
     this.d.log.info('TA key roll: successor key activated', { retire_at: this.retireAt(s).toISOString() })
@@ -75,8 +72,7 @@ export class TaKeyRollService {
     if (!s.ta?.old) return undefined
     const at = this.retireAt(s).getTime()
     if (this.d.now().getTime() < at) return at
-    await this.d.publisher.change(ca, { type: 'ta-keyroll-finish' }, 'svc')
-    await this.d.publisher.publishNow(ca)
+    await (await this.d.commands.run(ca, { type: 'ta-keyroll-finish' }, 'svc')).followUps
     this.d.log.info('TA key roll: previous key retired, its objects withdrawn', { ca })
     return undefined
   }

@@ -13,6 +13,7 @@
  * app/ca/child-service.ts caChildAdd).
  */
 import type { CaCommands } from '../app/ca/ca-commands.js'
+import type { CaFollowUps } from '../app/ca/ca-follow-ups.js'
 import type { CaPublisher } from '../app/ca/ca-publisher.js'
 import type { CaService } from '../app/ca/ca-service.js'
 import type { ChildService } from '../app/ca/child-service.js'
@@ -33,7 +34,9 @@ export interface TestbedServiceDeps {
   cas: Pick<CaService, 'create'>
   children: Pick<ChildService, 'caChildAdd' | 'caChildContact' | 'caChildRemove'>
   parents: Pick<ParentService, 'caParentAdd' | 'idle'>
-  publisher: Pick<CaPublisher, 'publishNow'>
+  /** What follows the changes (publication, parent syncs after it), waited for at start. */
+  followUps: Pick<CaFollowUps, 'idle'>
+  publisher: Pick<CaPublisher, 'flushed'>
   signer: Signer
   now: () => Date
   random: (n: number) => Uint8Array
@@ -63,9 +66,10 @@ export class TestbedService {
       const testbed = d.commands.state(TESTBED_HANDLE)
       await d.children.caChildAdd(TA_HANDLE, { handle: TESTBED_HANDLE, resources: ResourceSet.all().toJSON(), id_cert: testbed.idCert })
       await d.parents.caParentAdd(TESTBED_HANDLE, { json: { handle: TA_HANDLE, response: d.children.caChildContact(TA_HANDLE, TESTBED_HANDLE) } })
-      // Ready before svcd answers /health: testbed certified and both CAs published.
+      // Ready before svcd answers /health: testbed certified and both CAs published (their changes' follow-ups).
+      await d.followUps.idle()
       await d.parents.idle()
-      for (const ca of [TA_HANDLE, TESTBED_HANDLE]) await d.publisher.publishNow(ca)
+      for (const ca of [TA_HANDLE, TESTBED_HANDLE]) await d.publisher.flushed(ca)
       d.log.info('testbed created: trust anchor ta with CA testbed under it', { tal: `${d.serviceUri}ta/ta.tal` })
     }
   }

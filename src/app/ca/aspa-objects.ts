@@ -10,6 +10,7 @@ import { classDir } from '../../ca/locations.js'
 import type { StoredCaObject } from '../../ca/object-model.js'
 import type { CaState, ResourceClass } from '../../ca/state.js'
 import type { Signer } from '../../crypto/signer.js'
+import { stillFresh } from '../../ca/renewal.js'
 import { buildAspa, decodeAspa, inspectAspa, verifyAspa } from '../../objects/aspa.js'
 import { serialFromRandom, type ResourceCert } from '../../objects/cert.js'
 import type { ObjectIssuer } from '../../objects/signed-object.js'
@@ -30,7 +31,7 @@ export async function updateAspas(state: CaState, rc: ResourceClass, issuer: Obj
     const before = work.old.get(p.name)
     work.old.delete(p.name)
     const same = before?.kind === 'asa' && sameProviders(before.meta.providers, p.providers)
-    const fresh = before !== undefined && Date.parse(before.notAfter) - ctx.now.getTime() > ctx.timing.roaReissueBeforeSeconds * 1000
+    const fresh = before !== undefined && stillFresh(before.notAfter, ctx.now, ctx.timing.roaReissueBeforeSeconds)
     if (before && same && fresh) work.kept.push(before)
     else {
       if (before) work.revoke(before)

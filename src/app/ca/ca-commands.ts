@@ -1,7 +1,8 @@
 /**
  * CA commands and state (design.md §6): the one way the CA service reads a CA and changes it. Commands on one CA
  * run one at a time (a keyed lock); each is checked, applied and stored with its history entry in one transaction
- * (eventsourcing.ts). The state handed out is the store's read-only copy.
+ * (eventsourcing.ts), and then what follows it is done by the one listener (ca-follow-ups.ts applies the table of
+ * follow-ups.ts): every command, whoever runs it, goes through here. The state handed out is the store's read-only copy.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { certAuthType } from '../../ca/cert-auth.js'
@@ -26,12 +27,31 @@ export interface CaCommandsDeps {
   locks?: SharedLocks | undefined
 }
 
+/** What follows a saved change (CaFollowUps): told of every command that changed a CA, and of every new CA. */
+export interface AfterCommand {
+  /** Resolves once the follow-ups are done or under way (the publication done, syncs asked for); never rejects. */
+  changed(handle: string, events: readonly CaEvent[], state: CaState): Promise<void>
+  created(handle: string): Promise<void>
+}
+
+/** A command's result, and its follow-ups: a caller that answers only once the change is published awaits them. */
+export interface CommandResult extends RunResult<CaState, CaEvent> {
+  followUps: Promise<void>
+}
+
 export class CaCommands {
   /** Serialises commands per CA (and, with `locks`, among the instances). */
   private readonly lock: KeyedMutex
+  private after: AfterCommand | undefined
 
   constructor(private readonly d: CaCommandsDeps) {
     this.lock = new KeyedMutex(d.locks)
+  }
+
+  /** Set the one listener that does what follows each change (CaFollowUps registers itself when built). */
+  follow(after: AfterCommand): void {
+    if (this.after) throw new Error('the CA commands already have their follow-ups')
+    this.after = after
   }
 
   handles(): string[] {
@@ -54,9 +74,11 @@ export class CaCommands {
     return this.d.store.version(handle)
   }
 
-  /** Run a command on a CA under its lock; records it in the history. */
-  run(handle: string, cmd: CaCommand, actor = 'admin-token'): Promise<RunResult<CaState, CaEvent>> {
-    return this.lock.run(handle, () => runCommand(certAuthType(() => this.context()), this.d.store, handle, cmd, { actor, now: this.d.now(), pause: () => yieldToLoop() }))
+  /** Run a command on a CA under its lock; records it in the history; then its events' follow-ups start. */
+  async run(handle: string, cmd: CaCommand, actor = 'admin-token'): Promise<CommandResult> {
+    const r = await this.lock.run(handle, () => runCommand(certAuthType(() => this.context()), this.d.store, handle, cmd, { actor, now: this.d.now(), pause: () => yieldToLoop() }))
+    const followUps = r.events.length && this.after ? this.after.changed(handle, r.events, r.state) : Promise.resolve()
+    return { ...r, followUps }
   }
 
   /** Run `fn` under the CA's command lock (creating or removing a CA). */
@@ -64,9 +86,10 @@ export class CaCommands {
     return this.lock.run(handle, async () => fn())
   }
 
-  /** Store a new CA with its first history entry (under `locked`). */
+  /** Store a new CA with its first history entry (under `locked`); then its follow-ups start. */
   create(first: Omit<StoredCommand, 'seq'>, state: CaState): void {
     this.d.store.create(first, state)
+    void this.after?.created(first.handle)
   }
 
   /** Remove a CA with its history, objects and status (under `locked`). */

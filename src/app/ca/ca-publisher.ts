@@ -1,13 +1,12 @@
 /**
  * Keeping each CA's objects and repository up to date (design.md §1, §6): re-issue what is due (objects.ts), store
- * the result, and bring the repository in line with one RFC 8181 delta. Bursts of changes coalesce (a pacer per
- * CA); work on one CA's objects and repository runs one at a time. Failures are the CA's issues (status store),
+ * the result, and bring the repository in line with one RFC 8181 delta. Asked to by CaFollowUps after a change (the
+ * table of follow-ups.ts), by the renewal task and by the bulk and sync requests. Bursts of changes coalesce (a pacer
+ * per CA); work on one CA's objects and repository runs one at a time. Failures are the CA's issues (status store),
  * cleared by the next success. After a repository move, the old repository is emptied once every key is certified
  * under the new one.
  */
 import { samePublisher } from '../../ca/cert-auth.js'
-import type { CaCommand } from '../../ca/commands.js'
-import type { CaEvent } from '../../ca/events.js'
 import { classDir } from '../../ca/locations.js'
 import type { PublishedFile } from '../../ca/object-model.js'
 import { certRepository } from '../../ca/parents.js'
@@ -16,7 +15,6 @@ import { repoDelta } from '../../ca/repo-delta.js'
 import type { CaState, RepoInfo } from '../../ca/state.js'
 import type { Signer } from '../../crypto/signer.js'
 import { AppError, reasonOf } from '../../errors.js'
-import type { RunResult } from '../../eventsourcing.js'
 import type { Logger } from '../../log.js'
 import type { CaObjectsStore, CaStatusStore, CaStore, SharedLocks } from '../../store/interfaces.js'
 import { KeyedMutex } from '../shared/keyed-mutex.js'
@@ -60,14 +58,7 @@ export class CaPublisher {
     this.lock = new KeyedMutex(d.locks)
   }
 
-  /** Run a command and, when it changed anything, schedule publication. */
-  async change(handle: string, cmd: CaCommand, actor?: string): Promise<RunResult<CaState, CaEvent>> {
-    const r = await this.d.commands.run(handle, cmd, actor)
-    if (r.events.length) this.publish(handle)
-    return r
-  }
-
-  /** Ask for the CA's objects and repository to be brought up to date (coalesced; returns at once). */
+  /** Ask for the CA's objects and repository to be brought up to date (coalesced; returns at once). CaFollowUps asks. */
   publish(handle: string): void {
     if (this.stopped) return
     let p = this.pacers.get(handle)

@@ -1,7 +1,8 @@
 /**
  * CAs (krill-reference.md §1.1 "CA lifecycle", "ROAs", "History", "Key roll", bulk operations): create and delete
  * CAs with their identity and their registration in the embedded repository, show them, their RFC 8183 requests,
- * ROAs, history, key rolls, issues. Commands go through CaCommands; publication through CaPublisher.
+ * ROAs, history, key rolls, issues. Commands go through CaCommands; what follows them (publication, parent syncs) is
+ * decided by their events (follow-ups.ts, applied by CaFollowUps).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import {
@@ -30,6 +31,7 @@ import { fromBase64, toBase64 } from '../../util/base64.js'
 import { compareText, pageOf } from '../../util/paging.js'
 import { caHandle } from '../../util/handle.js'
 import type { CaCommands } from './ca-commands.js'
+import type { CaFollowUps } from './ca-follow-ups.js'
 import type { CaPublisher } from './ca-publisher.js'
 import type { ChildService } from './child-service.js'
 import { caPath } from './inputs.js'
@@ -47,6 +49,8 @@ const pause = () => yieldToLoop()
 export interface CaServiceDeps {
   commands: CaCommands
   publisher: CaPublisher
+  /** What follows each command (caFlushed waits for the follow-ups that wait for a publication). */
+  followUps: Pick<CaFollowUps, 'idle'>
   parents: ParentService
   children: ChildService
   repo: RepoClient
@@ -81,11 +85,13 @@ export class CaService {
   }
 
   async caAdd(handle: string): Promise<void> {
-    const h = await this.create(handle)
-    this.d.tasks.schedule('republish', h, '', this.d.publisher.nextRepublish(h))
+    await this.create(handle)
   }
 
-  /** Create a CA: identity key and certificate; registered in the embedded repository when there is one. */
+  /**
+   * Create a CA: identity key and certificate; registered in the embedded repository when there is one. Its first
+   * publication and its renewal task follow (follow-ups.ts).
+   */
   async create(handleText: string, opts: { ta?: (state: CaState) => Promise<Partial<CaState>> } = {}): Promise<string> {
     let handle: string
     try {
@@ -108,7 +114,6 @@ export class CaService {
       d.commands.create({ handle, time: d.now().toISOString(), actor: 'admin-token', kind: 'ca-init', summary, details: { type: 'ca-init', handle }, effect: { result: 'success', events: [] } }, state)
     })
     d.log.info('CA created', { ca: handle })
-    d.publisher.publish(handle)
     return handle
   }
 
@@ -228,13 +233,13 @@ export class CaService {
   /** POST …/aspas: add or replace definitions and remove customers, all or nothing (ca/aspas.ts). */
   async caAspasUpdate(ca: string, u: AspaDefinitionUpdatesJson): Promise<void> {
     this.known(ca)
-    await this.d.publisher.change(ca, { type: 'aspas-update', addOrReplace: u.add_or_replace.map((d) => ({ customer: d.customer, providers: [...d.providers] })), remove: [...u.remove] })
+    await this.d.commands.run(ca, { type: 'aspas-update', addOrReplace: u.add_or_replace.map((d) => ({ customer: d.customer, providers: [...d.providers] })), remove: [...u.remove] })
   }
 
   /** POST …/aspas/as/{customer}: add and remove providers of one customer. */
   async caAspaProvidersUpdate(ca: string, customer: number, u: AspaProvidersUpdateJson): Promise<void> {
     this.known(ca)
-    await this.d.publisher.change(ca, { type: 'aspa-providers-update', customer, added: [...u.added], removed: [...u.removed] })
+    await this.d.commands.run(ca, { type: 'aspa-providers-update', customer, added: [...u.added], removed: [...u.removed] })
   }
 
   /** DELETE …/aspas/as/{customer}: remove one customer's definition. */
@@ -245,7 +250,7 @@ export class CaService {
   async caRoasUpdate(ca: string, delta: RoaDeltaJson): Promise<void> {
     this.known(ca)
     const norm = (r: RoaDeltaJson['added'][number]) => ({ asn: r.asn, prefix: r.prefix, max_length: r.max_length ?? Number(r.prefix.split('/')[1]), ...(r.comment ? { comment: r.comment } : {}) })
-    await this.d.publisher.change(ca, { type: 'roas-update', added: (delta.added ?? []).map(norm), removed: (delta.removed ?? []).map(norm) })
+    await this.d.commands.run(ca, { type: 'roas-update', added: (delta.added ?? []).map(norm), removed: (delta.removed ?? []).map(norm) })
   }
 
   //------------ BGPsec router keys (krill-reference.md §1.1 "BGPsec") -----------------------------------------------
@@ -258,7 +263,7 @@ export class CaService {
   /** POST …/bgpsec: add router keys from their requests and remove others, all or nothing (ca/bgpsec.ts). */
   async caBgpSecUpdate(ca: string, u: BgpSecDefinitionUpdatesJson): Promise<void> {
     this.known(ca)
-    await this.d.publisher.change(ca, { type: 'bgpsec-update', add: u.add.map((a) => ({ asn: a.asn, csr: a.csr })), remove: [...u.remove] })
+    await this.d.commands.run(ca, { type: 'bgpsec-update', add: u.add.map((a) => ({ asn: a.asn, csr: a.csr })), remove: [...u.remove] })
   }
 
   //------------ History (spec §2.9, krill-reference.md §4) ----------------------------------------------------------
@@ -283,16 +288,16 @@ export class CaService {
   /** RFC 6489 key roll, phase 1: a new key in every active class, certified by the parents (asked at once). */
   async caKeyRollInit(ca: string): Promise<void> {
     this.d.commands.state(caPath(ca))
-    await this.d.publisher.change(ca, { type: 'keyroll-init' })
-    this.d.parents.syncAllLater(ca)
+    await this.d.commands.run(ca, { type: 'keyroll-init' })
   }
 
-  /** RFC 6489 key roll, phase 2: the new keys become current (all objects re-issued); the old keys are revoked. */
+  /**
+   * RFC 6489 key roll, phase 2: the new keys become current (all objects re-issued; answered once published); the old
+   * keys are revoked by the parents, asked after the publication.
+   */
   async caKeyRollActivate(ca: string): Promise<void> {
     this.d.commands.state(caPath(ca))
-    await this.d.publisher.change(ca, { type: 'keyroll-activate' })
-    await this.d.publisher.publishNow(ca)
-    this.d.parents.syncAllLater(ca)
+    await (await this.d.commands.run(ca, { type: 'keyroll-activate' })).followUps
   }
 
   /** Every CA re-issues what is due and syncs with its repository (bulk publish). */
@@ -333,6 +338,7 @@ export class CaService {
 
   /** Wait until a CA's pending publication is done (tests and `--wait` style operations). */
   async caFlushed(ca: string): Promise<void> {
+    await this.d.followUps.idle()
     await this.d.parents.idle()
     await this.d.publisher.flushed(ca)
     await this.d.pub?.flushed()

@@ -12,12 +12,12 @@ import type { TaskScheduling } from './ports.js'
 export interface CaTasksDeps {
   commands: Pick<CaCommands, 'exists' | 'handles' | 'state'>
   publisher: Pick<CaPublisher, 'publishNow' | 'nextRepublish'>
-  parents: Pick<ParentService, 'sync'>
+  /** Parent syncs, and when a parent is next due (interval with jitter: ParentService.refreshDelay). */
+  parents: Pick<ParentService, 'sync' | 'refreshDelay'>
   tasks: Pick<TaskScheduling, 'schedule'>
   /** Whether the CA's last repository sync failed (the task is then retried with back-off). */
   repoFailure: (ca: string) => string | undefined
   now: () => Date
-  refreshDelay: (atStart: boolean) => number
   /** Suspend the CA's inactive children, when configured (ChildService.suspendInactive), every this many ms. */
   suspendInactive?: { run: (ca: string) => Promise<void>; everyMs: number }
   /** Retire the embedded trust anchor's old key when due (ta/ta-keyroll-service.ts); answers when to look again. */
@@ -37,7 +37,7 @@ export class CaTasks {
       for (const ca of d.commands.handles()) {
         d.tasks.schedule('republish', ca, '', now, { earlier: true })
         if (d.suspendInactive) d.tasks.schedule('suspend-children', ca, '', now + d.suspendInactive.everyMs, { earlier: true })
-        for (const p of Object.keys(d.commands.state(ca).parents)) d.tasks.schedule('sync-parent', ca, p, now + d.refreshDelay(true), { earlier: true })
+        for (const p of Object.keys(d.commands.state(ca).parents)) d.tasks.schedule('sync-parent', ca, p, now + d.parents.refreshDelay(true), { earlier: true })
       }
     })
   }
@@ -60,6 +60,6 @@ export class CaTasks {
     if (task.kind === 'ta-keyroll-finish') return d.taKeyRollFinish?.(task.ca)
     if (!d.commands.state(task.ca).parents[task.arg]) return undefined
     await d.parents.sync(task.ca, task.arg)
-    return d.now().getTime() + d.refreshDelay(false)
+    return d.now().getTime() + d.parents.refreshDelay(false)
   }
 }

@@ -60,11 +60,12 @@ export class ChildServer {
   }
 
   /**
-   * Handle one RFC 6492 message for CA `handle`; `published` is told when a certificate was issued or revoked. Input
-   * that is not CMS, or whose XML is not an up-down message naming its sender, has no one to answer: a labelled 400
-   * (`rfc6492-cms`, `rfc6492-xml`). Everything else is answered with a signed reply, an error_response on failure.
+   * Handle one RFC 6492 message for CA `handle` (what an issue or a revocation changes is published as its events
+   * decide: follow-ups.ts). Input that is not CMS, or whose XML is not an up-down message naming its sender, has no one
+   * to answer: a labelled 400 (`rfc6492-cms`, `rfc6492-xml`). Everything else is answered with a signed reply, an
+   * error_response on failure.
    */
-  async rfc6492(handle: string, body: Uint8Array, published: (handle: string) => void): Promise<Uint8Array> {
+  async rfc6492(handle: string, body: Uint8Array): Promise<Uint8Array> {
     const s = this.d.commands.state(handle)
     const decoded = decodeRequest(s, body)
     let reply: ProvisioningPayload
@@ -72,7 +73,7 @@ export class ChildServer {
       if ('error' in decoded) throw decoded.error
       reply = await this.lock.run(`rfc6492:${s.handle}/${decoded.sender}`, () => {
         const current = this.d.commands.state(handle) // as it is once this child's turn came
-        return this.answer(current, decoded.msg, (ch) => this.verifyCms(current, ch, decoded.msg, body), published)
+        return this.answer(current, decoded.msg, (ch) => this.verifyCms(current, ch, decoded.msg, body))
       })
       this.exchanged(s, decoded.sender, true)
     } catch (e) {
@@ -89,7 +90,7 @@ export class ChildServer {
    * which must be the one registered for the child (what verifying the signature against it would prove), and there
    * is no transport to replay from. Answered exactly as rfc6492() would, an error_response on failure.
    */
-  async local(handle: string, msg: ProvisioningMessage, senderIdCert: string, published: (handle: string) => void): Promise<ProvisioningMessage> {
+  async local(handle: string, msg: ProvisioningMessage, senderIdCert: string): Promise<ProvisioningMessage> {
     const s = this.d.commands.state(handle)
     let reply: ProvisioningPayload
     try {
@@ -97,7 +98,7 @@ export class ChildServer {
         if (!bytesEqual(fromBase64(ch.idCert), fromBase64(senderIdCert))) {
           throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: 'the sender is not the identity registered for this child' })
         }
-      }, published)
+      })
       this.exchanged(s, msg.sender, true)
     } catch (e) {
       reply = errorReply(e)
@@ -138,7 +139,7 @@ export class ChildServer {
   }
 
   /** Answer a decoded message once `authenticate` accepted its sender (it throws when not). */
-  private async answer(state: CaState, msg: ProvisioningMessage, authenticate: (ch: ChildInfo) => void, published: (h: string) => void): Promise<ProvisioningPayload> {
+  private async answer(state: CaState, msg: ProvisioningMessage, authenticate: (ch: ChildInfo) => void): Promise<ProvisioningPayload> {
     let s = state
     const ch = s.children[msg.sender ?? '']
     if (!ch) throw new AppError('ca-child-unknown', { ca: s.handle, child: msg.sender ?? '' })
@@ -146,10 +147,7 @@ export class ChildServer {
     if (msg.recipient !== s.handle) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: `the message is addressed to '${msg.recipient}'` })
     this.d.contact?.(s.handle, ch.handle)
     // A suspended child that asks again is back: new certificates, published (ca/suspension.ts).
-    if (ch.suspended) {
-      s = (await this.d.commands.run(s.handle, { type: 'child-unsuspend', handle: ch.handle }, `child:${ch.handle}`)).state
-      published(s.handle)
-    }
+    if (ch.suspended) s = (await this.d.commands.run(s.handle, { type: 'child-unsuspend', handle: ch.handle }, `child:${ch.handle}`)).state
     const p = msg.payload
     switch (p.type) {
       case 'list':
@@ -158,7 +156,6 @@ export class ChildServer {
         const limit = p.limits && requestLimit(p.limits)
         const csr = toBase64(p.csr)
         const r = await this.d.commands.run(s.handle, { type: 'child-certify', handle: ch.handle, className: p.className, csr, ...(limit ? { limit } : {}) }, `child:${ch.handle}`)
-        published(s.handle)
         const issued = r.events.find((e) => e.type === 'child-certificate-issued')
         const cert = issued?.type === 'child-certificate-issued' ? issued.cert : undefined
         const cls = this.entitlements(r.state, ch.handle).find((c) => c.className === p.className)
@@ -168,7 +165,6 @@ export class ChildServer {
       case 'revoke': {
         const keyId = toHex(fromBase64Url(p.ski)).toUpperCase()
         await this.d.commands.run(s.handle, { type: 'child-revoke', handle: ch.handle, className: p.className, keyId }, `child:${ch.handle}`)
-        published(s.handle)
         return { type: 'revoke_response', className: p.className, ski: p.ski }
       }
       default:

@@ -1,7 +1,7 @@
 /**
  * Children of CAs (RFC 6492 server side; krill-reference.md §1.1 "Children"): add, update and remove children, give
  * them their RFC 8183 parent response, show them, and answer their RFC 6492 messages (child-server.ts). Children
- * that are CAs in this svcd learn of a change at once.
+ * that are CAs in this svcd learn of a change at once (follow-ups.ts).
  */
 import { childInfo, childrenPage } from './views.js'
 import type { ChildSort, ChildrenPageJson, ListQuery } from '../../api/paging.js'
@@ -12,17 +12,12 @@ import type { CaState } from '../../ca/state.js'
 import { inactiveChildren } from '../../ca/suspension.js'
 import { fromBase64 } from '../../util/base64.js'
 import type { CaCommands } from './ca-commands.js'
-import type { CaPublisher } from './ca-publisher.js'
 import type { ChildServer } from './child-server.js'
 import { caPath, checkChild, checkIdCert, childRequestInput, childResources } from './inputs.js'
-import type { ParentService } from './parent-service.js'
 
 export interface ChildServiceDeps {
   commands: CaCommands
   server: ChildServer
-  publisher: CaPublisher
-  /** Tells children that are CAs in this svcd to sync with their parent now. */
-  parents: Pick<ParentService, 'syncLocalChildren'>
   now: () => Date
   /** svcd's own service URI (its RFC 6492 endpoints are `<uri>rfc6492/<ca>`). */
   serviceUri: string
@@ -49,7 +44,7 @@ export class ChildService {
     const idCert = 'xml' in body ? childRequestInput(body.xml, this.d.now()) : checkIdCert(body.id_cert, this.d.now())
     const resources = childResources(handle, body.resources)
     if (s.children[handle]?.selfService && !opts.selfService) await this.caChildRemove(ca, handle)
-    await this.d.publisher.change(ca, { type: 'child-add', handle, idCert, resources, ...(opts.selfService ? { selfService: true as const } : {}) })
+    await this.d.commands.run(ca, { type: 'child-add', handle, idCert, resources, ...(opts.selfService ? { selfService: true as const } : {}) })
     this.d.suspension?.schedule(ca)
     return parentResponseJson(this.parentResponseFor(ca, handle))
   }
@@ -64,7 +59,7 @@ export class ChildService {
     const s = this.d.commands.state(caPath(ca))
     for (const ch of Object.keys(s.children)) if (sus.lastContact(ca, ch) === undefined) sus.contact(ca, ch)
     for (const child of inactiveChildren(s, (c) => sus.lastContact(ca, c), this.d.now(), sus.afterSeconds)) {
-      await this.d.publisher.change(ca, { type: 'child-suspend', handle: child, inactive: true }, 'svc')
+      await this.d.commands.run(ca, { type: 'child-suspend', handle: child, inactive: true }, 'svc')
     }
   }
 
@@ -91,30 +86,28 @@ export class ChildService {
     this.d.commands.state(caPath(ca))
     if (body.suspend !== undefined) {
       // Krill's `children suspend|unsuspend`: no local sync afterwards (the child's next request unsuspends it).
-      await this.d.publisher.change(ca, body.suspend ? { type: 'child-suspend', handle: checkKnownChild(this.d.commands.state(caPath(ca)), ca, child), inactive: false } : { type: 'child-unsuspend', handle: checkKnownChild(this.d.commands.state(caPath(ca)), ca, child) })
+      await this.d.commands.run(ca, body.suspend ? { type: 'child-suspend', handle: checkKnownChild(this.d.commands.state(caPath(ca)), ca, child), inactive: false } : { type: 'child-unsuspend', handle: checkKnownChild(this.d.commands.state(caPath(ca)), ca, child) })
       if (body.id_cert === undefined && body.resources === undefined) return
     }
     const update = { type: 'child-update' as const, handle: child, ...(body.id_cert !== undefined ? { idCert: checkIdCert(body.id_cert, this.d.now()) } : {}), ...(body.resources ? { resources: childResources(child, body.resources) } : {}) }
-    await this.d.publisher.change(ca, update)
-    this.d.parents.syncLocalChildren(ca, child)
+    await this.d.commands.run(ca, update)
   }
 
   async caChildRemove(ca: string, child: string): Promise<void> {
     this.d.commands.state(caPath(ca))
-    await this.d.publisher.change(ca, { type: 'child-remove', handle: child })
-    this.d.parents.syncLocalChildren(ca, child)
+    await this.d.commands.run(ca, { type: 'child-remove', handle: child })
   }
 
   /** Remove every child of a CA (it is being deleted): their certificates are revoked and withdrawn. */
   async removeAll(ca: string): Promise<void> {
-    for (const child of Object.keys(this.d.commands.state(ca).children)) await this.d.publisher.change(ca, { type: 'child-remove', handle: child })
+    for (const child of Object.keys(this.d.commands.state(ca).children)) await this.d.commands.run(ca, { type: 'child-remove', handle: child })
     this.d.server.forget(ca)
   }
 
   /** POST /rfc6492/{ca}: the signed answer to a child's CMS-wrapped RFC 6492 message. */
   rfc6492(ca: string, body: Uint8Array): Promise<Uint8Array> {
     this.d.commands.state(caPath(ca))
-    return this.d.server.rfc6492(ca, body, (h) => this.d.publisher.publish(h))
+    return this.d.server.rfc6492(ca, body)
   }
 
   /** The RFC 8183 parent response for a child (the parent's contact details as the child needs them). */

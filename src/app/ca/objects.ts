@@ -24,7 +24,7 @@ import { ResourceSet } from '../../resources/resource-set.js'
 import { fromBase64 } from '../../util/base64.js'
 import { aggregateRoaFileName, certFileName, crlFileName, manifestFileName, roaFileName } from '../../objects/naming.js'
 import type { CaKeyObjects, KeyObjectsState, PublishedFile, StoredCaObject } from '../../ca/object-model.js'
-import { certificateExpired } from '../../ca/renewal.js'
+import { certificateExpired, manifestDueAt, stillFresh } from '../../ca/renewal.js'
 import { updateAspas } from './aspa-objects.js'
 import { updateRouterCerts } from './router-objects.js'
 import { updateTak } from './tak-objects.js'
@@ -146,7 +146,7 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
     work.revoke(o)
     work.changed = true
   }
-  const due = !prev || moved || ctx.force || work.changed || now.getTime() - Date.parse(prev.state.thisUpdate) >= ctx.timing.mftReissueSeconds * 1000 || prev.state.roaMode !== mode
+  const due = !prev || moved || ctx.force || work.changed || now.getTime() >= manifestDueAt(prev.state.thisUpdate, ctx.timing.mftReissueSeconds) || prev.state.roaMode !== mode
   if (!due) return { objects: prev, changed: false, refused }
   const mftCrl = await signManifestAndCrl(state, rc, key, issuer, issuerCert, work.kept, revocations, prev, mode, ctx)
   return { objects: mftCrl.objects, changed: true, refused: [...refused, ...mftCrl.refused] }
@@ -186,7 +186,7 @@ async function updateRoas(state: CaState, rc: ResourceClass, role: string, issue
   for (const p of planned) {
     const before = work.old.get(p.name)
     work.old.delete(p.name)
-    const fresh = before && sameList(before.meta.payloads ?? [], p.payloads.map(roaPayloadKey)) && Date.parse(before.notAfter) - ctx.now.getTime() > ctx.timing.roaReissueBeforeSeconds * 1000
+    const fresh = before && sameList(before.meta.payloads ?? [], p.payloads.map(roaPayloadKey)) && stillFresh(before.notAfter, ctx.now, ctx.timing.roaReissueBeforeSeconds)
     if (before && fresh) work.kept.push(before)
     else {
       if (before) work.revoke(before)

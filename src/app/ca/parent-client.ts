@@ -79,17 +79,16 @@ export class ParentClient {
   }
 
   /**
-   * Sync with one parent: entitlements, certificate requests, revocations. Returns true when something changed.
-   * Any failure is recorded as the parent's issue and rethrown.
+   * Sync with one parent: entitlements, certificate requests, revocations (each a command, whose events decide what
+   * follows: follow-ups.ts). Any failure is recorded as the parent's issue and rethrown.
    */
-  async sync(handle: string, name: string): Promise<boolean> {
+  async sync(handle: string, name: string): Promise<void> {
     const time = this.d.now().toISOString()
     const p0 = this.d.commands.state(handle).parents[name]
     if (!p0) throw new AppError('ca-parent-unknown', { ca: handle, parent: name })
     try {
-      const changed = await this.exchange(handle, name)
+      await this.exchange(handle, name)
       this.d.status.record(handle, 'parent', name, { time, uri: p0.serviceUri, result: 'success' })
-      return changed
     } catch (e) {
       this.d.log.warn('parent sync failed', { ca: handle, parent: name, reason: reasonOf(e) })
       const label = e instanceof AppError ? e.label : 'ca-parent-sync'
@@ -98,7 +97,7 @@ export class ParentClient {
     }
   }
 
-  private async exchange(handle: string, name: string): Promise<boolean> {
+  private async exchange(handle: string, name: string): Promise<void> {
     let s = this.d.commands.state(handle)
     const list = await this.updown(s, s.parents[name], { type: 'list' })
     if (list.type !== 'list_response') throw new Error(`parent '${name}' answered a list with '${list.type}'`)
@@ -108,9 +107,9 @@ export class ParentClient {
       notAfter: new Date(c.resourceSetNotAfter).toISOString(),
       issued: c.certificates.map((x) => ({ uri: x.certUrl, der: toBase64(x.cert) })),
     }))
-    let changed = (await this.d.commands.run(handle, { type: 'parent-entitlements-update', parent: name, classes }, 'svc')).events.length > 0
+    await this.d.commands.run(handle, { type: 'parent-entitlements-update', parent: name, classes }, 'svc')
     s = this.d.commands.state(handle)
-    if (!s.repo) return changed
+    if (!s.repo) return
     for (const { rc, key } of keysNeedingCertificates(s, this.d.now(), this.d.reissueBeforeSeconds).filter((k) => k.rc.parent === name)) {
       const signingKey = this.d.signer.signingKey(key.keyId)
       const csr = buildCsr(signingKey, keySia(s, rc.name, key.keyId))
@@ -119,17 +118,15 @@ export class ParentClient {
       if (r.type !== 'issue_response') throw new Error(`parent '${name}' answered an issue with '${r.type}'`)
       const issued = r.cls.certificates.find((c) => bytesEqual(spkiOf(c.cert), signingKey.spki)) ?? r.cls.certificates[0]
       if (!issued) throw new Error(`parent '${name}' issued no certificate in class '${rc.parentClass}'`)
-      const res = await this.d.commands.run(handle, { type: 'certificate-receive', parent: name, className: rc.name, keyId: key.keyId, cert: toBase64(issued.cert), uri: issued.certUrl }, 'svc')
-      changed ||= res.events.length > 0
+      await this.d.commands.run(handle, { type: 'certificate-receive', parent: name, className: rc.name, keyId: key.keyId, cert: toBase64(issued.cert), uri: issued.certUrl }, 'svc')
     }
     for (const rc of Object.values(this.d.commands.state(handle).classes)) {
       if (rc.parent !== name || !rc.old) continue
       const ski = toBase64Url(keyIdentifier(this.d.signer.signingKey(rc.old.keyId).spki))
       const r = await this.updown(this.d.commands.state(handle), s.parents[name], { type: 'revoke', className: rc.parentClass, ski })
       if (r.type !== 'revoke_response') throw new Error(`parent '${name}' answered a revoke with '${r.type}'`)
-      changed ||= (await this.d.commands.run(handle, { type: 'key-revoked', parent: name, className: rc.name, keyId: rc.old.keyId }, 'svc')).events.length > 0
+      await this.d.commands.run(handle, { type: 'key-revoked', parent: name, className: rc.name, keyId: rc.old.keyId }, 'svc')
     }
-    return changed
   }
 
   /** Ask the parent to revoke every key of the CA under it (best effort, before removing the parent or the CA). */

@@ -1,7 +1,9 @@
 /**
  * Parents of CAs (RFC 6492 client side; krill-reference.md §1.1 "Parents"): add, update and remove parents, sync
- * with them (now, in the background coalesced per parent, and on the scheduler's refresh), and show their status.
- * When a CA's certificates or entitlements change, its children in this svcd sync with it at once.
+ * with them (now, in the background coalesced per parent, and on the scheduler's refresh, every interval with random
+ * jitter), and show their status. What follows a change (a sync with a new parent, children in this svcd syncing
+ * with us once our certificates change) is decided by the table of follow-ups.ts, which CaFollowUps applies through
+ * the methods here.
  */
 import { parentContact, parentStatus } from './views.js'
 import type { ParentContactJson, ParentStatusJson } from '../../api/cas.js'
@@ -10,24 +12,28 @@ import { AppError, reasonOf } from '../../errors.js'
 import type { CaStatusStore } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
 import { Pacer } from '../shared/pacer.js'
+import type { Random } from '../../util/clock.js'
 import type { CaCommands } from './ca-commands.js'
-import type { CaPublisher } from './ca-publisher.js'
 import { caPath, parentInput } from './inputs.js'
 import type { ParentClient } from './parent-client.js'
 import type { TaskScheduling } from './ports.js'
 
 export interface ParentServiceDeps {
-  commands: Pick<CaCommands, 'exists' | 'handles' | 'state'>
+  commands: Pick<CaCommands, 'exists' | 'handles' | 'state' | 'run'>
   client: Pick<ParentClient, 'updown' | 'sync' | 'revokeAll'>
-  publisher: Pick<CaPublisher, 'change' | 'publish'>
   status: Pick<CaStatusStore, 'get' | 'remove'>
   tasks: Pick<TaskScheduling, 'schedule' | 'unschedule'>
   now: () => Date
+  /** The jitter of the refreshes. */
+  random: Pick<Random, 'fraction'>
+  /** A parent is asked every `everySeconds` plus up to `jitterSeconds` (config timing.parent_refresh_*). */
+  refresh: { everySeconds: number; jitterSeconds: number }
   /** svcd's own service URI (its RFC 6492 endpoints are `<uri>rfc6492/<ca>`). */
   serviceUri: string
-  /** The next refresh of a parent, ms from now (interval with jitter; shorter at start-up). */
-  refreshDelay: (atStart: boolean) => number
 }
+
+/** At start-up the refreshes of all parents are spread over at most this long (and at most the jitter). */
+const START_SPREAD_MS = 60_000
 
 export class ParentService {
   private readonly syncs = new Map<string, Pacer>()
@@ -53,9 +59,7 @@ export class ParentService {
     } catch (e) {
       throw new AppError('ca-parent-issue', { ca, parent: name, reason: reasonOf(e) })
     }
-    await this.d.publisher.change(ca, { type: update ? 'parent-update' : 'parent-add', parent })
-    this.syncLater(ca, name)
-    this.d.tasks.schedule('sync-parent', ca, name, this.d.now().getTime() + this.d.refreshDelay(false))
+    await this.d.commands.run(ca, { type: update ? 'parent-update' : 'parent-add', parent })
   }
 
   caParentContact(ca: string, parent: string): ParentContactJson {
@@ -73,9 +77,7 @@ export class ParentService {
     const s = this.d.commands.state(caPath(ca))
     if (!s.parents[parent]) throw new AppError('ca-parent-unknown', { ca, parent })
     await this.d.client.revokeAll(ca, parent)
-    await this.d.publisher.change(ca, { type: 'parent-remove', name: parent })
-    this.d.status.remove(ca, 'parent', parent)
-    this.d.tasks.unschedule('sync-parent', ca, parent)
+    await this.d.commands.run(ca, { type: 'parent-remove', name: parent })
   }
 
   /** Sync with all parents now (used by `parents add` waiters, bulk refresh and tests). */
@@ -84,17 +86,29 @@ export class ParentService {
   }
 
   /**
-   * Sync with a parent now; a failure is recorded as the parent's issue (and rethrown to the caller). When our
-   * certificates or entitlements changed, our children in this svcd sync with us at once: a certificate we could
-   * not issue them before (ours had expired, say) or resources we no longer hold reach them now, not at their next
-   * refresh. Children elsewhere learn at their next refresh, as RFC 6492 has it (the child asks).
+   * Sync with a parent now; a failure is recorded as the parent's issue (and rethrown to the caller). What changed
+   * is published, and our children in this svcd learn of a new certificate of ours at once (follow-ups.ts); children
+   * elsewhere learn at their next refresh, as RFC 6492 has it (the child asks).
    */
   async sync(handle: string, name: string): Promise<void> {
-    const changed = await this.d.client.sync(handle, name)
-    if (changed) {
-      this.d.publisher.publish(handle)
-      this.syncLocalChildren(handle)
-    }
+    await this.d.client.sync(handle, name)
+  }
+
+  /** The next refresh of a parent, ms from now: the interval plus jitter, or within the start-up spread (design.md §3). */
+  refreshDelay(atStart: boolean): number {
+    const jitter = this.d.random.fraction() * this.d.refresh.jitterSeconds * 1000
+    return atStart ? Math.min(jitter, START_SPREAD_MS) : this.d.refresh.everySeconds * 1000 + jitter
+  }
+
+  /** (Re)schedule the periodic refresh of a parent (a new or changed parent: follow-ups.ts 'refresh-parent'). */
+  scheduleRefresh(ca: string, parent: string): void {
+    this.d.tasks.schedule('sync-parent', ca, parent, this.d.now().getTime() + this.refreshDelay(false))
+  }
+
+  /** A removed parent's refresh task and exchange status go (follow-ups.ts 'forget-parent'). */
+  forget(ca: string, parent: string): void {
+    this.d.status.remove(ca, 'parent', parent)
+    this.d.tasks.unschedule('sync-parent', ca, parent)
   }
 
   /** Sync with every parent of a CA in the background (after a key roll or a repository change). */

@@ -10,14 +10,12 @@ import { toBase64 } from '../../util/base64.js'
 import type { CaCommands } from './ca-commands.js'
 import type { CaPublisher } from './ca-publisher.js'
 import { caPath, repoInput } from './inputs.js'
-import type { ParentService } from './parent-service.js'
 import type { RepoClient } from './repo-client.js'
 import { exchangeJson, repoInfo, unixSeconds } from './views.js'
 
 export interface RepoServiceDeps {
   commands: CaCommands
-  publisher: CaPublisher
-  parents: Pick<ParentService, 'syncAllLater'>
+  publisher: Pick<CaPublisher, 'publishNow'>
   repo: RepoClient
   status: CaStatusStore
   now: () => Date
@@ -36,7 +34,8 @@ export class RepoService {
    * Change the CA's repository (spec §3 rule 1, in this order): check the new one is reachable and we are authorised
    * there (a real RFC 8181 `list`); regenerate all objects under the new jail and publish them there; ask all parents
    * for certificates with the new SIA; once received, clean up the old repository (best effort). Nothing changes
-   * when the check fails.
+   * when the check fails. The steps after the command are its event's follow-ups (follow-ups.ts 'repo-updated'); this
+   * answers once the objects are published in the new repository.
    */
   async caRepoUpdate(ca: string, input: { json: unknown } | { xml: string }): Promise<void> {
     const d = this.d
@@ -52,9 +51,7 @@ export class RepoService {
       if (e instanceof AppError && e.label === 'ca-repo-rrdp-foreign') throw e
       throw new AppError('ca-repo-issue', { ca, uri: repo.serviceUri, reason: reasonOf(e) })
     }
-    await d.publisher.change(ca, { type: 'repo-update', repo })
-    await d.publisher.publishNow(ca)
-    d.parents.syncAllLater(ca)
+    await (await d.commands.run(ca, { type: 'repo-update', repo })).followUps
   }
 
   /** What the repository holds for the CA, from a real RFC 8181 `list` query (spec §2.6), or `ca-repo-issue`. */

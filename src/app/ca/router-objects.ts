@@ -10,6 +10,7 @@ import { decodeCert, inspectCert, serialFromRandom, verifyCert, type ResourceCer
 import { decodeCsr } from '../../objects/csr.js'
 import { buildRouterCert } from '../../objects/router-cert.js'
 import type { ObjectIssuer } from '../../objects/signed-object.js'
+import { stillFresh } from '../../ca/renewal.js'
 import type { CaState } from '../../ca/state.js'
 import { fromBase64 } from '../../util/base64.js'
 import type { AspaObjectsContext } from './aspa-objects.js'
@@ -21,7 +22,7 @@ export function updateRouterCerts(state: CaState, issuer: ObjectIssuer, issuerCe
   for (const p of planRouterCerts(state.bgpsec, issuerCert.resources.asn)) {
     const before = work.old.get(p.name)
     work.old.delete(p.name)
-    if (before?.kind === 'router' && Date.parse(before.notAfter) - ctx.now.getTime() > ctx.timing.roaReissueBeforeSeconds * 1000) {
+    if (before?.kind === 'router' && stillFresh(before.notAfter, ctx.now, ctx.timing.roaReissueBeforeSeconds)) {
       work.kept.push(before)
       continue
     }

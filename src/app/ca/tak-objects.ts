@@ -15,6 +15,7 @@ import type { ObjectIssuer } from '../../objects/signed-object.js'
 import { buildTak, decodeTak, encodeTakContent, inspectTak, type TaKey, type TakSpec, verifyTak } from '../../objects/tak.js'
 import { bytesEqual } from '../../util/bytes.js'
 import { fromBase64 } from '../../util/base64.js'
+import { stillFresh } from '../../ca/renewal.js'
 import type { AspaObjectsContext } from './aspa-objects.js'
 import { destroy, eeValidity, selfCheck, sha256Hex, type KeyWork } from './object-signing.js'
 
@@ -46,7 +47,7 @@ export async function updateTak(state: CaState, rc: ResourceClass, role: Role, k
   const before = work.old.get(name)
   work.old.delete(name)
   const content = encodeTakContent(spec)
-  const fresh = before !== undefined && Date.parse(before.notAfter) - ctx.now.getTime() > ctx.timing.roaReissueBeforeSeconds * 1000
+  const fresh = before !== undefined && stillFresh(before.notAfter, ctx.now, ctx.timing.roaReissueBeforeSeconds)
   if (before && fresh && bytesEqual(decodeTak(before.der).signedObject.eContent, content)) {
     work.kept.push(before)
     return []

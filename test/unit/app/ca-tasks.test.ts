@@ -23,11 +23,10 @@ function fakes(o: { cas?: Record<string, CaState>; repoFailure?: string } = {}) 
       publishNow: async (h) => void calls.push(`publish ${h}`),
       nextRepublish: (h) => (calls.push(`next ${h}`), T0 + 3_600_000),
     },
-    parents: { sync: async (h, p) => void calls.push(`sync ${h}/${p}`) },
+    parents: { sync: async (h, p) => void calls.push(`sync ${h}/${p}`), refreshDelay: (atStart) => (atStart ? 30_000 : 86_400_000) },
     tasks: { schedule: (kind, ca, arg, due, opts) => void scheduled.push({ kind, ca, arg, due, earlier: opts?.earlier, inTx }) },
     repoFailure: () => o.repoFailure,
     now: () => new Date(T0),
-    refreshDelay: (atStart) => (atStart ? 30_000 : 86_400_000),
     transaction: (fn) => {
       inTx = true
       try {

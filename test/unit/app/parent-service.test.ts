@@ -1,10 +1,13 @@
 /**
  * Parents of CAs (app/ca/parent-service.ts) with fakes for exactly its collaborators: a parent is added only after a
  * real RFC 6492 list answered (nothing changes otherwise), removal asks for revocation first, background syncs
- * coalesce, and a change reaches only the children in this svcd that are children of the changed CA.
+ * coalesce, a change reaches only the children in this svcd that are children of the changed CA, and refreshes are
+ * due after the interval plus a jitter drawn from the injected randomness. (What follows the parent commands, a sync
+ * and a refresh task, is the events' doing: follow-ups.test.ts.)
  */
 import t from 'tap'
 import { fakeCommands } from '../../helpers/fake-commands.js'
+import { FakeRandom } from '../../helpers/fake-clock.js'
 import type { ParentServiceDeps } from '../../../src/app/ca/parent-service.js'
 import { ParentService } from '../../../src/app/ca/parent-service.js'
 import { parentResponseJson } from '../../../src/api/cas.js'
@@ -25,31 +28,28 @@ async function idCert(): Promise<Uint8Array> {
 
 const local = (ca: string, parentCa: string, childHandle = ca): ParentInfo => ({ name: parentCa, parentHandle: parentCa, childHandle, serviceUri: `${SVC}rfc6492/${parentCa}`, idCert: '' })
 
-function fakes(cas: Record<string, CaState>, o: { listFails?: boolean } = {}) {
+function fakes(cas: Record<string, CaState>, o: { listFails?: boolean; jitter?: number[] } = {}) {
   const log: string[] = []
   const deps: ParentServiceDeps = {
-    commands: fakeCommands(cas),
+    commands: { ...fakeCommands(cas), run: async (h: string, cmd: CaCommand) => (log.push(`run ${h} ${cmd.type}`), { state: cas[h]!, events: [], version: 1, followUps: Promise.resolve() }) },
     client: {
       updown: async (_s, p, payload) => {
         log.push(`updown ${p.name} ${payload.type}`)
         if (o.listFails) throw new Error('connection refused')
         return { type: 'list_response', classes: [] }
       },
-      sync: async (h, p) => (log.push(`sync ${h}/${p}`), false),
+      sync: async (h, p) => void log.push(`sync ${h}/${p}`),
       revokeAll: async (h, p) => void log.push(`revoke ${h}/${p}`),
-    },
-    publisher: {
-      change: async (h: string, cmd: CaCommand) => (log.push(`run ${h} ${cmd.type}`), { state: cas[h]!, events: [], version: 1 }),
-      publish: (h) => void log.push(`publish ${h}`),
     },
     status: { get: () => undefined, remove: (h, kind, name) => void log.push(`status-remove ${h} ${kind} ${name}`) },
     tasks: {
-      schedule: (kind, ca, arg) => void log.push(`schedule ${kind} ${ca}/${arg}`),
+      schedule: (kind, ca, arg, due) => void log.push(`schedule ${kind} ${ca}/${arg} +${due - NOW.getTime()}`),
       unschedule: (kind, ca, arg) => void log.push(`unschedule ${kind} ${ca}/${arg}`),
     },
     now: () => NOW,
+    random: new FakeRandom(o.jitter ?? [0.5]),
+    refresh: { everySeconds: 3600, jitterSeconds: 600 },
     serviceUri: SVC,
-    refreshDelay: () => 1000,
   }
   return { parents: new ParentService(deps), log }
 }
@@ -63,8 +63,7 @@ t.test('a parent is added only after its RFC 6492 list answered; a failed list c
   const up = fakes({ ca1: initialState('ca1', 'K', '') })
   await up.parents.caParentAdd('ca1', { json: { handle: 'rir', response } })
   await up.parents.idle()
-  t.same(up.log.slice(0, 3), ['updown rir list', 'run ca1 parent-add', 'schedule sync-parent ca1/rir'])
-  t.ok(up.log.includes('sync ca1/rir'), 'and a sync with it starts at once')
+  t.same(up.log, ['updown rir list', 'run ca1 parent-add'], 'the sync and the refresh task follow from the parent-added event')
   await up.parents.stop()
 })
 
@@ -90,11 +89,24 @@ t.test('a named add (POST …/parents/{name}) adds a parent that does not exist 
   t.same(mismatch.log, [], 'and nothing is asked or changed')
 })
 
-t.test('removing a parent asks it to revoke first, then removes it, its status and its task', async (t) => {
+t.test('removing a parent asks it to revoke first, then removes it (its status and task go as the event says)', async (t) => {
   const { parents, log } = fakes({ ca1: { ...initialState('ca1', 'K', ''), parents: { rir: local('ca1', 'rir') } } })
   await parents.caParentRemove('ca1', 'rir')
-  t.same(log, ['revoke ca1/rir', 'run ca1 parent-remove', 'status-remove ca1 parent rir', 'unschedule sync-parent ca1/rir'])
+  t.same(log, ['revoke ca1/rir', 'run ca1 parent-remove'])
   t.match(await parents.caParentRemove('ca1', 'rir-typo').catch((e: unknown) => e), { label: 'ca-parent-unknown' })
+  log.length = 0
+  parents.forget('ca1', 'rir')
+  t.same(log, ['status-remove ca1 parent rir', 'unschedule sync-parent ca1/rir'], "forget: the parent's status and refresh task")
+})
+
+t.test('refreshes: the interval plus a jitter from the injected randomness; at start within a minute', async (t) => {
+  const { parents, log } = fakes({ ca1: initialState('ca1', 'K', '') }, { jitter: [0, 0.5, 0.999] })
+  t.equal(parents.refreshDelay(false), 3600_000, 'no jitter drawn: the interval')
+  t.equal(parents.refreshDelay(false), 3600_000 + 300_000, 'half the jitter')
+  t.equal(parents.refreshDelay(true), 60_000, 'at start: the jitter, at most a minute (599 s drawn)')
+  t.equal(parents.refreshDelay(true), 0, 'and from 0')
+  parents.scheduleRefresh('ca1', 'rir')
+  t.same(log, ['schedule sync-parent ca1/rir +3900000'], 'a new parent is next asked after the interval with jitter')
 })
 
 t.test('a change of a CA reaches its children in this svcd only (all of them, or the one named)', async (t) => {
