@@ -19,6 +19,7 @@ import { AppError, reasonOf } from '../../errors.js'
 import type { RunResult } from '../../eventsourcing.js'
 import type { Logger } from '../../log.js'
 import type { CaObjectsStore, CaStatusStore, CaStore, SharedLocks } from '../../store/interfaces.js'
+import type { Clock } from '../../util/clock.js'
 import { KeyedMutex } from '../shared/keyed-mutex.js'
 import { Pacer } from '../shared/pacer.js'
 import type { CaCommands } from './ca-commands.js'
@@ -36,6 +37,8 @@ export interface CaPublisherDeps {
   locks?: SharedLocks | undefined
   signer: Signer
   now: () => Date
+  /** The timers of each CA's publication pacer. */
+  clock: Clock
   random: (n: number) => Uint8Array
   log: Logger
   timing: ObjectsTiming
@@ -72,7 +75,7 @@ export class CaPublisher {
     if (this.stopped) return
     let p = this.pacers.get(handle)
     if (!p) {
-      p = new Pacer(() => this.publishNow(handle), 0, (e) => this.d.log.error('publication failed', { ca: handle, err: reasonOf(e), stack: (e as Error)?.stack }))
+      p = new Pacer(() => this.publishNow(handle), 0, (e) => this.d.log.error('publication failed', { ca: handle, err: reasonOf(e), stack: (e as Error)?.stack }), this.d.clock)
       this.pacers.set(handle, p)
     }
     p.kick()

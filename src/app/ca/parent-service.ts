@@ -8,6 +8,7 @@ import type { ParentContactJson, ParentStatusJson } from '../../api/cas.js'
 import type { ParentInfo } from '../../ca/state.js'
 import { AppError, reasonOf } from '../../errors.js'
 import type { CaStatusStore } from '../../store/interfaces.js'
+import type { Clock } from '../../util/clock.js'
 import { toBase64 } from '../../util/base64.js'
 import { Pacer } from '../shared/pacer.js'
 import type { CaCommands } from './ca-commands.js'
@@ -23,6 +24,8 @@ export interface ParentServiceDeps {
   status: Pick<CaStatusStore, 'get' | 'remove'>
   tasks: Pick<TaskScheduling, 'schedule' | 'unschedule'>
   now: () => Date
+  /** The timers of each parent's sync pacer. */
+  clock: Clock
   /** svcd's own service URI (its RFC 6492 endpoints are `<uri>rfc6492/<ca>`). */
   serviceUri: string
   /** The next refresh of a parent, ms from now (interval with jitter; shorter at start-up). */
@@ -108,7 +111,7 @@ export class ParentService {
     const key = `${handle}/${name}`
     let p = this.syncs.get(key)
     if (!p) {
-      p = new Pacer(() => this.sync(handle, name).catch(() => undefined), 0, () => undefined)
+      p = new Pacer(() => this.sync(handle, name).catch(() => undefined), 0, () => undefined, this.d.clock)
       this.syncs.set(key, p)
     }
     p.kick()

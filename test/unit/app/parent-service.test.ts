@@ -11,6 +11,7 @@ import { parentResponseJson } from '../../../src/api/cas.js'
 import { initialState } from '../../../src/ca/cert-auth.js'
 import type { CaCommand } from '../../../src/ca/commands.js'
 import type { CaState, ParentInfo } from '../../../src/ca/state.js'
+import { systemClock } from '../../../src/clock.js'
 import { KeyPool } from '../../../src/crypto/key-pool.js'
 import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
 import { createIdCert } from '../../../src/protocol/id-cert.js'
@@ -48,6 +49,7 @@ function fakes(cas: Record<string, CaState>, o: { listFails?: boolean } = {}) {
       unschedule: (kind, ca, arg) => void log.push(`unschedule ${kind} ${ca}/${arg}`),
     },
     now: () => NOW,
+    clock: systemClock, // the sync pacer's timers (the service reads `now` for its decisions)
     serviceUri: SVC,
     refreshDelay: () => 1000,
   }
