@@ -46,6 +46,8 @@ export class ClusterService implements Leadership {
   /** When this instance last reported itself (and, following, looked for a hung leader). */
   private lastReport = -Infinity
   private timer: TimerHandle | undefined
+  /** When the armed tick is due (its lateness, logged when this instance takes the lead, is event-loop lag). */
+  private dueAt = 0
   private ticking: Promise<void> | undefined
   private stopped = false
   /** Role changes, one at a time and in order. */
@@ -100,6 +102,7 @@ export class ClusterService implements Leadership {
   private arm(): void {
     if (this.stopped) return
     const ms = this.leading === undefined ? tryEveryMs(this.d.leaseMs) : beatEveryMs(this.d.leaseMs)
+    this.dueAt = this.d.clock.now() + ms
     this.timer = this.d.clock.setTimeout(() => void this.tick().finally(() => this.arm()), ms, { background: true })
   }
 
@@ -112,13 +115,15 @@ export class ClusterService implements Leadership {
   }
 
   private async tickOnce(): Promise<void> {
-    const due = this.d.clock.now() - this.lastReport >= beatEveryMs(this.d.leaseMs)
+    const began = this.d.clock.now()
+    const due = began - this.lastReport >= beatEveryMs(this.d.leaseMs)
     let changed = false
     if (this.leading !== undefined) {
       if (!(await this.d.store.beat(this.leading))) changed = await this.follow('lost the leader lock or a newer epoch began')
     } else {
       const epoch = await this.d.store.tryLead(this.d.id)
-      if (epoch !== undefined) changed = this.lead(epoch)
+      // How late the tick ran (event-loop lag) and how long the try took (the database), for failover diagnostics.
+      if (epoch !== undefined) changed = this.lead(epoch, { tick_late_ms: Math.max(0, began - this.dueAt), try_ms: this.d.clock.now() - began })
       else if (due && (await this.d.store.endStaleLeader(this.d.leaseMs))) this.d.log.warn('ended the session of a leader that stopped beating', { lease_ms: this.d.leaseMs })
     }
     if (!due && !changed) return
@@ -129,10 +134,10 @@ export class ClusterService implements Leadership {
   }
 
   /** This instance took the lock with `epoch`; onLead runs after the changes before it, beside the heartbeat. */
-  private lead(epoch: number): true {
+  private lead(epoch: number, timing: { tick_late_ms: number; try_ms: number }): true {
     this.leading = epoch
     this.seen = Math.max(this.seen, epoch)
-    this.d.log.info('this instance leads', { id: this.d.id, epoch })
+    this.d.log.info('this instance leads', { id: this.d.id, epoch, ...timing })
     this.changes = this.changes.then(() => this.d.onLead(epoch)).catch((e: unknown) => this.d.log.error('taking the lead failed', { err: (e as Error).message }))
     return true
   }
