@@ -27,6 +27,9 @@ const envInt = (name: string, dflt: number) => (process.env[name] ? Number(proce
 interface Round {
   /** kill → the new leader logged that it leads (it holds the lock and bumped the epoch). */
   toLock: number
+  /** From that log line: how late its successful tick ran (event-loop lag) and how long the try took (the database). */
+  tickLate: number
+  tryMs: number
   /** kill → a survivor's GET /api/v1/cluster names the new leader. */
   toApi: number
 }
@@ -52,11 +55,12 @@ function publishing(ds: BenchDaemon[], pubs: TestPublisher[]): { stop: () => Pro
   }
 }
 
-/** When `d` last logged "this instance leads" (ms since the epoch), or undefined. */
-function ledAt(d: BenchDaemon): number | undefined {
-  const lines = d.output().split('\n').filter((l) => l.includes('this instance leads'))
-  const time = /"time":"([^"]+)"/.exec(lines.at(-1) ?? '')?.[1]
-  return time ? Date.parse(time) : undefined
+/** `d`'s last "this instance leads" line: when (ms since the epoch), how late its tick ran, how long its try took. */
+function ledAt(d: BenchDaemon): { at: number; tickLate: number; tryMs: number } | undefined {
+  const line = d.output().split('\n').filter((l) => l.includes('this instance leads')).at(-1)
+  const time = /"time":"([^"]+)"/.exec(line ?? '')?.[1]
+  const field = (name: string) => Number(new RegExp(`"${name}":(\\d+)`).exec(line ?? '')?.[1] ?? NaN)
+  return time ? { at: Date.parse(time), tickLate: field('tick_late_ms'), tryMs: field('try_ms') } : undefined
 }
 
 /** One failover: kill -9 the leader, time the new leader (its log, and the API), start the killed one again. */
@@ -89,7 +93,8 @@ async function round(ds: BenchDaemon[], timeoutMs: number): Promise<Round> {
   await leader.spawn()
   await waitLeader(ds, ds[0]!, ds.length)
   await sameSerial(ds)
-  return { toApi, toLock: lock !== undefined && lock >= killed ? lock - killed : NaN }
+  const fresh = lock !== undefined && lock.at >= killed
+  return { toApi, toLock: fresh ? lock.at - killed : NaN, tickLate: fresh ? lock.tickLate : NaN, tryMs: fresh ? lock.tryMs : NaN }
 }
 
 async function phase(ctx: BenchContext, label: string, ds: BenchDaemon[], pubs: TestPublisher[], rounds: number, lease: number): Promise<void> {
@@ -99,7 +104,7 @@ async function phase(ctx: BenchContext, label: string, ds: BenchDaemon[], pubs: 
     for (let i = 0; i < rounds; i++) {
       const r = await round(ds, lease * 1000 * 4 + 30_000)
       rs.push(r)
-      ctx.log(`${label}, round ${i + 1}: kill -9 → the new leader took the lock ${ms(r.toLock)}, → GET /api/v1/cluster names it ${ms(r.toApi)} (1-min load ${loadavg()[0].toFixed(1)})`)
+      ctx.log(`${label}, round ${i + 1}: kill -9 → the new leader took the lock ${ms(r.toLock)} (its tick ran ${ms(r.tickLate)} late, the try took ${ms(r.tryMs)}), → GET /api/v1/cluster names it ${ms(r.toApi)} (1-min load ${loadavg()[0].toFixed(1)})`)
     }
   } finally {
     const acked = await load.stop()

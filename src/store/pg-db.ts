@@ -41,6 +41,9 @@ export class PgError extends StoreError {
   }
 }
 
+/** The database clock's now as ISO 8601 UTC with milliseconds (as Date.toISOString writes it). */
+const NOW_ISO = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
 export class PgDb implements SqlDb {
   private readonly statements = new Map<string, SqlStatement>()
   private readonly signal = new Int32Array(new SharedArrayBuffer(4))
@@ -237,9 +240,6 @@ export class PgDb implements SqlDb {
     }
   }
 }
-
-/** The database clock's now as ISO 8601 UTC with milliseconds (as Date.toISOString writes it). */
-const NOW_ISO = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 /** `?` placeholders to PostgreSQL's `$1, $2, …` (outside quoted strings and identifiers). */
 export function numbered(sql: string): string {
