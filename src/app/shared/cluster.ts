@@ -70,6 +70,7 @@ export class ClusterService implements Leadership {
 
   /** The first tick now (the first instance of a database leads from its start), then the next after each tick. */
   async start(): Promise<void> {
+    this.dueAt = this.d.clock.now()
     await this.tick()
     this.arm()
     await this.changes // an instance that leads from its start has taken the lead (onLead done) when start resolves
