@@ -2,7 +2,7 @@
  * The bench harness behind `make bench` (design.md §5 "Benchmarks"; house rule: speed and memory targets are
  * checked here, not by timed tests). Runs every benchmark in order, or the ones named on the command line:
  *
- *   node --expose-gc dist-bench/bench/run.js [crypto objects signed-message resources pubd publish-load roas cas routes cluster]
+ *   node --expose-gc dist-bench/bench/run.js [crypto objects signed-message resources pubd publish-load roas cas routes cluster failover]
  *   BENCH_QUICK=1 …   smaller sizes, a few minutes (sizes: see SIZES below and each bench's header)
  *
  * Each benchmark prints its figures as it goes; the harness ends with a summary table (figure, target, ratio to the
@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks'
 import { run as runCrypto } from './crypto.bench.js'
 import { runCasBench, runRoasBench } from './cas.bench.js'
 import { runClusterBench } from './cluster.bench.js'
+import { runFailoverBench } from './failover.bench.js'
 import { ROOT } from './lib/daemon.js'
 import { CORES } from './lib/machine.js'
 import { atLeast, BenchContext, below, ms, num, summaryTable } from './lib/report.js'
@@ -32,8 +33,8 @@ const QUICK = /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '')
 
 /** What each mode runs (printed in the report). */
 const SIZES = QUICK
-  ? 'BENCH_QUICK: pubd 1,000 and 10,000 objects; publish-load 50 publishers × 15 s; roas 10 × 10 ROAs and 200 ROAs in one delta; cas 100 CAs × 5 ROAs, 500 GETs each; routes 20,000 ROAs in one CA; cluster 10 publishers × 8 s per storage, failover 5 rounds per lease'
-  : 'full: pubd 1,000 and 100,000 objects; publish-load 50 publishers × 60 s; roas 10 × 10 ROAs and 1,000 ROAs in one delta; cas 1,000 CAs × 5 ROAs, 1,000 GETs each; routes 100,000 ROAs in one CA; cluster 20 publishers × 20 s per storage, failover 5 rounds per lease'
+  ? 'BENCH_QUICK: pubd 1,000 and 10,000 objects; publish-load 50 publishers × 15 s; roas 10 × 10 ROAs and 200 ROAs in one delta; cas 100 CAs × 5 ROAs, 500 GETs each; routes 20,000 ROAs in one CA; cluster 10 publishers × 8 s per storage, failover 5 rounds per lease; failover 3 rounds idle and 3 beside stress-ng'
+  : 'full: pubd 1,000 and 100,000 objects; publish-load 50 publishers × 60 s; roas 10 × 10 ROAs and 1,000 ROAs in one delta; cas 1,000 CAs × 5 ROAs, 1,000 GETs each; routes 100,000 ROAs in one CA; cluster 20 publishers × 20 s per storage, failover 5 rounds per lease; failover 5 rounds idle and 5 beside stress-ng'
 
 interface Bench {
   name: string
@@ -132,6 +133,7 @@ const BENCHES: Bench[] = [
   { name: 'cas', what: 'issue 5: 1,000 CAs × 5 ROAs, restart, RSS, GET latencies, svcd testbed (bench/cas.bench.ts)', run: runCasBench },
   { name: 'routes', what: 'issue 10: one CA with 100,000 ROAs: time to add, GET …/routes pages, worst /health latency meanwhile (bench/routes.bench.ts)', run: runRoutesBench },
   { name: 'cluster', what: 'issue 14: RFC 8181 load on SQLite vs PostgreSQL vs 3 instances on PostgreSQL, failover after kill -9 (bench/cluster.bench.ts)', run: runClusterBench },
+  { name: 'failover', what: 'issue 23: kill -9 the leader of 3 instances (lease 5 s) under publishing, idle and beside stress-ng --cpu 2: time to a new leader (bench/failover.bench.ts)', run: runFailoverBench },
 ]
 
 function gitCommit(): string {

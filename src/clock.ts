@@ -9,7 +9,11 @@ import type { Clock, Random, TimerHandle } from './util/clock.js'
 export const systemClock: Clock = {
   now: () => Date.now(),
   date: () => new Date(),
-  setTimeout: (f, ms) => setTimeout(f, ms).unref() as unknown as TimerHandle,
+  setTimeout: (f, ms, o) => {
+    const timer = setTimeout(f, ms)
+    if (o?.background) timer.unref()
+    return timer as unknown as TimerHandle
+  },
   setInterval: (f, ms) => setInterval(f, ms).unref() as unknown as TimerHandle,
   clear: (h) => {
     if (h !== undefined) clearTimeout(h as unknown as NodeJS.Timeout)

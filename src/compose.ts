@@ -3,7 +3,6 @@
  * writers, servers and services, and wires them together. svcd (main.ts), the scenario tests that need a wired
  * daemon in-process, and the benchmarks all build through `compose`.
  */
-import { randomBytes } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
@@ -31,12 +30,12 @@ import { PublishLatency, type PublishObserver } from './app/pubd/publish-latency
 import { PublicationService } from './app/pubd/publication-service.js'
 import { RsyncDaemon } from './app/pubd/rsync-daemon.js'
 import { loadOrCreateIdentity } from './app/shared/identity.js'
-import { LeadershipState } from './app/shared/leadership.js'
+import { SingleInstance, type Leadership } from './app/shared/leadership.js'
 import { postMessage } from './app/shared/protocol-client.js'
-import { ClusterService, SingleInstance, type Leadership } from './app/shared/cluster.js'
+import { ClusterService } from './app/shared/cluster.js'
 import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
-import { systemRandom } from './clock.js'
+import { clockAt, systemClock, systemRandom } from './clock.js'
 import type { Config, RepositoryConfig } from './config.js'
 import { KeyPool } from './crypto/key-pool.js'
 import type { Signer } from './crypto/signer.js'
@@ -62,6 +61,7 @@ import { createSqliteStores } from './store/sqlite.js'
 import { TaKeyRollService } from './ta/ta-keyroll-service.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
+import type { Clock, Random } from './util/clock.js'
 import { parseStorageUri } from './util/storage-uri.js'
 import { VERSION } from './version.js'
 
@@ -70,10 +70,12 @@ export interface ComposeOptions {
   /** The data directory (absolute): svcd.db, keys/, the repository output. */
   dataDir: string
   log: Logger
-  /** The clock; tests inject a fixed or shifted one. */
+  /** The one clock of everything that reads the time, waits or schedules (default: the system's); a test's fake. */
+  clock?: Clock
+  /** Without `clock`: the time, fixed or shifted by a test, with the system's timers (clockAt). */
   now?: () => Date
-  /** n random bytes; tests inject a deterministic source. */
-  random?: (n: number) => Uint8Array
+  /** The one source of randomness (default: the operating system's); tests inject a deterministic one. */
+  random?: Random
   /** The signer; tests inject one (default: the software signer with keys under <data_dir>/keys). */
   signer?: Signer
 }
@@ -82,8 +84,10 @@ export interface ComposeOptions {
 export interface Composed {
   services: HttpServices
   signer: Signer
-  /** This instance's role and leader epoch: a single instance is the leader with epoch 0; leader election sets it. */
-  leadership: LeadershipState
+  /** This instance's role and leader epoch: a single instance is the leader with epoch 0; several elect one. */
+  leadership: Leadership
+  /** The clock everything was built with (main.ts hands it to the HTTP edge). */
+  clock: Clock
   /** The scheduler of timed tasks (tests stop it and run what is due by hand at an injected clock). */
   scheduler: Pick<Scheduler, 'runDue' | 'stop'>
   /** Start background work (repository writers, rsyncd, testbed, scheduled tasks). */
@@ -96,8 +100,10 @@ export interface Composed {
 
 export async function compose(o: ComposeOptions): Promise<Composed> {
   const { config, dataDir, log } = o
-  const now = o.now ?? (() => new Date())
-  const random = o.random ?? ((n: number) => new Uint8Array(randomBytes(n)))
+  const clock = o.clock ?? (o.now ? clockAt(o.now) : systemClock)
+  const now = () => clock.date()
+  const rand = o.random ?? systemRandom
+  const random = (n: number) => rand.bytes(n)
   const started = now()
   const t = config.timing
 
@@ -107,8 +113,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // whichever instance holds the start-up lock first; leadership is decided once everything is in place (start).
   const clusterStore = shared?.store()
   // Each CA's commands and publication run on one instance at a time (a lock per CA among the instances).
-  const caLocks = shared?.locks()
-  let leadership: Leadership | undefined
+  const caLocks = shared?.locks(clock)
   let releaseInit: (() => Promise<void>) | undefined
   try {
     releaseInit = await clusterStore?.startupLock()
@@ -123,19 +128,40 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     stores.properties.set('version', VERSION)
   })
 
+  // Leadership: alone on SQLite; on PostgreSQL elected among the instances (only the leader runs scheduled tasks and
+  // makes RRDP serials). What taking and giving up the lead starts and stops is built below.
+  const instanceId = config.instance_id ?? `${hostname()}:${config.port}`
+  const url = `${config.https_mode === 'disable' ? 'http' : 'https'}://${config.ip.includes(':') ? `[${config.ip}]` : config.ip}:${config.port}/`
+  const served = () => pub?.served() ?? {}
+  const cluster = clusterStore
+    ? new ClusterService({
+        store: clusterStore, id: instanceId, url, started, leaseMs: config.cluster_lease_seconds * 1000, served, log, clock,
+        onLead: async () => {
+          pub?.leadershipChanged()
+          caTasks!.resume()
+          scheduler.start()
+        },
+        onFollow: async () => {
+          await scheduler.stop()
+          pub?.leadershipChanged()
+        },
+      })
+    : undefined
+  const single = new SingleInstance(instanceId, url, started, served, clock)
+  const leadership: Leadership = cluster ?? single
+
   // Metrics (GET /metrics): read from the stores at scrape time; told of publishes, child exchanges and requests.
-  const leadershipState = new LeadershipState()
   const metrics = new MetricsService({
-    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, pubd: config.repository.enabled ? stores.pubd : undefined, children: new ChildExchanges(() => now().getTime()) },
-    leadership: leadershipState, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, now, hideDetails: config.metrics_hide_details, processMetrics: true,
+    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, pubd: config.repository.enabled ? stores.pubd : undefined, children: new ChildExchanges(clock) },
+    leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
   // The embedded publication server.
   let pubd: { service: PublicationService; close: () => void } | undefined
   try {
-    const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership!.fence(), leading: () => leadership?.role() === 'leader', pollMs: config.cluster_poll_ms, locks: caLocks } : undefined
-    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, now, latency, replication) : undefined
+    const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership.fence(), leading: () => leadership.role() === 'leader', pollMs: config.cluster_poll_ms, locks: caLocks } : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, clock, latency, replication) : undefined
   } catch (e) {
     await releaseInit?.()
     await clusterStore?.close()
@@ -150,10 +176,10 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const scheduler = new Scheduler({
     tasks: stores.tasks,
     run: (task) => caTasks!.run(task),
-    retryAt: (task, at) => at + Math.min(t.retry_seconds * 1000 * 2 ** Math.min(task.attempts, 10), t.parent_refresh_seconds * 1000),
-    now: () => now().getTime(),
+    retry: { firstMs: t.retry_seconds * 1000, maxMs: t.parent_refresh_seconds * 1000 },
+    clock,
     log,
-    fence: clusterStore ? () => stores.transaction(() => leadership!.fence()) : undefined,
+    fence: clusterStore ? () => stores.transaction(() => leadership.fence()) : undefined,
   })
   const tasks: TaskScheduling = {
     schedule: (kind, ca, arg, due, opts) => scheduler.schedule(kind, ca, arg, due, opts),
@@ -167,7 +193,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   let parents: ParentService | undefined
   let cas: CaService | undefined
   const publisher = new CaPublisher({
-    commands, objects: stores.objects, status: stores.status, history: stores.cas, repo: repoClient, signer, now, random, log, locks: caLocks,
+    commands, objects: stores.objects, status: stores.status, history: stores.cas, repo: repoClient, signer, now, clock, random, log, locks: caLocks,
     timing: {
       mftNextUpdateSeconds: t.mft_next_update_seconds, mftReissueSeconds: t.mft_reissue_seconds, roaValidSeconds: t.roa_valid_seconds,
       roaReissueBeforeSeconds: t.roa_reissue_before_seconds, roaAggregateThreshold: t.roa_aggregate_threshold, roaDeaggregateThreshold: t.roa_deaggregate_threshold,
@@ -193,14 +219,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
   const parentClient = new ParentClient({ commands, signers, signer, status: stores.status, post: postMessage, local, now, log, postLimit: config.post_limit_rfc6492 * 8, reissueBeforeSeconds: t.child_cert_reissue_before_seconds })
   const refresh = { everySeconds: t.parent_refresh_seconds, jitterSeconds: t.parent_refresh_jitter_seconds }
-  parents = new ParentService({ commands, client: parentClient, status: stores.status, tasks, now, random: systemRandom, refresh, serviceUri: config.service_uri })
+  parents = new ParentService({ commands, client: parentClient, status: stores.status, tasks, now, clock, random: rand, refresh, serviceUri: config.service_uri })
   // What follows every CA command, whoever runs it (app/ca/follow-ups.ts): it registers with `commands`.
   const followUps = new CaFollowUps({ commands, publisher, parents, tasks, log })
   const children = new ChildService({ commands, server: childServer, now, serviceUri: config.service_uri, ...(suspension ? { suspension } : {}) })
   const routes = new RoutesView({ commands, objects: stores.objects })
   // BGP announcements (RIS whois dumps) for the ROA analysis, loaded in a worker thread: never waited for.
   const ris = config.bgp_riswhois_enabled
-    ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, now, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
+    ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, clock, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
   const pubProblems = (withReason: boolean) => pub?.outputProblems(withReason) ?? []
   cas = new CaService({
@@ -214,28 +240,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
 
-  // Leadership: alone on SQLite; on PostgreSQL elected among the instances (only the leader runs scheduled tasks).
-  const instanceId = config.instance_id ?? `${hostname()}:${config.port}`
-  const url = `${config.https_mode === 'disable' ? 'http' : 'https'}://${config.ip.includes(':') ? `[${config.ip}]` : config.ip}:${config.port}/`
-  const served = () => pub?.served() ?? {}
-  const cluster = clusterStore
-    ? new ClusterService({
-        store: clusterStore, id: instanceId, url, started, leaseMs: config.cluster_lease_seconds * 1000, served, log,
-        onLead: async () => {
-          pub?.leadershipChanged()
-          caTasks!.resume()
-          scheduler.start()
-        },
-        onFollow: async () => {
-          await scheduler.stop()
-          pub?.leadershipChanged()
-        },
-        observed: (role, epoch) => leadershipState.set(role, Math.max(epoch, leadershipState.epoch())),
-      })
-    : undefined
-  const single = new SingleInstance(instanceId, url, started, served)
-  leadership = cluster ?? single
-
   const stopCas = async () => {
     await cluster?.stop()
     await ris?.stop()
@@ -248,7 +252,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   return {
     services: { cas, parents, children, repo, rsc, pubd: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics },
     signer,
-    leadership: leadershipState,
+    leadership,
+    clock,
     scheduler,
     async start() {
       try {
@@ -288,7 +293,7 @@ export interface Storage {
   /** Run after rows were copied in with their own ids (svcd migrate). */
   afterCopy?: () => void
   /** PostgreSQL: leadership among the instances on the database, and the RRDP files kept in it. */
-  cluster?: { store: () => ClusterStore; files: (db: SqlDb) => RrdpFileStore; locks: () => SharedLocks }
+  cluster?: { store: () => ClusterStore; files: (db: SqlDb) => RrdpFileStore; locks: (clock: Clock) => SharedLocks }
 }
 
 /**
@@ -310,7 +315,7 @@ export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption
       db.close()
       throw e
     }
-    const cluster = { store: () => new PgClusterStore(target.uri, db, target.display), files: (on: SqlDb) => new PgRrdpFiles(on), locks: () => new PgSharedLocks(target.uri, target.display) }
+    const cluster = { store: () => new PgClusterStore(target.uri, db, target.display), files: (on: SqlDb) => new PgRrdpFiles(on), locks: (clock: Clock) => new PgSharedLocks(target.uri, target.display, clock) }
     return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys, where: target.display, afterCopy: () => db.syncSequences(), cluster }
   }
   const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)
@@ -337,6 +342,8 @@ export interface PublicationParts {
   codec: MessageCodec
   log: Logger
   now: () => Date
+  /** The timers of the publication service's pacers and of rsyncd's supervision. */
+  clock: Clock
   /** Told of each acknowledged publish and of the notification that contains it (the publish delay metric). */
   latency?: PublishObserver
   /** Several instances on one database (PostgreSQL): RRDP files through the database, serials by the leader only. */
@@ -369,18 +376,19 @@ export function composePublication(o: PublicationParts): { service: PublicationS
   const rep = o.replication
   const replicate = rep && { transaction: rep.transaction, fence: rep.fence, files: rep.files, readerFiles: rep.readerFiles(readers[0]!) }
   const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention, hold: (b, a) => floor.check('rrdp', b, a), replicate })
-  const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log }) : undefined
+  const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log, clock: o.clock }) : undefined
   const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
   const quotas = { publisher: { objects: r.quota_objects, bytes: r.quota_bytes, objectBytes: r.quota_object_bytes }, total: { objects: r.quota_total_objects, bytes: r.quota_total_bytes }, selfService: { objects: r.self_service_quota_objects, bytes: r.self_service_quota_bytes, objectBytes: r.self_service_quota_object_bytes }, selfServiceTotal: { objects: r.self_service_quota_total_objects, bytes: r.self_service_quota_total_bytes } }
   const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds, outputLagMaxSeconds: r.output_lag_max_seconds, quotas }
   const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs, locks: rep.locks }
-  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, log: o.log, config, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
+  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, clock: o.clock, log: o.log, config, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
   return { service, close: () => readers.forEach((reader) => reader.close()) }
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, now: () => Date, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
+async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, clock: Clock, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
+  const now = () => clock.date()
   const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now, latency, replication })
+  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now, clock, latency, replication })
 }

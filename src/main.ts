@@ -11,6 +11,8 @@ import { setFlagsFromString } from 'node:v8'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { compose, openStorage, type Composed, type Storage } from './compose.js'
 import { createApp, listen, type RunningServer, type TlsMaterial } from './http/app.js'
+import { systemClock } from './clock.js'
+import { addressSource } from './resources/address-source.js'
 import { acquireLock, LockError, type DataDirLock } from './lock.js'
 import { migrateInstance } from './store/migrate.js'
 import { StoreError } from './store/sql.js'
@@ -136,8 +138,8 @@ async function start(configPath: string | undefined): Promise<Running> {
     try {
       // Start first, listen after: /health answers only once svcd is ready (testbed certified and published).
       await svc.start()
-      const app = createApp({ services: svc.services, config, log, token })
-      server = await listen(app, { ip: config.ip, port: config.port, tls }).catch((e: NodeJS.ErrnoException) => {
+      const app = createApp({ services: svc.services, config, log, token, clock: svc.clock, addressSource })
+      server = await listen(app, { ip: config.ip, port: config.port, tls, clock: svc.clock }).catch((e: NodeJS.ErrnoException) => {
         throw new StartError(`cannot listen on ${config.ip}:${config.port}: ${e.code === 'EADDRINUSE' ? 'the address is already in use' : e.message}`)
       })
     } catch (e) {
@@ -207,7 +209,7 @@ function tlsMaterial(config: Config, dataDir: string, log: Logger): TlsMaterial 
     log.warn('the generated TLS certificate cannot be used; generating a new one', { reason: m })
   }
   ensureDir(dir)
-  const { certPem, keyPem } = generateTlsCertificate(new Date())
+  const { certPem, keyPem } = generateTlsCertificate(systemClock.date())
   writeFileSync(keyFile, keyPem, { mode: 0o600 })
   chmodSync(keyFile, 0o600)
   writeFileSync(certFile, certPem)
@@ -222,7 +224,7 @@ function readTls(certFile: string, keyFile: string): TlsMaterial | string {
     const key = readFileSync(keyFile)
     const x509 = new X509Certificate(cert)
     if (!x509.checkPrivateKey(createPrivateKey(key))) return `the TLS key '${keyFile}' does not match the certificate '${certFile}'`
-    if (new Date(x509.validTo) < new Date()) return `the TLS certificate '${certFile}' expired on ${x509.validTo}`
+    if (Date.parse(x509.validTo) < systemClock.now()) return `the TLS certificate '${certFile}' expired on ${x509.validTo}`
     return { cert, key }
   } catch (e) {
     return `cannot use TLS certificate '${certFile}' with key '${keyFile}': ${(e as Error).message}`
@@ -236,7 +238,7 @@ function watchTls(config: Config, server: RunningServer, log: Logger): Watcher {
     server.reloadTls(m)
     log.info('TLS certificate reloaded', { cert: config.tls_cert })
   }
-  return watchFiles([config.tls_cert!, config.tls_key!], reload, (e) => log.error('TLS file watcher failed', { err: String(e) }))
+  return watchFiles([config.tls_cert!, config.tls_key!], reload, (e) => log.error('TLS file watcher failed', { err: String(e) }), systemClock)
 }
 
 main(process.argv.slice(2)).then(

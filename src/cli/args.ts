@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { LOCAL_HANDLE } from '../util/handle.js'
 import { parseUri } from '../util/uri.js'
 import { ApiClient, type ApiCall } from '../client/api-client.js'
+import type { Clock } from '../util/clock.js'
 import { ApiPrinted, FORMATS, UsageError, type Format } from './report.js'
 
 export interface GlobalOptions {
@@ -28,6 +29,7 @@ export class CliContext {
     private readonly env: NodeJS.ProcessEnv,
     readonly out: (s: string) => void,
     readonly readStdin: () => string,
+    private readonly clock: Pick<Clock, 'setTimeout'>,
   ) {
     this.format = resolveFormat(globals.format, env.SVC_CLI_FORMAT)
     this.api = globals.api === true || ['1', 'true', 'yes'].includes((env.SVC_CLI_API ?? '').toLowerCase())
@@ -49,7 +51,7 @@ export class CliContext {
 
   /** The API client for the configured server and token. */
   client(): ApiClient {
-    if (!this.clientCache) this.clientCache = new ApiClient({ server: this.server(), token: this.token() })
+    if (!this.clientCache) this.clientCache = new ApiClient({ server: this.server(), token: this.token(), clock: this.clock })
     return this.clientCache
   }
 

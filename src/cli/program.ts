@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError, Option } from 'commander'
 import { VERSION } from '../version.js'
+import type { Clock } from '../util/clock.js'
 import { CliContext, type GlobalOptions } from './args.js'
 import type { CommandDef } from './command.js'
 import { bulkCommands } from './commands/bulk.js'
@@ -62,6 +63,8 @@ export interface CliIo {
   err: (s: string) => void
   env: NodeJS.ProcessEnv
   readStdin: () => string
+  /** The client's timers (cli.ts: the system clock). */
+  clock: Pick<Clock, 'setTimeout'>
 }
 
 /** Run svcc with these arguments; resolves to the exit code. */
@@ -128,7 +131,7 @@ function addCommand(parent: Command, def: CommandDef, io: CliIo, setExit: (code:
     const { api, ca, format, server, token, ...opts } = command.optsWithGlobals() as GlobalOptions & Record<string, string>
     let fmt: Parameters<typeof failure>[1] = 'text'
     try {
-      const ctx = new CliContext({ api: api as unknown as boolean, ca, format, server, token }, io.env, io.out, io.readStdin)
+      const ctx = new CliContext({ api: api as unknown as boolean, ca, format, server, token }, io.env, io.out, io.readStdin, io.clock)
       fmt = ctx.format
       if (!def.run) throw new UsageError(`'${def.path.join(' ')}' is not implemented in svcc ${VERSION} yet`)
       const report = await def.run(ctx, opts, args)

@@ -6,6 +6,7 @@
 import https from 'node:https'
 import type { IncomingMessage } from 'node:http'
 import { isErrorBody, type ErrorBody } from '../api/status.js'
+import type { Clock } from '../util/clock.js'
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 
@@ -43,6 +44,8 @@ export interface ClientOptions {
   token: string
   userAgent?: string
   timeoutMs?: number
+  /** The timers of the client (the grace for an answer after a failed upload); cli.ts hands in the system's. */
+  clock: Pick<Clock, 'setTimeout'>
 }
 
 /** Bytes written at a time while uploading, so that an early answer stops the upload. */
@@ -136,7 +139,7 @@ export class ApiClient {
         // A write that failed because the server closed after answering: the answer may still be in the socket's
         // buffer, being parsed; give it a moment before calling this a network failure.
         const code = (e as NodeJS.ErrnoException).code
-        if (body && (code === 'EPIPE' || code === 'ECONNRESET')) setTimeout(() => settle(() => reject(this.networkError(e))), 200)
+        if (body && (code === 'EPIPE' || code === 'ECONNRESET')) this.opts.clock.setTimeout(() => settle(() => reject(this.networkError(e))), 200)
         else settle(() => reject(this.networkError(e)))
       })
       if (!body) return void req.end()

@@ -7,6 +7,8 @@ import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
 import type { Logger } from '../log.js'
+import type { Clock } from '../util/clock.js'
+import type { ClockedContext } from './body.js'
 import type { HttpDeps } from './deps.js'
 import { defaultDeny, PUBLIC_METRICS } from './auth.js'
 import { AdminTokenProvider } from './auth-provider.js'
@@ -28,10 +30,11 @@ export type { HttpDeps, HttpServices } from './deps.js'
 export function createApp(deps: HttpDeps): Koa {
   const app = new Koa({ proxy: false })
   app.silent = true // errors are logged by errorMiddleware, never by Koa's default printer
+  ;(app.context as Partial<ClockedContext>).clock = deps.clock // for the body readers (http/body.ts)
   app.use(noSniff())
   app.use(requestLog(deps.log))
   app.use(requestMetrics(deps))
-  app.use(errorMiddleware(deps.log))
+  app.use(errorMiddleware(deps.log, deps.clock))
   // One path for everything after this point (http/path.ts), then default deny (http/auth.ts), then routing.
   app.use(requireCanonicalPath())
   const auth = new AdminTokenProvider(deps.token)
@@ -87,7 +90,7 @@ export interface RunningServer {
 }
 
 /** Listen on ip:port; with `tls`, serve HTTPS. Resolves once listening, rejects on EADDRINUSE and the like. */
-export function listen(app: Koa, opts: { ip: string; port: number; tls?: TlsMaterial }): Promise<RunningServer> {
+export function listen(app: Koa, opts: { ip: string; port: number; tls?: TlsMaterial; clock: Clock }): Promise<RunningServer> {
   const handler = app.callback()
   const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert, minVersion: 'TLSv1.2' }, handler) : http.createServer(handler)
   server.headersTimeout = 30_000
@@ -103,17 +106,17 @@ export function listen(app: Koa, opts: { ip: string; port: number; tls?: TlsMate
         reloadTls(tls) {
           if (server instanceof https.Server) server.setSecureContext({ key: tls.key, cert: tls.cert })
         },
-        close: () => closeServer(server),
+        close: () => closeServer(server, opts.clock),
       })
     })
   })
 }
 
-function closeServer(server: http.Server): Promise<void> {
+function closeServer(server: http.Server, clock: Clock): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve())
     server.closeIdleConnections()
     // Requests still running get a few seconds to finish, then their connections are dropped.
-    setTimeout(() => server.closeAllConnections(), 5_000).unref()
+    clock.setTimeout(() => server.closeAllConnections(), 5_000, { background: true })
   })
 }

@@ -2,11 +2,18 @@
  * Request body readers with size limits and content-type checks. Bodies are read as raw bytes up to the limit
  * (413 `api-post-body-exceeds-limit` beyond it); JSON is then parsed strictly. A refused body is read on and
  * dropped for a bounded amount and time before the answer goes out: a connection closed with unread data is reset,
- * and the reset takes the client's copy of the answer with it.
+ * and the reset takes the client's copy of the answer with it. The time bound runs on the clock createApp puts on the
+ * app's context (`ctx.clock`).
  */
 import type { IncomingMessage } from 'node:http'
 import type { Context } from 'koa'
 import { AppError, reasonOf } from '../errors.js'
+import type { Clock } from '../util/clock.js'
+
+/** What createApp adds to every request's context: the injected clock. */
+export interface ClockedContext {
+  clock: Clock
+}
 
 /** How long a refused body is read on and dropped, at most (beyond this or the byte bound the connection goes). */
 const DISCARD_MS = 3_000
@@ -17,7 +24,7 @@ export async function readBytes(ctx: Context, limit: number, contentType?: strin
     const allowed = typeof contentType === 'string' ? [contentType] : contentType
     const got = (ctx.get('Content-Type').split(';')[0] ?? '').trim().toLowerCase()
     if (!allowed.includes(got)) {
-      await discard(ctx.req, limit)
+      await discard(ctx, limit)
       throw new AppError('api-unsupported-media-type', { content_type: got, expected: allowed.join("' or '") })
     }
   }
@@ -25,7 +32,7 @@ export async function readBytes(ctx: Context, limit: number, contentType?: strin
   const declared = Number(ctx.get('Content-Length') || NaN)
   if (Number.isFinite(declared) && declared > limit) {
     // Read on only when the whole body fits the discard bound; a far larger one is cut off at once.
-    if (declared <= 2 * limit) await discard(ctx.req, declared)
+    if (declared <= 2 * limit) await discard(ctx, declared)
     throw tooLarge()
   }
   const chunks: Buffer[] = []
@@ -41,19 +48,21 @@ export async function readBytes(ctx: Context, limit: number, contentType?: strin
     throw new AppError('api-post-body-cannot-read', { reason: reasonOf(e) })
   }
   if (size > limit) {
-    await discard(ctx.req, limit)
+    await discard(ctx, limit)
     throw tooLarge()
   }
   return Buffer.concat(chunks, size)
 }
 
 /** Read and drop the rest of a refused body: until it ends, `maxBytes` more arrived, or DISCARD_MS passed. */
-function discard(req: IncomingMessage, maxBytes: number): Promise<void> {
+function discard(ctx: Context, maxBytes: number): Promise<void> {
+  const req: IncomingMessage = ctx.req
+  const { clock } = ctx as Context & ClockedContext
   if (req.readableEnded || req.destroyed) return Promise.resolve()
   return new Promise((resolve) => {
     let seen = 0
     const done = () => {
-      clearTimeout(timer)
+      clock.clear(timer)
       req.off('data', onData).off('end', done).off('error', done).off('close', done)
       resolve()
     }
@@ -61,7 +70,7 @@ function discard(req: IncomingMessage, maxBytes: number): Promise<void> {
       seen += c.length
       if (seen > maxBytes) done()
     }
-    const timer = setTimeout(done, DISCARD_MS)
+    const timer = clock.setTimeout(done, DISCARD_MS)
     req.on('data', onData).once('end', done).once('error', done).once('close', done)
   })
 }
@@ -84,7 +93,7 @@ function textType(ctx: Context, xml: boolean): string | undefined {
 async function refuseType(ctx: Context, limit: number, xml: boolean): Promise<void> {
   const got = textType(ctx, xml)
   if (got === undefined) return
-  await discard(ctx.req, limit)
+  await discard(ctx, limit)
   throw new AppError('api-unsupported-media-type', { content_type: got, expected: xml ? 'application/json' + "' or '" + 'application/xml' : 'application/json' })
 }
 

@@ -12,6 +12,7 @@ import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
+import type { Clock } from '../util/clock.js'
 
 /** The services the routes call (design.md §6): one call per request, no logic in the route. */
 export interface HttpServices {
@@ -39,4 +40,8 @@ export interface HttpDeps {
   log: Logger
   /** The admin token every request must present unless its route is public (http/auth.ts). */
   token: string
+  /** The time and timers of the edge (rate limits, body discards, outage logging, closing connections). */
+  clock: Clock
+  /** Which source a peer address counts as for the rate limits (resources/address-source.ts, from the root). */
+  addressSource: (ip: string | undefined) => string
 }

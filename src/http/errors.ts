@@ -7,9 +7,10 @@
 import type { Context, Next } from 'koa'
 import { AppError, internalErrorBody, storageFault } from '../errors.js'
 import type { Logger } from '../log.js'
+import type { Clock } from '../util/clock.js'
 
-export function errorMiddleware(log: Logger) {
-  const storage = storageLog(log)
+export function errorMiddleware(log: Logger, clock: Pick<Clock, 'now'>) {
+  const storage = storageLog(log, clock)
   return async function handleErrors(ctx: Context, next: Next): Promise<void> {
     try {
       await next()
@@ -40,14 +41,14 @@ export function errorMiddleware(log: Logger) {
  * one info line when /health answers again, and only debug lines in between, so that probes and retries do not fill
  * the log with a stack each (issue 22 defect 9). Repeated as an error every ten minutes while it lasts.
  */
-function storageLog(log: Logger): { down: (ctx: Context, err: unknown) => void; up: () => void } {
+function storageLog(log: Logger, clock: Pick<Clock, 'now'>): { down: (ctx: Context, err: unknown) => void; up: () => void } {
   let since: number | undefined
   let logged = 0
   return {
     down(ctx, err) {
       const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err
       const fields = { method: ctx.method, path: ctx.path, label: 'sys-storage-unavailable', reason: cause instanceof Error ? cause.message : String(cause) }
-      const now = Date.now()
+      const now = clock.now()
       if (since !== undefined && now - logged < 600_000) return log.debug('request failed: the database cannot be reached', fields)
       since ??= now
       logged = now
@@ -55,7 +56,7 @@ function storageLog(log: Logger): { down: (ctx: Context, err: unknown) => void; 
     },
     up() {
       if (since === undefined) return
-      log.info('the database answers again', { down_seconds: Math.round((Date.now() - since) / 1000) })
+      log.info('the database answers again', { down_seconds: Math.round((clock.now() - since) / 1000) })
       since = undefined
     },
   }

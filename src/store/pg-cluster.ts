@@ -17,6 +17,8 @@ import { StoreError, StoreUnavailableError, type SqlDb } from './sql.js'
 const LEADER_LOCK = BigInt.asIntN(64, 0x7376632d6c656164n).toString()
 const INIT_LOCK = BigInt.asIntN(64, 0x7376632d696e6974n).toString()
 const NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint'
+/** The database clock's now as ISO 8601 UTC with milliseconds (as Date.toISOString writes it). */
+const NOW_ISO = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
 
 export class PgClusterStore implements ClusterStore {
   private client: pg.Client | undefined
@@ -33,7 +35,7 @@ export class PgClusterStore implements ClusterStore {
     const c = await this.conn()
     const got = (await c.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [LEADER_LOCK])).rows[0]?.ok === true
     if (!got) return undefined
-    const r = await c.query(`UPDATE svc_cluster SET epoch = epoch + 1, leader = $1, leader_pid = pg_backend_pid(), since = $2, heartbeat = ${NOW_MS} WHERE id = 1 RETURNING epoch`, [id, new Date().toISOString()])
+    const r = await c.query(`UPDATE svc_cluster SET epoch = epoch + 1, leader = $1, leader_pid = pg_backend_pid(), since = ${NOW_ISO}, heartbeat = ${NOW_MS} WHERE id = 1 RETURNING epoch`, [id])
     return Number(r.rows[0]!.epoch)
   }
 

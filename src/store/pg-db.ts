@@ -41,6 +41,9 @@ export class PgError extends StoreError {
   }
 }
 
+/** The database clock's now as ISO 8601 UTC with milliseconds (as Date.toISOString writes it). */
+const NOW_ISO = `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+
 export class PgDb implements SqlDb {
   private readonly statements = new Map<string, SqlStatement>()
   private readonly signal = new Int32Array(new SharedArrayBuffer(4))
@@ -181,7 +184,7 @@ export class PgDb implements SqlDb {
         try {
           this.transaction(() => {
             this.exec(m.sql)
-            this.prepare('INSERT INTO svc_schema (version, name, applied) VALUES (?, ?, ?)').run(m.version, m.name, new Date().toISOString())
+            this.prepare(`INSERT INTO svc_schema (version, name, applied) VALUES (?, ?, ${NOW_ISO})`).run(m.version, m.name) // the database clock's now
           })
         } catch (e) {
           throw new StoreError(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`, { cause: e })
@@ -211,7 +214,7 @@ export class PgDb implements SqlDb {
   /** Send one request to the worker and block until its answer (or the timeout). */
   private call(req: { op: 'connect' | 'reconnect' | 'close' } | { op: 'query'; sql: string; params: SqlValue[]; name?: string }, timeoutMs: number): PgAnswer {
     const id = ++this.seq
-    const deadline = Date.now() + timeoutMs
+    const deadline = performance.now() + timeoutMs // a timeout on a blocked thread: monotonic, whatever the wall clock does
     Atomics.store(this.signal, 0, 0)
     this.port.postMessage({ ...req, id } as PgRequest)
     for (;;) {
@@ -227,7 +230,7 @@ export class PgDb implements SqlDb {
         if (m.message.error) throw new PgError(m.message.error.message, m.message.error.code)
         return m.message
       }
-      const left = deadline - Date.now()
+      const left = deadline - performance.now()
       if (left <= 0) {
         this.broken = true // whatever the worker is stuck on, the next statement starts on a new connection
         throw new StoreUnavailableError(`database ${this.where} did not answer within ${timeoutMs / 1000} s`)

@@ -7,6 +7,7 @@
  * loses its session and with it every lock it held.
  */
 import pg from 'pg'
+import type { Clock } from '../util/clock.js'
 import type { SharedLocks } from './interfaces.js'
 import { StoreError, StoreUnavailableError } from './sql.js'
 
@@ -29,11 +30,12 @@ export class PgSharedLocks implements SharedLocks {
   constructor(
     private readonly uri: string,
     private readonly where: string,
+    private readonly clock: Pick<Clock, 'now' | 'sleep'>,
   ) {}
 
   /** Waits at most `maxWaitMs` (then a StoreError): a lock held that long elsewhere is a fault, not a queue. */
   async acquire(key: string, maxWaitMs = MAX_WAIT_MS): Promise<void> {
-    const until = Date.now() + maxWaitMs
+    const until = this.clock.now() + maxWaitMs
     let reconnected = false
     for (let tries = 0; ; tries++) {
       let r
@@ -46,8 +48,8 @@ export class PgSharedLocks implements SharedLocks {
         continue
       }
       if (r.rows[0]?.ok === true) return
-      if (Date.now() >= until) throw new StoreError(`database ${this.where}: ${key} has been held by another instance for more than ${Math.round(maxWaitMs / 1000)} s`)
-      await new Promise((resolve) => setTimeout(resolve, RETRY_MS + Math.min(tries, 20) * 5))
+      if (this.clock.now() >= until) throw new StoreError(`database ${this.where}: ${key} has been held by another instance for more than ${Math.round(maxWaitMs / 1000)} s`)
+      await this.clock.sleep(RETRY_MS + Math.min(tries, 20) * 5)
     }
   }
 

@@ -13,9 +13,13 @@ export interface Clock {
   now(): number
   /** The same instant as a Date. */
   date(): Date
-  /** Run `f` once after `ms` (never keeps the process alive: unref'd). */
-  setTimeout(f: () => void, ms: number): TimerHandle
-  /** Run `f` every `ms` until cleared (unref'd). */
+  /**
+   * Run `f` once after `ms`. Like Node's setTimeout it keeps the process alive until it fires (a wait someone awaits,
+   * such as svcc's grace for an answer or a Pacer's next run); with `background` it does not (periodic housekeeping:
+   * a scheduler's tick, a heartbeat, a retry), as an unref'd Node timer.
+   */
+  setTimeout(f: () => void, ms: number, o?: { background?: boolean }): TimerHandle
+  /** Run `f` every `ms` until cleared; never keeps the process alive (background). */
   setInterval(f: () => void, ms: number): TimerHandle
   /** Clear a timer of either kind; undefined is ignored. */
   clear(handle: TimerHandle | undefined): void

@@ -10,6 +10,7 @@ import { PgDb } from '../../src/store/pg-db.js'
 import { PgSharedLocks } from '../../src/store/pg-locks.js'
 import { PubdReader, SqlitePubdStore } from '../../src/store/pubd-store.js'
 import { startPostgres } from '../helpers/postgres.js'
+import { systemClock } from '../../src/clock.js'
 
 const cluster = await startPostgres(t)
 const uri = cluster.createDatabase('svc_cluster')
@@ -117,8 +118,8 @@ t.test('a change that commits after the RRDP read stays for the next serial: seq
 })
 
 t.test("a CA's lock among the instances: one holder at a time, other CAs free, re-entrant, freed with a dead session", async (t) => {
-  const one = new PgSharedLocks(uri, 'one')
-  const two = new PgSharedLocks(uri, 'two')
+  const one = new PgSharedLocks(uri, 'one', systemClock)
+  const two = new PgSharedLocks(uri, 'two', systemClock)
   t.teardown(async () => {
     await one.close()
     await two.close()

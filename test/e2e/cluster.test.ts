@@ -5,6 +5,8 @@
  * rejoins as a follower); afterwards every acknowledged publish is served, with the content acknowledged, by every
  * survivor; every survivor serves the same notification within the batching interval plus a stated bound; and
  * rpki-client and FORT, through the load balancer pointed at each survivor in turn, validate exactly the configured VRPs.
+ * How long a failover takes is a figure for `make bench` (BENCH=failover, idle and beside stress-ng); this test only
+ * asserts a bound far above it that a hang would cross (HANG_BOUND_MS, from the lease).
  *
  *   publishers ──RFC 8181──► svcd A, B, C (round robin) ── PostgreSQL (own cluster)
  *   rpki-client, FORT ──► TCP proxy :P ──► one survivor at a time
@@ -36,6 +38,12 @@ const BATCH_SECONDS = 1
  * it at its next poll, paced by the same interval; 2 s covers the polls, the serial and the copy on a loaded machine.
  */
 const BOUND_SECONDS = 2
+/**
+ * A new leader must be named within this after kill -9: the lock is free the moment the killed leader's connection
+ * drops and a follower tries it several times a second (about a second even on a loaded machine, see `make bench`
+ * BENCH=failover); four leases is far beyond that, and is what a follower that never took over would cross.
+ */
+const HANG_BOUND_MS = 4 * LEASE_SECONDS * 1000
 const BURST_MS = 20_000
 const PUBLISHERS = 6
 const TOKEN = 'cluster-e2e-token'
@@ -74,9 +82,15 @@ t.test('three instances behind a load balancer: publishing through all, two lead
     writeFileSync(join(dir, name), text)
     return join(dir, name)
   }
+  /** GET /api/v1/cluster at `d`, in-process (no svcc spawned: a loaded machine starts a process in seconds). */
+  const clusterView = async (d: Daemon) => {
+    const r = await httpsGet(`${d.url}api/v1/cluster`, { Authorization: `Bearer ${d.token}` })
+    if (r.status !== 200) throw new Error(`GET /api/v1/cluster at ${d.url}: HTTP ${r.status}`)
+    return JSON.parse(r.body) as ClusterJson
+  }
   /** The index of the instance every live instance names as leader, once they agree. */
   const leaderIndex = (notBefore = 0) => waitFor('the live instances to agree on one leader', async () => {
-    const views = await Promise.all(live().map(async (d) => JSON.parse(await cli(d, ['cluster', '--format', 'json'])) as ClusterJson))
+    const views = await Promise.all(live().map(clusterView))
     const v = views[0]!
     if (v.epoch <= notBefore || !views.every((x) => x.leader === v.leader && x.epoch === v.epoch)) return undefined
     const url = v.instances.find((i) => i.id === v.leader)?.url ?? ''
@@ -140,18 +154,19 @@ t.test('three instances behind a load balancer: publishing through all, two lead
       await ds[index]!.stop()
       ds[index] = undefined
       kills.push({ at: killedAt, index, epoch })
-      // An API change acknowledged by a survivor while no instance leads.
-      if (roa) await cli(live()[0]!, ['roas', 'update', '-c', 'alice', '--delta', file('d2.txt', roa)])
+      // An API change acknowledged by a survivor while no instance leads (beside the wait for the new leader).
+      const change = roa ? cli(live()[0]!, ['roas', 'update', '-c', 'alice', '--delta', file('d2.txt', roa)]) : undefined
       const next = await leaderIndex(epoch)
       kills[kills.length - 1]!.newLeaderMs = Date.now() - killedAt
       t.not(next.index, index, `kill ${kills.length}: instance ${index} (leader, epoch ${epoch}) killed; instance ${next.index} leads with epoch ${next.epoch} ${Date.now() - killedAt} ms later`)
+      await change
       // The first one killed comes back, on its own data dir, and follows.
       if (kills.length === 1) ds[index] = await start(index)
     }
   })()
   await Promise.all([burst, killer])
   t.equal(kills.length, 2, 'the leader was killed twice during the burst')
-  for (const k of kills) t.ok(k.newLeaderMs! <= LEASE_SECONDS * 1000 + 2_000, `a new leader ${k.newLeaderMs} ms after kill -9 (lease ${LEASE_SECONDS} s)`)
+  for (const k of kills) t.ok(k.newLeaderMs! <= HANG_BOUND_MS, `a new leader ${k.newLeaderMs} ms after kill -9 (lease ${LEASE_SECONDS} s; hang bound ${HANG_BOUND_MS} ms)`)
   t.equal(refused, 0, 'no publish was refused')
   t.ok(acked.size > 100, `${acked.size} publishes acknowledged through the three instances in ${BURST_MS / 1000} s (${failed} attempts hit a killed instance)`)
 

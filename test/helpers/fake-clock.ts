@@ -26,7 +26,8 @@ export class FakeClock implements Clock {
     return new Date(this.t)
   }
 
-  setTimeout(f: () => void, ms: number): TimerHandle {
+  /** `background` makes no difference here: the test decides when time passes. */
+  setTimeout(f: () => void, ms: number, _o?: { background?: boolean }): TimerHandle {
     return this.add(f, ms, undefined)
   }
 

@@ -62,8 +62,9 @@ const MAY_IMPORT: Policy['mayImport'] = {
   // "storage interfaces (never a concrete store), api/ types": a type-only import stands for an interface.
   application: [...ALL_LIBRARY, { layer: 'errors' }, { layer: 'domain' }, { layer: 'storage', types: true }, { layer: 'api', types: true }],
   api: [...ALL_LIBRARY, { layer: 'errors' }],
-  // "the services' public methods and api/": services are handed in, so http/ needs their types only.
-  http: [{ layer: 'api' }, { layer: 'errors' }, { layer: 'application', types: true }],
+  // "the services' public methods and api/": services are handed in, so http/ needs their types only; the clock is
+  // handed in too (design.md §6 "Time and chance are injected"), so the edge knows its interface (util/clock.ts).
+  http: [{ layer: 'api' }, { layer: 'errors' }, { layer: 'application', types: true }, { layer: 'util', types: true }],
   client: [{ layer: 'api' }, ...ALL_LIBRARY],
   cli: [{ layer: 'api' }, { layer: 'client' }, ...ALL_LIBRARY],
   // design.md §2: "ui/: api/ types only" (its API types come from the generated description, fixtures/openapi/).
@@ -76,7 +77,7 @@ const MAY_IMPORT: Policy['mayImport'] = {
   'tls-cert': ALL_LIBRARY,
   version: [],
   // An edge (style.md §5: manager.ts, api/, errors.ts); today it imports nothing of ours.
-  watch: [{ layer: 'api' }, { layer: 'errors' }, { layer: 'application' }],
+  watch: [{ layer: 'api' }, { layer: 'errors' }, { layer: 'application' }, { layer: 'util', types: true }],
 }
 
 /** Today's edges outside the table, per file or folder, each with its reason. The redesign deletes lines here. */

@@ -11,6 +11,7 @@ import { defaults, type RepositoryConfig } from '../../src/config.js'
 import { silentLogger, type Logger } from '../../src/log.js'
 import { Db } from '../../src/store/db.js'
 import { SqlitePubdStore } from '../../src/store/pubd-store.js'
+import { systemClock } from '../../src/clock.js'
 
 export interface PubdServiceOptions {
   /** The data directory: RRDP files under <dataDir>/repo/rrdp, the rsync tree under <dataDir>/repo/rsync. */
@@ -33,6 +34,6 @@ export function buildPubdService(o: PubdServiceOptions): { service: PublicationS
   const repository: RepositoryConfig = { ...defaults().repository, rrdp_base_uri: 'https://localhost/rrdp/', rsync_base_uri: 'rsync://localhost/repo/', rsync_daemon: 'off', ...o.repository }
   return composePublication({
     repository, serviceUri: o.serviceUri ?? 'https://localhost/', ip: '127.0.0.1', dataDir: o.dataDir, openReader: () => Db.openSecondary(o.dbPath), store: new SqlitePubdStore(o.db), codec: o.codec,
-    log: o.log ?? silentLogger(), now: o.now ?? (() => new Date()), ...(o.latency ? { latency: o.latency } : {}),
+    log: o.log ?? silentLogger(), now: o.now ?? (() => new Date()), clock: systemClock, ...(o.latency ? { latency: o.latency } : {}),
   })
 }

@@ -4,10 +4,11 @@
  * `refreshSeconds`, and swapped in whole when a load has finished. Readers take `current()`, which never waits: a
  * download holds no lock (krill #1177), and until the first load has finished there is no data (the analysis then
  * says roa_no_announcement_info, as without any configured dump). A failed load keeps the data there was and is
- * tried again sooner.
+ * tried again sooner. The refresh timer runs on the injected Clock.
  */
 import { Worker } from 'node:worker_threads'
 import type { Logger } from '../../log.js'
+import type { Clock, TimerHandle } from '../../util/clock.js'
 import { DEFAULT_DUMP_LIMITS, type DumpLimits } from './ris-loader.js'
 import type { WorkerInput, WorkerOutput } from './ris-worker.js'
 import { RouteOrigins, type RisWhois } from './route-origins.js'
@@ -19,7 +20,7 @@ export interface RisWhoisOptions {
   refreshSeconds: number
   minPeers: number
   log: Logger
-  now: () => Date
+  clock: Clock
   limits?: DumpLimits
 }
 
@@ -53,7 +54,7 @@ const RETRY_SECONDS = 300
 
 export class RisWhoisService {
   private data: RisWhois | undefined
-  private timer: NodeJS.Timeout | undefined
+  private timer: TimerHandle | undefined
   private worker: Worker | undefined
   private loading: Promise<boolean> | undefined
   private stopped = false
@@ -90,21 +91,20 @@ export class RisWhoisService {
 
   async stop(): Promise<void> {
     this.stopped = true
-    clearTimeout(this.timer)
+    this.o.clock.clear(this.timer)
     await this.worker?.terminate()
     await this.loading
   }
 
   private schedule(seconds: number): void {
-    clearTimeout(this.timer)
+    this.o.clock.clear(this.timer)
     if (this.stopped) return
-    this.timer = setTimeout(() => void this.refresh(), seconds * 1000)
-    this.timer.unref()
+    this.timer = this.o.clock.setTimeout(() => void this.refresh(), seconds * 1000, { background: true })
   }
 
   private async load(): Promise<boolean> {
     const o = this.o
-    const started = Date.now()
+    const started = o.clock.now()
     const input: WorkerInput = { v4: o.v4Uri, v6: o.v6Uri, minPeers: o.minPeers, limits: o.limits ?? DEFAULT_DUMP_LIMITS }
     const out = await this.inWorker(input)
     if (this.stopped) return false
@@ -123,9 +123,9 @@ export class RisWhoisService {
     if (this.shrinks && this.data) o.log.warn('RIS whois dumps much smaller than before, taken after repeated loads', { v4: out.v4?.size ?? 0, v6: out.v6?.size ?? 0 })
     this.shrinks = 0
     this.lastError = undefined
-    this.data = { v4: out.v4 ? new RouteOrigins(out.v4) : RouteOrigins.empty(4), v6: out.v6 ? new RouteOrigins(out.v6) : RouteOrigins.empty(6), loaded: o.now().toISOString() }
+    this.data = { v4: out.v4 ? new RouteOrigins(out.v4) : RouteOrigins.empty(4), v6: out.v6 ? new RouteOrigins(out.v6) : RouteOrigins.empty(6), loaded: o.clock.date().toISOString() }
     const counts = Object.fromEntries(Object.entries(out.counts).map(([f, c]) => [f, { lines: c.lines, kept: c.kept, skipped: c.skipped, malformed: c.malformed, ...(c.firstMalformed ? { first_malformed: c.firstMalformed } : {}) }]))
-    o.log.info('RIS whois dumps loaded', { v4: this.data.v4.size, v6: this.data.v6.size, ms: Date.now() - started, counts })
+    o.log.info('RIS whois dumps loaded', { v4: this.data.v4.size, v6: this.data.v6.size, ms: o.clock.now() - started, counts })
     return true
   }
 

@@ -17,6 +17,7 @@ import type { Signer } from '../../crypto/signer.js'
 import { AppError, reasonOf } from '../../errors.js'
 import type { Logger } from '../../log.js'
 import type { CaObjectsStore, CaStatusStore, CaStore, SharedLocks } from '../../store/interfaces.js'
+import type { Clock } from '../../util/clock.js'
 import { KeyedMutex } from '../shared/keyed-mutex.js'
 import { Pacer } from '../shared/pacer.js'
 import type { CaCommands } from './ca-commands.js'
@@ -34,6 +35,8 @@ export interface CaPublisherDeps {
   locks?: SharedLocks | undefined
   signer: Signer
   now: () => Date
+  /** The timers of each CA's publication pacer. */
+  clock: Clock
   random: (n: number) => Uint8Array
   log: Logger
   timing: ObjectsTiming
@@ -63,7 +66,7 @@ export class CaPublisher {
     if (this.stopped) return
     let p = this.pacers.get(handle)
     if (!p) {
-      p = new Pacer(() => this.publishNow(handle), 0, (e) => this.d.log.error('publication failed', { ca: handle, err: reasonOf(e), stack: (e as Error)?.stack }))
+      p = new Pacer(() => this.publishNow(handle), 0, (e) => this.d.log.error('publication failed', { ca: handle, err: reasonOf(e), stack: (e as Error)?.stack }), this.d.clock)
       this.pacers.set(handle, p)
     }
     p.kick()

@@ -12,7 +12,7 @@ import { AppError, reasonOf } from '../../errors.js'
 import type { CaStatusStore } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
 import { Pacer } from '../shared/pacer.js'
-import type { Random } from '../../util/clock.js'
+import type { Clock, Random } from '../../util/clock.js'
 import type { CaCommands } from './ca-commands.js'
 import { caPath, parentInput } from './inputs.js'
 import type { ParentClient } from './parent-client.js'
@@ -28,6 +28,8 @@ export interface ParentServiceDeps {
   random: Pick<Random, 'fraction'>
   /** A parent is asked every `everySeconds` plus up to `jitterSeconds` (config timing.parent_refresh_*). */
   refresh: { everySeconds: number; jitterSeconds: number }
+  /** The timers of each parent's sync pacer. */
+  clock: Clock
   /** svcd's own service URI (its RFC 6492 endpoints are `<uri>rfc6492/<ca>`). */
   serviceUri: string
 }
@@ -122,7 +124,7 @@ export class ParentService {
     const key = `${handle}/${name}`
     let p = this.syncs.get(key)
     if (!p) {
-      p = new Pacer(() => this.sync(handle, name).catch(() => undefined), 0, () => undefined)
+      p = new Pacer(() => this.sync(handle, name).catch(() => undefined), 0, () => undefined, this.d.clock)
       this.syncs.set(key, p)
     }
     p.kick()

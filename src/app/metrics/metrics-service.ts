@@ -7,6 +7,7 @@
  * things happen. With `hideDetails` no series carries a `ca`, `parent`, `child` or `publisher` label (Krill #654).
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { Clock } from '../../util/clock.js'
 import type { Leadership } from '../shared/leadership.js'
 import { readSnapshot, type ChildExchanges, type MetricsSnapshot, type SnapshotSources } from './metrics-snapshot.js'
 
@@ -19,7 +20,7 @@ export interface MetricsServiceDeps {
   storeAlive: () => boolean
   version: string
   started: Date
-  now: () => Date
+  clock: Pick<Clock, 'now'>
   /** Leave out every per-CA and per-publisher series (config metrics_hide_details). */
   hideDetails: boolean
   /** Also the process metrics of prom-client (CPU, memory, event loop), prefixed svc_. */
@@ -65,7 +66,7 @@ export class MetricsService {
     let alive = false
     try {
       alive = this.d.storeAlive()
-      this.snapshot = alive ? readSnapshot(this.d.sources, this.d.now().getTime()) : undefined
+      this.snapshot = alive ? readSnapshot(this.d.sources, this.d.clock.now()) : undefined
     } catch {
       this.snapshot = undefined // svc_store_up 0 says why the store figures are missing
     }

@@ -3,6 +3,7 @@
  * (aggregate queries, the status rows, the publishers' totals; no DER decoded, no CA state or object JSON parsed), then
  * turned into series by metrics-service.ts. Also the in-memory record of RFC 6492 exchanges with children.
  */
+import type { Clock } from '../../util/clock.js'
 import type { CaObjectsStore, CaStatusStore, CaStore, PubdStore, StatusKind, TaskStore } from '../../store/interfaces.js'
 
 /** The last exchange of a CA with one counterpart: its result and, in unix seconds, its time and last success. */
@@ -121,11 +122,11 @@ function repoFigures(pubd: NonNullable<SnapshotSources['pubd']>, now: number): R
 export class ChildExchanges {
   private readonly byCa = new Map<string, Map<string, ExchangeFigures>>()
 
-  constructor(private readonly now: () => number) {}
+  constructor(private readonly clock: Pick<Clock, 'now'>) {}
 
   record(ca: string, child: string, ok: boolean): void {
     const m = this.byCa.get(ca) ?? new Map<string, ExchangeFigures>()
-    const time = Math.floor(this.now() / 1000)
+    const time = Math.floor(this.clock.now() / 1000)
     const last = m.get(child)
     m.set(child, { name: child, ok, time, lastSuccess: ok ? time : last?.lastSuccess })
     this.byCa.set(ca, m)

@@ -16,6 +16,7 @@ import { jailOf, type Publisher } from '../../pubd/publishers.js'
 import type { QuotaSettings } from '../../pubd/quota.js'
 import type { ListQuery, PublisherSort, PublishersPageJson } from '../../api/paging.js'
 import type { PubdStore, SharedLocks } from '../../store/interfaces.js'
+import type { Clock } from '../../util/clock.js'
 import { toBase64 } from '../../util/base64.js'
 import { checkedPublisherHandle, pathHandle, publisherRequestInput } from '../ca/inputs.js'
 import { sha256Hex } from '../ca/object-signing.js'
@@ -60,6 +61,8 @@ export interface PublicationServiceDeps {
   daemon: RsyncServer | undefined
   codec: MessageCodec
   now: () => Date
+  /** The timers of the RRDP and rsync pacers. */
+  clock: Clock
   log: Logger
   /**
    * Several instances on one database (design.md §7): whether this one leads (only the leader makes serials; the
@@ -100,11 +103,11 @@ export class PublicationService {
     // serial within a few tens of milliseconds of a change, while a large one under a stream of changes (a thousand
     // CAs being created, or thousands of publishers) batches them into fewer serials, one every few seconds, as the
     // publication-server BCP advises (never more than 10 s apart), and `rrdp_delta_interval_min_seconds` can space them further.
-    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.problems.failed('rrdp', 'sys-rrdp-behind', e), { retry, onSuccess: () => this.problems.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE, maxSpacingMs: RRDP_MAX_SPACING_MS })
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.problems.failed('rrdp', 'sys-rrdp-behind', e), deps.clock, { retry, onSuccess: () => this.problems.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE, maxSpacingMs: RRDP_MAX_SPACING_MS })
     // A tree is built once the changes have paused for half a second, or under constant change at least every 10 s;
     // trees take at most a hundredth of the time but are never more than 30 s apart, whatever one publisher sent
     // (issue 22: after a burst of 10,000 objects, trees were 440 s apart). See output-lag.ts.
-    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.problems.failed('rsync', 'sys-rsync-behind', e), { retry, onSuccess: () => this.problems.recovered('rsync'), ...RSYNC_PACING })
+    this.rsyncPacer = new Pacer(() => this.rsyncCycle(), 1000, (e) => this.problems.failed('rsync', 'sys-rsync-behind', e), deps.clock, { retry, onSuccess: () => this.problems.recovered('rsync'), ...RSYNC_PACING })
   }
 
   /** Bring the RRDP files and the rsync tree in line with the database, and start rsyncd if there is one. */

@@ -1,12 +1,14 @@
 /**
  * Runs Debian's `rsync --daemon --no-detach` as a child of svcd for `rsync_daemon = "auto"`: the config comes from
  * repository/rsyncd.conf.template with the port and module of rsync_base_uri; the daemon is restarted (with back-off)
- * if it dies and stopped on shutdown. When rsync is missing, a clear warning is logged and RRDP keeps working.
+ * if it dies and stopped on shutdown. When rsync is missing, a clear warning is logged and RRDP keeps working. Waits
+ * and restart back-off run on the injected Clock.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../../log.js'
+import type { Clock, TimerHandle } from '../../util/clock.js'
 import { rsyncModule, rsyncUri } from '../../util/uri.js'
 
 export interface RsyncDaemonOptions {
@@ -16,6 +18,7 @@ export interface RsyncDaemonOptions {
   /** Address to bind; loopback unless configured otherwise. */
   address: string
   log: Logger
+  clock: Clock
 }
 
 const TEMPLATE = new URL('../../../repository/rsyncd.conf.template', import.meta.url)
@@ -25,7 +28,9 @@ export class RsyncDaemon {
   private child: ChildProcess | undefined
   private stopping = false
   private restarts = 0
-  private timer: NodeJS.Timeout | undefined
+  private timer: TimerHandle | undefined
+  /** Until an rsyncd left behind by an earlier svcd has gone (start waits for it before spawning). */
+  private stale: Promise<void> = Promise.resolve()
 
   /** The directory served: the current tree's real path (given to start, updated with setPath). */
   private path = ''
@@ -45,14 +50,15 @@ export class RsyncDaemon {
       this.o.log.warn('rsync is not installed: the repository is served over RRDP only (install the Debian package rsync)')
       return false
     }
-    this.stopStale()
     this.writeConfig()
-    this.spawn()
+    this.stale = this.stopStale().then(() => {
+      if (!this.stopping) this.spawn()
+    })
     return true
   }
 
-  /** An rsyncd left by a svcd that was killed still holds the port: stop it (it serves our own config). */
-  private stopStale(): void {
+  /** An rsyncd left by a svcd that was killed still holds the port: stop it (it serves our own config), and wait up to 3 s for it to go. */
+  private async stopStale(): Promise<void> {
     const pidFile = join(this.o.workDir, 'rsyncd.pid')
     if (!existsSync(pidFile)) return
     const pid = Number(readFileSync(pidFile, 'utf8').trim())
@@ -61,22 +67,23 @@ export class RsyncDaemon {
       if (!cmd.includes('rsync') || !cmd.includes(join(this.o.workDir, 'rsyncd.conf'))) return
       process.kill(pid, 'SIGTERM')
       this.o.log.warn('stopped an rsync daemon left behind by an earlier svcd', { rsyncd_pid: pid })
-      const end = Date.now() + 3000
-      while (Date.now() < end && existsSync(`/proc/${pid}`)) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50)
     } catch {
-      // Not running (or not ours): nothing to do.
+      return // not running (or not ours): nothing to do
     }
+    const end = this.o.clock.now() + 3000
+    while (this.o.clock.now() < end && existsSync(`/proc/${pid}`)) await this.o.clock.sleep(50)
   }
 
   async stop(): Promise<void> {
     this.stopping = true
-    clearTimeout(this.timer)
+    this.o.clock.clear(this.timer)
+    await this.stale
     const child = this.child
     if (!child || child.exitCode !== null || child.signalCode !== null) return
     await new Promise<void>((resolve) => {
-      const kill = setTimeout(() => child.kill('SIGKILL'), 3000)
+      const kill = this.o.clock.setTimeout(() => child.kill('SIGKILL'), 3000)
       child.once('exit', () => {
-        clearTimeout(kill)
+        this.o.clock.clear(kill)
         resolve()
       })
       child.kill('SIGTERM')
@@ -107,17 +114,17 @@ export class RsyncDaemon {
     // With util-linux setpriv, rsyncd gets SIGTERM when svcd dies, even by kill -9, instead of holding the port.
     const [cmd, argv] = HAS_SETPRIV ? ['setpriv', ['--pdeathsig', 'TERM', '--', 'rsync', ...args]] : ['rsync', args]
     const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] })
-    const started = Date.now()
+    const started = this.o.clock.now()
     this.child = child
     let stderr = ''
     child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)))
     child.once('spawn', () => this.o.log.info('rsync daemon started', { rsyncd_pid: child.pid, port: port ?? 873, uri: this.o.rsyncBaseUri }))
     child.once('exit', (code, signal) => {
       if (this.stopping) return this.o.log.info('rsync daemon stopped')
-      if (Date.now() - started > 60_000) this.restarts = 0
+      if (this.o.clock.now() - started > 60_000) this.restarts = 0
       const delay = Math.min(30_000, 500 * 2 ** Math.min(this.restarts++, 6))
       this.o.log.error('rsync daemon exited; restarting', { code, signal, stderr: stderr.trim(), retry_ms: delay })
-      this.timer = setTimeout(() => this.spawn(), delay)
+      this.timer = this.o.clock.setTimeout(() => this.spawn(), delay)
     })
     child.once('error', (e) => this.o.log.error('cannot run rsync daemon', { err: e.message }))
   }

@@ -1,54 +1,27 @@
 /**
- * Which instance leads (design.md §7, issue 14 item 4): one svcd on its own database always leads; several on one
- * PostgreSQL database elect one through ClusterStore (an advisory lock held on a connection of its own). The leader
+ * Leader election among several svcd on one PostgreSQL database (design.md §7, issue 14 item 4) through ClusterStore
+ * (an advisory lock held on a connection of its own); a single instance is SingleInstance (leadership.ts). The leader
  * runs the scheduler and turns accepted changes into RRDP serials; the others serve the API, RFC 6492, RFC 8181 and
- * RRDP copied from the database. Every tick (a quarter of the lease) the leader beats and the others try to lead, and
- * end the session of a leader that has not beaten within the lease (hung, not dead: a dead one lost its lock with its
- * connection). `onLead` and `onFollow` run one at a time, in the order of the changes.
+ * RRDP copied from the database. The leader beats every quarter of the lease. A follower tries to take the lock
+ * several times a second (a dead leader's lock is free the moment its connection drops, so failover takes one such
+ * try, issue 23 item 6), and every quarter lease reports itself and ends the session of a leader that has not beaten
+ * within the lease (hung, not dead). `onLead` and `onFollow` run one at a time, in the order of the changes, beside the
+ * heartbeat: a new leader's catching up never delays its beats. Timers come from the injected Clock.
  */
 import type { ClusterInstanceJson, ClusterJson } from '../../api/status.js'
 import type { Logger } from '../../log.js'
 import type { ClusterStore } from '../../store/interfaces.js'
+import type { Clock, TimerHandle } from '../../util/clock.js'
+import type { Leadership, Role } from './leadership.js'
 
-export type Role = 'leader' | 'follower'
-
-/** What the services ask of leadership: the role now, and the epoch to fence a leader-only write with. */
-export interface Leadership {
-  role(): Role
-  /** The epoch this instance leads; throws when it does not lead (a write only the leader may make must stop). */
-  epoch(): number
-  /** Inside a transaction on the stores' database: throw unless this instance still leads with its epoch. */
-  fence(): void
+/** How often a follower tries to take the lock: a twentieth of the lease, between 100 and 250 ms. */
+export function tryEveryMs(leaseMs: number): number {
+  return Math.min(250, Math.max(100, Math.floor(leaseMs / 20)))
 }
 
-/** One svcd on its own database: always the leader, epoch 0, nothing to fence. */
-export class SingleInstance implements Leadership {
-  constructor(
-    private readonly id: string,
-    private readonly url: string,
-    private readonly started: Date,
-    private readonly served: () => { session?: string; serial?: number },
-  ) {}
-
-  role(): Role {
-    return 'leader'
-  }
-
-  epoch(): number {
-    return 0
-  }
-
-  fence(): void {}
-
-  view(): ClusterJson {
-    const s = this.served()
-    const now = Math.floor(Date.now() / 1000)
-    const me: ClusterInstanceJson = {
-      id: this.id, url: this.url, role: 'leader', epoch: 0, started: Math.floor(this.started.getTime() / 1000), last_heartbeat: now, heartbeat_age_seconds: 0,
-      ...(s.session ? { rrdp_session: s.session, rrdp_serial: s.serial } : {}), lag: 0,
-    }
-    return { mode: 'single', epoch: 0, leader: this.id, this_instance: this.id, instances: [me] }
-  }
+/** How often the leader beats and every instance reports: a quarter of the lease, at least 100 ms. */
+export function beatEveryMs(leaseMs: number): number {
+  return Math.max(100, Math.floor(leaseMs / 4))
 }
 
 export interface ClusterServiceDeps {
@@ -62,14 +35,19 @@ export interface ClusterServiceDeps {
   served: () => { session?: string; serial?: number }
   onLead: (epoch: number) => Promise<void>
   onFollow: () => Promise<void>
-  /** After each tick: the role and the leader epoch this instance holds or last saw (for the metrics). */
-  observed?: (role: Role, epoch: number) => void
   log: Logger
+  clock: Clock
 }
 
 export class ClusterService implements Leadership {
   private leading: number | undefined
-  private timer: NodeJS.Timeout | undefined
+  /** The leader epoch last seen in the database (this instance's own while it leads). */
+  private seen = 0
+  /** When this instance last reported itself (and, following, looked for a hung leader). */
+  private lastReport = -Infinity
+  private timer: TimerHandle | undefined
+  /** When the armed tick is due (its lateness, logged when this instance takes the lead, is event-loop lag). */
+  private dueAt = 0
   private ticking: Promise<void> | undefined
   private stopped = false
   /** Role changes, one at a time and in order. */
@@ -82,24 +60,26 @@ export class ClusterService implements Leadership {
   }
 
   epoch(): number {
-    if (this.leading === undefined) throw new Error('this instance is not the leader')
-    return this.leading
+    return this.leading ?? this.seen
   }
 
   fence(): void {
-    this.d.store.fence(this.epoch())
+    if (this.leading === undefined) throw new Error('this instance is not the leader')
+    this.d.store.fence(this.leading)
   }
 
-  /** The first tick now (the first instance of a database leads from its start), then one every quarter lease. */
+  /** The first tick now (the first instance of a database leads from its start), then the next after each tick. */
   async start(): Promise<void> {
+    this.dueAt = this.d.clock.now()
     await this.tick()
-    this.timer = setInterval(() => void this.tick(), Math.max(100, Math.floor(this.d.leaseMs / 4)))
+    this.arm()
+    await this.changes // an instance that leads from its start has taken the lead (onLead done) when start resolves
   }
 
-  /** Stop ticking; a leader steps down (its lock is released at once, so another instance leads at its next tick). */
+  /** Stop ticking; a leader steps down (its lock is released at once, so another instance leads at its next try). */
   async stop(): Promise<void> {
     this.stopped = true
-    clearInterval(this.timer)
+    this.d.clock.clear(this.timer)
     await this.ticking
     if (this.leading !== undefined) await this.follow('stopping')
     await this.changes
@@ -119,6 +99,14 @@ export class ClusterService implements Leadership {
     return { mode: 'cluster', epoch: v.leader.epoch, ...(v.leader.leader ? { leader: v.leader.leader } : {}), this_instance: this.d.id, instances }
   }
 
+  /** The next tick: a beat's interval while leading, a try's while following. */
+  private arm(): void {
+    if (this.stopped) return
+    const ms = this.leading === undefined ? tryEveryMs(this.d.leaseMs) : beatEveryMs(this.d.leaseMs)
+    this.dueAt = this.d.clock.now() + ms
+    this.timer = this.d.clock.setTimeout(() => void this.tick().finally(() => this.arm()), ms, { background: true })
+  }
+
   private tick(): Promise<void> {
     if (this.ticking || this.stopped) return this.ticking ?? Promise.resolve()
     this.ticking = this.tickOnce()
@@ -128,29 +116,40 @@ export class ClusterService implements Leadership {
   }
 
   private async tickOnce(): Promise<void> {
+    const began = this.d.clock.now()
+    const due = began - this.lastReport >= beatEveryMs(this.d.leaseMs)
+    let changed = false
     if (this.leading !== undefined) {
-      if (!(await this.d.store.beat(this.leading))) await this.follow('lost the leader lock or a newer epoch began')
+      if (!(await this.d.store.beat(this.leading))) changed = await this.follow('lost the leader lock or a newer epoch began')
     } else {
       const epoch = await this.d.store.tryLead(this.d.id)
-      if (epoch !== undefined) await this.lead(epoch)
-      else if (await this.d.store.endStaleLeader(this.d.leaseMs)) this.d.log.warn('ended the session of a leader that stopped beating', { lease_ms: this.d.leaseMs })
+      // How late the tick ran (event-loop lag) and how long the try took (the database), for failover diagnostics.
+      if (epoch !== undefined) changed = this.lead(epoch, { tick_late_ms: Math.max(0, began - this.dueAt), try_ms: this.d.clock.now() - began })
+      else if (due && (await this.d.store.endStaleLeader(this.d.leaseMs))) this.d.log.warn('ended the session of a leader that stopped beating', { lease_ms: this.d.leaseMs })
     }
+    if (!due && !changed) return
+    this.lastReport = this.d.clock.now()
     const s = this.d.served()
     const r = await this.d.store.report({ id: this.d.id, url: this.d.url, role: this.role(), epoch: this.leading ?? 0, started: this.d.started.toISOString(), ...s })
-    this.d.observed?.(this.role(), this.leading ?? r.epoch)
+    this.seen = Math.max(this.seen, this.leading ?? r.epoch)
   }
 
-  private async lead(epoch: number): Promise<void> {
+  /** This instance took the lock with `epoch`; onLead runs after the changes before it, beside the heartbeat. */
+  private lead(epoch: number, timing: { tick_late_ms: number; try_ms: number }): true {
     this.leading = epoch
-    this.d.log.info('this instance leads', { id: this.d.id, epoch })
-    await (this.changes = this.changes.then(() => this.d.onLead(epoch)).catch((e: unknown) => this.d.log.error('taking the lead failed', { err: (e as Error).message })))
+    this.seen = Math.max(this.seen, epoch)
+    this.d.log.info('this instance leads', { id: this.d.id, epoch, ...timing })
+    this.changes = this.changes.then(() => this.d.onLead(epoch)).catch((e: unknown) => this.d.log.error('taking the lead failed', { err: (e as Error).message }))
+    return true
   }
 
-  private async follow(why: string): Promise<void> {
+  /** This instance no longer leads: the lock's connection is closed, then onFollow runs after the changes before it. */
+  private async follow(why: string): Promise<true> {
     const epoch = this.leading
     this.leading = undefined
     this.d.log.warn('this instance no longer leads', { id: this.d.id, epoch, why })
     await this.d.store.resign().catch(() => undefined)
-    await (this.changes = this.changes.then(() => this.d.onFollow()).catch((e: unknown) => this.d.log.error('stepping down failed', { err: (e as Error).message })))
+    this.changes = this.changes.then(() => this.d.onFollow()).catch((e: unknown) => this.d.log.error('stepping down failed', { err: (e as Error).message }))
+    return true
   }
 }

@@ -3,8 +3,11 @@
  * arrive while the job runs are merged into one more run. This bounds the publication delay to about two job
  * durations plus the interval, whatever the load. With `retry`, a run that fails is retried by itself after a
  * back-off that starts at `retry.firstMs` and doubles up to `retry.maxMs` (issue 10: the publication server must heal
- * after a full disk without waiting for another change); the first success resets it.
+ * after a full disk without waiting for another change); the first success resets it. Time and timers come from the
+ * injected Clock (issue 23: unit tests drive it with a fake clock).
  */
+import type { Clock, TimerHandle } from '../../util/clock.js'
+
 export interface PacerOptions {
   /** Called after each run that succeeded. */
   onSuccess?: () => void
@@ -25,24 +28,11 @@ export interface PacerOptions {
   settle?: { quietMs: number; maxWaitMs: number }
 }
 
-/** The clock and timers a Pacer waits with (real ones by default; a test hands in a fake). */
-export interface PacerClock {
-  now(): number
-  setTimeout(f: () => void, ms: number): unknown
-  clearTimeout(handle: unknown): void
-}
-
-const realClock: PacerClock = {
-  now: () => Date.now(),
-  setTimeout: (f, ms) => setTimeout(f, ms),
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout | undefined),
-}
-
 export class Pacer {
   private running: Promise<void> | undefined
   private dirty = false
-  private timer: unknown
-  private retryTimer: unknown
+  private timer: TimerHandle | undefined
+  private retryTimer: TimerHandle | undefined
   private failures = 0
   private lastStart = 0
   private lastDurationMs = 0
@@ -58,8 +48,8 @@ export class Pacer {
     private readonly job: () => Promise<unknown>,
     private readonly minIntervalMs: number,
     private readonly onError: (e: unknown) => void,
+    private readonly clock: Clock,
     private readonly o: PacerOptions = {},
-    private readonly clock: PacerClock = realClock,
   ) {}
 
   /** Ask for a run; returns at once. */
@@ -72,7 +62,7 @@ export class Pacer {
       this.dirty = true
       return
     }
-    this.clock.clearTimeout(this.timer) // with `settle`, each kick moves the run later (up to maxWaitMs after the first)
+    this.clock.clear(this.timer) // with `settle`, each kick moves the run later (up to maxWaitMs after the first)
     const share = this.o.busyShare ? Math.min(this.lastDurationMs / this.o.busyShare, this.o.maxSpacingMs ?? Infinity) : 0
     const spacing = Math.max(this.minIntervalMs, share)
     let at = this.lastStart + spacing
@@ -97,7 +87,7 @@ export class Pacer {
   async flush(): Promise<void> {
     while (!this.stopped) {
       if (this.timer && !this.running) {
-        this.clock.clearTimeout(this.timer)
+        this.clock.clear(this.timer)
         this.timer = undefined
         this.start()
       }
@@ -122,8 +112,8 @@ export class Pacer {
   /** Stop: no new runs; waits for the current one. */
   async stop(): Promise<void> {
     this.stopped = true
-    this.clock.clearTimeout(this.timer)
-    this.clock.clearTimeout(this.retryTimer)
+    this.clock.clear(this.timer)
+    this.clock.clear(this.retryTimer)
     this.timer = undefined
     this.retryTimer = undefined
     this.dirty = false
@@ -136,7 +126,7 @@ export class Pacer {
     this.dirty = false
     this.pendingSince = undefined
     this.lastStart = this.clock.now()
-    this.clock.clearTimeout(this.retryTimer)
+    this.clock.clear(this.retryTimer)
     this.retryTimer = undefined
     this.running = this.job()
       .then(
@@ -164,12 +154,10 @@ export class Pacer {
     this.onError(e)
     if (this.stopped || !this.o.retry) return
     const delay = Math.min(this.o.retry.firstMs * 2 ** Math.min(this.failures - 1, 30), this.o.retry.maxMs)
-    const timer = this.clock.setTimeout(() => {
+    this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined
       this.kick()
-    }, delay) as { unref?: () => void }
-    timer.unref?.()
-    this.retryTimer = timer
+    }, delay, { background: true })
   }
 
   private release(): void {

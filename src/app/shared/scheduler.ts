@@ -5,18 +5,31 @@
  * refresh interval with random jitter; after a failure, retried with back-off and recorded as the CA's issue).
  * A task's failure is logged and rescheduled; it never blocks other tasks or other CAs. When the task store itself
  * fails (a full disk), nothing escapes the timer: the task is held back in memory with the same back-off, and the
- * scheduler keeps checking, so svcd neither crashes nor spins, and picks up again when the store works.
+ * scheduler keeps checking, so svcd neither crashes nor spins, and picks up again when the store works. The time and
+ * the timers come from the injected Clock, and the retry back-off is the scheduler's own policy (`retryAt`).
  */
 import type { Logger } from '../../log.js'
 import type { Task, TaskKind, TaskStore } from '../../store/interfaces.js'
+import type { Clock, TimerHandle } from '../../util/clock.js'
+
+/** The back-off of a failed task: `firstMs`, doubled with each attempt (up to 2^10), never more than `maxMs`. */
+export interface RetryBackoff {
+  firstMs: number
+  maxMs: number
+}
+
+/** When a task that failed `attempts` times before this failure is tried again, failing at `now` (ms). */
+export function retryAt(backoff: RetryBackoff, attempts: number, now: number): number {
+  return now + Math.min(backoff.firstMs * 2 ** Math.min(attempts, 10), backoff.maxMs)
+}
 
 export interface SchedulerOptions {
   tasks: TaskStore
   /** Run one task; resolves to the next due time (ms), or undefined to drop the task. Throws on failure. */
   run: (task: Task) => Promise<number | undefined>
-  /** When a failed task is tried again (back-off by attempts). */
-  retryAt: (task: Task, now: number) => number
-  now: () => number
+  /** How long a failed task waits before it is tried again, by its attempts so far (retryAt). */
+  retry: RetryBackoff
+  clock: Clock
   log: Logger
   /** Tasks run at once at most (default 4). */
   concurrency?: number
@@ -27,7 +40,7 @@ export interface SchedulerOptions {
 }
 
 export class Scheduler {
-  private timer: NodeJS.Timeout | undefined
+  private timer: TimerHandle | undefined
   private running = new Set<string>()
   /** Tasks whose bookkeeping could not be stored: not run again before this time (ms). */
   private held = new Map<string, number>()
@@ -45,7 +58,7 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopped = true
-    clearTimeout(this.timer)
+    this.o.clock.clear(this.timer)
     await Promise.allSettled(this.inFlight)
   }
 
@@ -54,7 +67,7 @@ export class Scheduler {
     const t = { key: taskKey(kind, ca, arg), kind, ca, arg, due }
     if (opts.earlier) this.o.tasks.putEarlier(t)
     else this.o.tasks.put(t)
-    if (due <= this.o.now()) this.arm(0)
+    if (due <= this.o.clock.now()) this.arm(0)
   }
 
   unschedule(kind: TaskKind, ca: string, arg: string): void {
@@ -63,7 +76,7 @@ export class Scheduler {
 
   /** Run every task due now, `concurrency` at a time (used by tests with an injected clock); resolves when done. */
   async runDue(): Promise<number> {
-    const now = this.o.now()
+    const now = this.o.clock.now()
     const due = this.o.tasks.due(now, 10_000).filter((t) => !this.running.has(t.key))
     let next = 0
     const worker = async () => {
@@ -75,15 +88,14 @@ export class Scheduler {
 
   private arm(ms: number): void {
     if (this.stopped) return
-    clearTimeout(this.timer)
-    this.timer = setTimeout(() => this.tick(), ms)
-    this.timer.unref()
+    this.o.clock.clear(this.timer)
+    this.timer = this.o.clock.setTimeout(() => this.tick(), ms, { background: true })
   }
 
   /** Start what is due (up to `concurrency`), then sleep until the next due time or `tickMs`. Never throws. */
   private tick(): void {
     if (this.stopped) return
-    const now = this.o.now()
+    const now = this.o.clock.now()
     const tickMs = this.o.tickMs ?? 1000
     let next: number | undefined
     try {
@@ -131,7 +143,7 @@ export class Scheduler {
         if (failure === undefined) this.done(t, next)
         else this.failed(t, failure)
       } catch (e) {
-        const until = this.o.retryAt(t, this.o.now())
+        const until = retryAt(this.o.retry, t.attempts, this.o.clock.now())
         this.held.set(t.key, until)
         const ran = failure === undefined ? 'succeeded' : 'failed'
         this.o.log.error(`the task ${ran} but its next due time could not be stored; it is held back`, { task: t.key, until: new Date(until).toISOString(), reason: (e as Error)?.message ?? String(e) })
@@ -147,7 +159,7 @@ export class Scheduler {
   }
 
   private failed(t: Task, e: unknown): void {
-    const retry = this.o.retryAt(t, this.o.now())
+    const retry = retryAt(this.o.retry, t.attempts, this.o.clock.now())
     this.o.log.warn('task failed; will retry', { task: t.key, attempts: t.attempts + 1, retry_at: new Date(retry).toISOString(), reason: (e as Error)?.message ?? String(e) })
     if (this.o.tasks.get(t.key)) this.o.tasks.put({ ...t, due: retry, attempts: t.attempts + 1 })
   }

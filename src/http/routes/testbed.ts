@@ -20,7 +20,7 @@ export function testbedRouter(deps: HttpDeps): Router {
   const router = new Router({ ...ROUTER_OPTIONS, prefix: '/testbed' })
   const testbed = () => deps.services.testbed
   const limit = deps.config.post_limit_api
-  const limited = rateLimit(deps.config.testbed?.self_service_per_minute ?? 20, Date.now, deps.config.testbed?.self_service_total_per_minute ?? 200)
+  const limited = rateLimit({ perMinute: deps.config.testbed?.self_service_per_minute ?? 20, totalPerMinute: deps.config.testbed?.self_service_total_per_minute ?? 200, clock: deps.clock, source: deps.addressSource })
   // Off: 404 before anything is read or counted, as Krill answers when testbed mode is not configured.
   const on = async (ctx: Context, next: Next) => {
     if (!testbed().testbedEnabled()) throw new AppError('api-unknown-resource', { path: ctx.path })

@@ -9,7 +9,7 @@ import t, { type Test } from 'tap'
 import { ChildExchanges } from '../../../src/app/metrics/metrics-snapshot.js'
 import { MetricsService } from '../../../src/app/metrics/metrics-service.js'
 import { PublishLatency } from '../../../src/app/pubd/publish-latency.js'
-import { LeadershipState } from '../../../src/app/shared/leadership.js'
+import type { Leadership, Role } from '../../../src/app/shared/leadership.js'
 import type { CaKeyObjects, StoredCaObject } from '../../../src/ca/object-model.js'
 import { Db } from '../../../src/store/db.js'
 import type { Stores } from '../../../src/store/interfaces.js'
@@ -37,15 +37,15 @@ function key(keyId: string, objects: StoredCaObject[]): CaKeyObjects {
   return { keyId, state: { className: '0', dir: 'rsync://x/repo/', revision: '1', thisUpdate: '2026-01-01T00:00:00Z', nextUpdate: '2026-01-02T00:00:00Z', revocations: [], roaMode: 'simple' }, objects }
 }
 
-function service(stores: Stores, db: Db, o: { hideDetails?: boolean; pubd?: boolean; leadership?: LeadershipState; children?: ChildExchanges } = {}): MetricsService {
+function service(stores: Stores, db: Db, o: { hideDetails?: boolean; pubd?: boolean; leadership?: Leadership; children?: ChildExchanges } = {}): MetricsService {
   return new MetricsService({
-    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, pubd: o.pubd === false ? undefined : stores.pubd, children: o.children ?? new ChildExchanges(() => NOW.getTime()) },
-    leadership: o.leadership ?? new LeadershipState(),
+    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, pubd: o.pubd === false ? undefined : stores.pubd, children: o.children ?? new ChildExchanges({ now: () => NOW.getTime() }) },
+    leadership: o.leadership ?? { role: () => 'leader', epoch: () => 0, fence: () => undefined },
     keyPool: { stats: () => ({ size: 32, ready: 7 }) },
     storeAlive: () => db.version() > 0,
     version: '1.2.3',
     started: new Date('2026-03-01T11:00:00.000Z'),
-    now: () => NOW,
+    clock: { now: () => NOW.getTime() },
     hideDetails: o.hideDetails ?? false,
   })
 }
@@ -76,13 +76,15 @@ function populate(stores: Stores): void {
 t.test('every figure from the stores, exactly', async (t) => {
   const { stores, db } = openStores(t)
   populate(stores)
-  const children = new ChildExchanges(() => NOW.getTime())
-  const leadership = new LeadershipState()
+  const children = new ChildExchanges({ now: () => NOW.getTime() })
+  /** The leadership as election sets it: a follower that saw epoch 3. */
+  const seen: { role: Role; epoch: number } = { role: 'leader', epoch: 0 }
+  const leadership: Leadership = { role: () => seen.role, epoch: () => seen.epoch, fence: () => undefined }
   const m = service(stores, db, { children, leadership })
   m.childExchanged('ca1', 'kid', true)
   m.childExchanged('ca1', 'kid', false)
   m.childExchanged('gone', 'kid', true)
-  leadership.set('follower', 3)
+  Object.assign(seen, { role: 'follower', epoch: 3 })
   const scrape = await m.scrape()
   t.equal(scrape.contentType, 'text/plain; version=0.0.4; charset=utf-8')
   const f = parsePrometheusText(scrape.body)

@@ -14,6 +14,7 @@ import { parentResponseJson } from '../../../src/api/cas.js'
 import { initialState } from '../../../src/ca/cert-auth.js'
 import type { CaCommand } from '../../../src/ca/commands.js'
 import type { CaState, ParentInfo } from '../../../src/ca/state.js'
+import { systemClock } from '../../../src/clock.js'
 import { KeyPool } from '../../../src/crypto/key-pool.js'
 import { MemoryKeyStore, SoftSigner } from '../../../src/crypto/soft-signer.js'
 import { createIdCert } from '../../../src/protocol/id-cert.js'
@@ -49,6 +50,7 @@ function fakes(cas: Record<string, CaState>, o: { listFails?: boolean; jitter?: 
     now: () => NOW,
     random: new FakeRandom(o.jitter ?? [0.5]),
     refresh: { everySeconds: 3600, jitterSeconds: 600 },
+    clock: systemClock, // the sync pacer's timers (the service reads `now` for its decisions)
     serviceUri: SVC,
   }
   return { parents: new ParentService(deps), log }

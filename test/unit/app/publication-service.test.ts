@@ -18,6 +18,7 @@ import type { QuotaSettings } from '../../../src/pubd/quota.js'
 import type { PubdStore } from '../../../src/store/interfaces.js'
 import { toBase64 } from '../../../src/util/base64.js'
 import { testKey } from '../../helpers/keys.js'
+import { systemClock } from '../../../src/clock.js'
 
 const T = new Date('2026-05-01T12:00:00Z')
 const idCert = createIdCert(testKey(), T)
@@ -90,7 +91,7 @@ function service(now = () => T, quotas?: QuotaSettings) {
   const o = outputs()
   const codec = { idCert: ourCert } as MessageCodec
   const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: '/nonexistent', rrdpIntervalSeconds: 0, ...(quotas ? { quotas } : {}) }
-  const pub = new PublicationService({ store: memoryStore(), rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec, now, log: silentLogger(), config })
+  const pub = new PublicationService({ store: memoryStore(), rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec, now, clock: systemClock, log: silentLogger(), config })
   return { pub, calls: o.calls }
 }
 
@@ -177,7 +178,7 @@ t.test('an acknowledged change missing from RRDP or the rsync tree after the bou
     return { files: 1, written: 1, linked: 0, failed: [] }
   }
   const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: '/nonexistent', rrdpIntervalSeconds: 0, outputLagMaxSeconds: 60 }
-  const pub = new PublicationService({ store, rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec: { idCert: ourCert } as MessageCodec, now: () => new Date(now), log: silentLogger(), config })
+  const pub = new PublicationService({ store, rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec: { idCert: ourCert } as MessageCodec, now: () => new Date(now), clock: systemClock, log: silentLogger(), config })
   await pub.start()
   await pub.flushed()
   pub.publisherAdd({ publisherHandle: 'alice', idCert })

@@ -16,6 +16,7 @@ import { defaults } from '../../../src/config.js'
 import { parseRisWhois, RouteOrigins, type Announcement } from '../../../src/app/bgp/route-origins.js'
 import { formatPrefix, parsePrefix, prefixRange } from '../../../src/resources/ip.js'
 import { silentLogger } from '../../../src/log.js'
+import { FakeClock } from '../../helpers/fake-clock.js'
 
 const show = (l: Announcement[]) => l.map((a) => `${formatPrefix(a.prefix)} => ${a.asn}`)
 const inside = (idx: RouteOrigins, prefix: string) => {
@@ -127,7 +128,7 @@ t.test('the service: loads in a worker thread, swaps in a refreshed dump, keeps 
   const server = await serve((path) => (fail ? undefined : path === '/v4' ? Buffer.from(v4) : path === '/v6' ? gzipSync('64496\t2001:db8::/32\t100\n') : undefined))
   t.teardown(() => server.close())
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  const svc = new RisWhoisService({ v4Uri: `${url}/v4`, v6Uri: `${url}/v6`, refreshSeconds: 3600, minPeers: 6, log: silentLogger(), now: () => new Date('2026-11-24T12:00:00Z') })
+  const svc = new RisWhoisService({ v4Uri: `${url}/v4`, v6Uri: `${url}/v6`, refreshSeconds: 3600, minPeers: 6, log: silentLogger(), clock: new FakeClock(Date.parse('2026-11-24T12:00:00Z')) })
   t.teardown(() => svc.stop())
   t.equal(svc.current(), undefined, 'no data before the first load')
   t.equal(await svc.refresh(), true)
@@ -236,7 +237,7 @@ t.test('issue 22 defect 11: an empty or much smaller dump never replaces good da
   const server = await serve((path) => (path === '/v4' ? Buffer.from(v4) : undefined))
   t.teardown(() => server.close())
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
-  const svc = new RisWhoisService({ v4Uri: `${url}/v4`, v6Uri: '', refreshSeconds: 3600, minPeers: 6, log: silentLogger(), now: () => new Date('2026-11-27T02:00:00Z') })
+  const svc = new RisWhoisService({ v4Uri: `${url}/v4`, v6Uri: '', refreshSeconds: 3600, minPeers: 6, log: silentLogger(), clock: new FakeClock(Date.parse('2026-11-27T02:00:00Z')) })
   t.teardown(() => svc.stop())
   t.equal(await svc.refresh(), true)
   const good = svc.current()!

@@ -14,6 +14,7 @@ import type { MessageCodec } from '../../../src/app/pubd/message-codec.js'
 import type { RrdpOutput, RsyncOutput } from '../../../src/app/pubd/outputs.js'
 import { PublicationService } from '../../../src/app/pubd/publication-service.js'
 import type { PubdStore } from '../../../src/store/interfaces.js'
+import { systemClock } from '../../../src/clock.js'
 
 function read(stream: ReadStream): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -29,7 +30,7 @@ t.test('a notification replaced while it is being served: size and bytes are of 
   mkdirSync(rrdp, { recursive: true })
   // Serving reads the files only: the store, the writers and the codec are never called (and never started).
   const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: rrdp, rrdpIntervalSeconds: 0 }
-  const pub = new PublicationService({ store: {} as PubdStore, rrdp: {} as RrdpOutput, rsync: {} as RsyncOutput, daemon: undefined, codec: {} as MessageCodec, now: () => new Date(), log: silentLogger(), config })
+  const pub = new PublicationService({ store: {} as PubdStore, rrdp: {} as RrdpOutput, rsync: {} as RsyncOutput, daemon: undefined, codec: {} as MessageCodec, now: () => new Date(), clock: systemClock, log: silentLogger(), config })
   const older = '<notification serial="1"/>\n'
   const newer = `<notification serial="2">${'<delta/>'.repeat(100)}</notification>\n`
 

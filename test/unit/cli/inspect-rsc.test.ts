@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { systemClock } from '../../../src/clock.js'
 import { runCli } from '../../../src/cli/program.js'
 import { buildRsc } from '../../../src/objects/rsc.js'
 import { ResourceSet } from '../../../src/resources/resource-set.js'
@@ -18,7 +19,7 @@ import { GOLDEN_BASE, GOLDEN_FROM, GOLDEN_UNTIL } from '../../helpers/golden-obj
 async function run(args: string[]) {
   let out = ''
   let err = ''
-  const code = await runCli(args, { out: (s) => (out += s), err: (s) => (err += s), env: {}, readStdin: () => '' })
+  const code = await runCli(args, { out: (s) => (out += s), err: (s) => (err += s), env: {}, readStdin: () => '', clock: systemClock })
   return { code, out, err }
 }
 

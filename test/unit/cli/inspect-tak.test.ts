@@ -1,5 +1,6 @@
 /** `svcc inspect` of a Trust Anchor Key object (RFC 9691), in-process: its keys in text and JSON, and a broken one's rule. */
 import t from 'tap'
+import { systemClock } from '../../../src/clock.js'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -26,7 +27,7 @@ async function inspect(bytes: Uint8Array, ...flags: string[]) {
     writeFileSync(file, bytes)
     let out = ''
     let err = ''
-    const code = await runCli(['inspect', file, ...flags], { out: (s) => (out += s), err: (s) => (err += s), env: {}, readStdin: () => '' })
+    const code = await runCli(['inspect', file, ...flags], { out: (s) => (out += s), err: (s) => (err += s), env: {}, readStdin: () => '', clock: systemClock })
     return { code, out, err }
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -1,5 +1,6 @@
 /** svcc in-process: help, usage errors, exit codes, offline config generators, --api rendering. */
 import t from 'tap'
+import { systemClock } from '../../../src/clock.js'
 import { applyToml, defaults, verifyConfig } from '../../../src/config.js'
 import { ALL_COMMANDS, runCli } from '../../../src/cli/program.js'
 import { isoWithOffset } from '../../../src/cli/report.js'
@@ -13,7 +14,7 @@ import { testKey } from '../../helpers/keys.js'
 async function run(args: string[], env: Record<string, string> = {}) {
   let out = ''
   let err = ''
-  const code = await runCli(args, { out: (s) => (out += s), err: (s) => (err += s), env, readStdin: () => '' })
+  const code = await runCli(args, { out: (s) => (out += s), err: (s) => (err += s), env, readStdin: () => '', clock: systemClock })
   return { code, out, err }
 }
 

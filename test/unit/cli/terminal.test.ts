@@ -5,6 +5,7 @@
  * svcc against an HTTPS server on 127.0.0.1 that answers with escape sequences.
  */
 import t from 'tap'
+import { systemClock } from '../../../src/clock.js'
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer, type Server } from 'node:https'
@@ -43,7 +44,7 @@ t.test('svcc prints a server error and a server list with escape sequences shown
   const run = async (args: string[]) => {
     let out = ''
     let err = ''
-    const code = await runCli(args, { out: (s) => (out += s), err: (s) => (err += s), env, readStdin: () => '' })
+    const code = await runCli(args, { out: (s) => (out += s), err: (s) => (err += s), env, readStdin: () => '', clock: systemClock })
     return { code, out, err }
   }
 

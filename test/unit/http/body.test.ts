@@ -7,11 +7,13 @@ import Koa from 'koa'
 import { errorMiddleware } from '../../../src/http/errors.js'
 import { readBytes, readJson } from '../../../src/http/body.js'
 import { silentLogger } from '../../../src/log.js'
+import { systemClock } from '../../../src/clock.js'
 
 async function serve(t: { teardown(fn: () => unknown): void }, handler: (ctx: Koa.Context) => Promise<void>): Promise<string> {
   const app = new Koa()
   app.silent = true
-  app.use(errorMiddleware(silentLogger()))
+  Object.assign(app.context, { clock: systemClock }) // as createApp does: the body readers' time bound
+  app.use(errorMiddleware(silentLogger(), systemClock))
   app.use(handler)
   const server = http.createServer(app.callback())
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))

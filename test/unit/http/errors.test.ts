@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net'
 import Koa from 'koa'
 import { AppError, internalErrorBody } from '../../../src/errors.js'
 import { errorMiddleware } from '../../../src/http/errors.js'
+import { systemClock } from '../../../src/clock.js'
 import type { Logger } from '../../../src/log.js'
 
 function recordingLogger(lines: { level: string; msg: string }[]): Logger {
@@ -26,7 +27,7 @@ async function serve(t: { teardown(fn: () => unknown): void }, handler: (ctx: Ko
     await next()
     seen.push(ctx.status)
   })
-  app.use(errorMiddleware(recordingLogger(lines)))
+  app.use(errorMiddleware(recordingLogger(lines), systemClock))
   app.use(async (ctx) => handler(ctx))
   const server = http.createServer(app.callback())
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))

@@ -1,16 +1,26 @@
-/** The per-address token bucket of the testbed self-service (http/rate-limit.ts), on a clock the test moves. */
+/**
+ * The per-source token bucket of the testbed self-service (http/rate-limit.ts), on the FakeClock the test moves, with
+ * the source function svcd's root hands it (resources/address-source.ts).
+ */
 import t from 'tap'
 import type { Context } from 'koa'
 import { AppError } from '../../../src/errors.js'
-import { rateLimit, sourceKey } from '../../../src/http/rate-limit.js'
+import { rateLimit, type RateLimitOptions } from '../../../src/http/rate-limit.js'
+import { addressSource as sourceKey } from '../../../src/resources/address-source.js'
+import { FakeClock } from '../../helpers/fake-clock.js'
+
+/** A limit on a fake clock at 1,000,000 ms, with svcd's source function. */
+function limiter(o: Omit<RateLimitOptions, 'clock' | 'source'>) {
+  const clock = new FakeClock(1_000_000)
+  return { clock, limit: rateLimit({ ...o, clock, source: sourceKey }) }
+}
 
 function ctx(ip: string, headers: Record<string, string>): Context {
   return { ip, set: (k: string, v: string) => void (headers[k] = v) } as unknown as Context
 }
 
 t.test('each address gets its own bucket: perMinute at once, then one more every 60/perMinute seconds; 429 with Retry-After', async (t) => {
-  let now = 1_000_000
-  const limit = rateLimit(3, () => now)
+  const { clock, limit } = limiter({ perMinute: 3 })
   let ran = 0
   const next = async () => void ran++
   const headers: Record<string, string> = {}
@@ -23,12 +33,12 @@ t.test('each address gets its own bucket: perMinute at once, then one more every
   t.equal(ran, 3, 'a refused request does nothing')
   await limit(ctx('192.0.2.2', {}), next)
   t.equal(ran, 4, 'another address has its own bucket')
-  now += 19_000
+  await clock.advance(19_000)
   t.ok(await limit(ctx('192.0.2.1', {}), next).catch((e: unknown) => e) instanceof AppError, 'still refused before the refill')
-  now += 1_000
+  await clock.advance(1_000)
   await limit(ctx('192.0.2.1', {}), next)
   t.equal(ran, 5, 'one more after 20 s')
-  now += 3_600_000
+  await clock.advance(3_600_000)
   for (let i = 0; i < 3; i++) await limit(ctx('192.0.2.1', {}), next)
   t.equal(ran, 8, 'an idle hour refills to the burst, not beyond')
   t.ok(await limit(ctx('192.0.2.1', {}), next).catch((e: unknown) => e) instanceof AppError)
@@ -47,11 +57,11 @@ t.test('sources: an IPv4 address, an IPv4-mapped IPv6 address as its IPv4 addres
   t.equal(sourceKey('::1'), '0:0:0:0::/64')
   t.not(sourceKey('2001:db8:1:2::1'), sourceKey('2001:db8:1:3::1'), 'another /64 is another source')
   t.equal(sourceKey(undefined), 'unknown')
+  t.equal(sourceKey('not an address'), 'not an address', 'anything else counts as itself')
 })
 
 t.test('all addresses of one IPv6 /64 share one bucket; IPv4 and its mapped form too (issue 22, defect 7)', async (t) => {
-  const now = 1_000_000
-  const limit = rateLimit(3, () => now)
+  const { limit } = limiter({ perMinute: 3 })
   let ran = 0
   const next = async () => void ran++
   for (let i = 1; i <= 3; i++) await limit(ctx(`2001:db8:1:2::${i.toString(16)}`, {}), next)
@@ -64,8 +74,7 @@ t.test('all addresses of one IPv6 /64 share one bucket; IPv4 and its mapped form
 })
 
 t.test('a budget over all sources: 30 addresses get no more than the total a minute (issue 22, defect 7)', async (t) => {
-  let now = 1_000_000
-  const limit = rateLimit(20, () => now, 60)
+  const { clock, limit } = limiter({ perMinute: 20, totalPerMinute: 60 })
   let ran = 0
   const next = async () => void ran++
   const refusals: string[] = []
@@ -79,7 +88,7 @@ t.test('a budget over all sources: 30 addresses get no more than the total a min
   t.equal(refusals.length, 540)
   t.ok(refusals.every((l) => l === 'api-rate-limited-total'), 'refused with api-rate-limited-total (429)')
   t.equal(headers['Retry-After'], '1', 'Retry-After: a second later the total has refilled one request')
-  now += 1_000
+  await clock.advance(1_000)
   await limit(ctx('127.0.0.99', {}), next)
   t.equal(ran, 61, 'the total refills at its rate')
 })
