@@ -178,7 +178,7 @@ t.test('a generated admin token is written with mode 0600 and never logged', asy
   t.teardown(() => p.kill('SIGKILL'))
   let out = ''
   p.stderr.on('data', (c: Buffer) => (out += c.toString()))
-  for (let i = 0; i < 100 && !/svcd started/.test(out); i++) await new Promise((r) => setTimeout(r, 100))
+  await waitFor('svcd started', () => /svcd started/.test(out), 60_000, 100)
   const tokenFile = join(dir, 'data', 'admin_token')
   t.equal(statSync(tokenFile).mode & 0o777, 0o600)
   const token = readFileSync(tokenFile, 'utf8').trim()
