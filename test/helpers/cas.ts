@@ -68,15 +68,50 @@ export async function caObjects(d: RepoDaemon, ca: string): Promise<{ active: nu
   return { active: classes.filter((c) => 'active' in c.keys).length, roas: objects.filter((o) => o.endsWith('.roa')).length, objects }
 }
 
-/** Wait until RRDP and the rsync tree show the same files, and `cond` holds for the RRDP file set. */
-export async function waitPublished(d: RepoDaemon, cond: (uris: string[]) => boolean, ms = 60_000): Promise<string[]> {
-  return waitFor('RRDP and rsync to agree on the expected content', async () => {
+/**
+ * How long an accepted change may take to reach both outputs before waitPublished gives up: twice the daemon's own
+ * bound (output_lag_max_seconds, default OUTPUT_LAG_MAX_SECONDS = 90 in src/app/pubd/output-lag.ts), past which svcd
+ * itself reports the output as behind. By the pacing, a change is in RRDP within 10 s (the RRDP pacer's spacing cap)
+ * and in the rsync tree within the settle's 10 s plus RSYNC_MAX_SPACING_MS (30 s) plus the build times; the rest is
+ * a margin for a loaded machine. Only a hang crosses it.
+ */
+export const PUBLISHED_MS = 2 * 90_000
+
+/**
+ * Wait until RRDP shows a file set for which `cond` holds, and the rsync tree has caught up with it: the tree holds
+ * exactly the files of such an RRDP state, each with content RRDP served for it in such a state. Returns the RRDP
+ * file set. The outputs are paced separately and both follow the database, so under constant change (manifests
+ * renewed every few seconds) they rarely hold the very same content at the moment of a poll; the tree is compared
+ * with every RRDP state seen since `cond` first held, not with the one read just before it.
+ */
+export async function waitPublished(d: RepoDaemon, cond: (uris: string[]) => boolean, ms = PUBLISHED_MS): Promise<string[]> {
+  const rel = (uri: string) => uri.slice(d.rsyncBase.length)
+  /** The file sets (tree paths, sorted, one string each) of the RRDP states seen for which `cond` held. */
+  const fileSets = new Set<string>()
+  /** Tree path → every content (hex SHA-256) RRDP served for it in those states. */
+  const served = new Map<string, Set<string>>()
+  let latest: string[] | undefined
+  const look = async () => {
     const v = await readRrdp(d.url)
     const uris = [...v.objects.keys()].sort()
-    if (!cond(uris)) return undefined
+    if (!cond(uris)) return
+    latest = uris
+    fileSets.add(uris.map(rel).join('\n'))
+    for (const [u, h] of v.objects) {
+      const seen = served.get(rel(u)) ?? new Set<string>()
+      served.set(rel(u), seen.add(h))
+    }
+  }
+  return waitFor('RRDP to show the expected content and the rsync tree to catch up with it', async () => {
+    await look()
+    if (!latest) return undefined
     const tree = rsyncFetch(d.rsyncBase)
-    const rrdp = new Map([...v.objects].map(([u, h]) => [u.slice(d.rsyncBase.length), h]))
-    if (tree.size !== rrdp.size || [...tree].some(([p, h]) => rrdp.get(p) !== h)) return undefined
-    return uris
+    await look() // the tree may be ahead of the RRDP state read before it
+    const files = [...tree.keys()].sort()
+    // A throw counts as not yet; the last one is in the timeout's message.
+    if (!fileSets.has(files.join('\n'))) throw new Error(`the rsync tree holds ${files.length} files, not those of RRDP (${latest.length}): only in the tree ${files.filter((p) => !served.has(p)).join(' ') || '-'}; only in RRDP ${latest.map(rel).filter((p) => !tree.has(p)).join(' ') || '-'}`)
+    const stale = files.filter((p) => !served.get(p)!.has(tree.get(p)!))
+    if (stale.length) throw new Error(`the rsync tree holds content RRDP did not serve for ${stale.join(' ')}`)
+    return latest
   }, ms)
 }

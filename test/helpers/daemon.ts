@@ -71,6 +71,12 @@ export interface DaemonOptions {
   logLevel?: string
 }
 
+/** The svcd processes of this test process still running: killed when it exits, however it exits. */
+const live = new Set<ChildProcess>()
+process.once('exit', () => {
+  for (const p of live) p.kill('SIGKILL')
+})
+
 /** Start svcd and wait until /health answers. */
 export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promise<Daemon> {
   assertBuilt()
@@ -103,7 +109,18 @@ export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promis
     responses: () => readRecords(record.file),
   }
   t.teardown(() => daemon.stop('SIGKILL'))
-  if (!opts.noWait) await waitHealthy(daemon, exited)
+  // A test process that dies (an uncaught error in a file's top level skips its teardowns) takes its svcd with it:
+  // an orphan would go on renewing and publishing, taking the CPU the next files need.
+  live.add(proc)
+  void exited.then(() => live.delete(proc))
+  if (!opts.noWait) {
+    try {
+      await waitHealthy(daemon, exited)
+    } catch (e) {
+      await daemon.stop('SIGKILL')
+      throw e
+    }
+  }
   return daemon
 }
 
@@ -123,16 +140,23 @@ function recordResponses(t: TestLike): { file: string } {
   return { file }
 }
 
+/**
+ * How long svcd may take to answer /health after it was spawned: start-up generates keys (TLS, the TA and testbed
+ * CAs: a few seconds on an idle machine, 20 s and more beside a second workload). Only a hang crosses it.
+ */
+export const HEALTHY_MS = 180_000
+
 async function waitHealthy(d: Daemon, exited: Promise<number | null>): Promise<void> {
   let done = false
   void exited.then(() => (done = true))
-  for (let i = 0; i < 300; i++) {
+  const end = Date.now() + HEALTHY_MS
+  while (Date.now() < end) {
     if (done) throw new Error(`svcd exited during start-up:\n${d.output()}`)
     const status = await httpsGet(d.url + 'health').then((r) => r.status, () => 0)
     if (status === 200) return
     await new Promise((r) => setTimeout(r, 100))
   }
-  throw new Error(`svcd did not become healthy within 30 s:\n${d.output()}`)
+  throw new Error(`svcd did not become healthy within ${HEALTHY_MS / 1000} s:\n${d.output()}`)
 }
 
 /**

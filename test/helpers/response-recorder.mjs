@@ -12,6 +12,13 @@ const file = process.env.SVC_TEST_RECORD_RESPONSES
 const MAX_BODY = 8 * 1024 * 1024
 const NOT_JSON = /xml|pkix|rpki|octet-stream|gzip/i
 
+// The test process that started this svcd may die without its teardowns (tap's per-file timeout, a crash): an orphan
+// would go on renewing and publishing, taking the CPU the next test files need. It follows its parent instead.
+const parent = process.ppid
+setInterval(() => {
+  if (process.ppid !== parent) process.kill(process.pid, 'SIGKILL')
+}, 1000).unref()
+
 if (file) {
   const proto = http.ServerResponse.prototype
   const write = proto.write

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, statSync, writeFileSync, copyFileSync } from 
 import { X509Certificate } from 'node:crypto'
 import tls from 'node:tls'
 import { join } from 'node:path'
-import { freePort, httpsRequest, startDaemon, svcc, svcdOnce, tempDir } from '../helpers/daemon.js'
+import { freePort, HEALTHY_MS, httpsRequest, startDaemon, svcc, svcdOnce, tempDir } from '../helpers/daemon.js'
 import { SHARED } from '../helpers/paths.js'
 import { waitFor } from '../helpers/wait.js'
 
@@ -178,7 +178,7 @@ t.test('a generated admin token is written with mode 0600 and never logged', asy
   t.teardown(() => p.kill('SIGKILL'))
   let out = ''
   p.stderr.on('data', (c: Buffer) => (out += c.toString()))
-  for (let i = 0; i < 100 && !/svcd started/.test(out); i++) await new Promise((r) => setTimeout(r, 100))
+  await waitFor('svcd started', () => /svcd started/.test(out), 60_000, 100)
   const tokenFile = join(dir, 'data', 'admin_token')
   t.equal(statSync(tokenFile).mode & 0o777, 0o600)
   const token = readFileSync(tokenFile, 'utf8').trim()
@@ -222,10 +222,10 @@ t.test('https_mode = "existing": a renewed certificate is picked up, a broken on
   t.equal(await peerFingerprint(d.port), fpA)
   copyFileSync(b.key, live.key)
   copyFileSync(b.cert, live.cert)
-  await waitFor('the new TLS certificate to be served', async () => (await peerFingerprint(d.port)) === fpB, 10_000, 100)
+  await waitFor('the new TLS certificate to be served', async () => (await peerFingerprint(d.port)) === fpB, 60_000, 100)
   t.equal(await peerFingerprint(d.port), fpB, 'renewed certificate in use without a restart')
   writeFileSync(live.cert, 'not a certificate\n')
-  await waitFor('the ignored TLS change in the log', async () => /TLS certificate change ignored/.test(d.output()), 10_000, 100)
+  await waitFor('the ignored TLS change in the log', async () => /TLS certificate change ignored/.test(d.output()), 60_000, 100)
   t.equal(await peerFingerprint(d.port), fpB, 'a broken file leaves the previous certificate in use')
 })
 
@@ -240,7 +240,7 @@ t.test('a second daemon with a minimal config runs beside the first', async (t) 
   const p = spawn(process.execPath, [SVCD, '-c', file], { stdio: 'ignore' })
   t.teardown(() => p.kill('SIGKILL'))
   const env = { SVC_CLI_SERVER: `https://localhost:${port}/`, SVC_CLI_TOKEN: 'second-daemon-token' }
-  await waitFor('svcc health to succeed', async () => (await svcc(['health'], { env })).code === 0, 10_000, 100)
+  await waitFor('svcc health to succeed', async () => (await svcc(['health'], { env })).code === 0, HEALTHY_MS)
   t.equal((await svcc(['health'], { env })).code, 0)
   t.equal((await svcc(['health'], { env: first.env })).code, 0)
 })

@@ -231,7 +231,9 @@ t.test('kill -9 in a publish loop, three times: every delta served before is byt
     const loop = (async () => {
       while (!stop) await alice.send({ type: 'delta', pdus: [{ type: 'publish', uri: `${jail}o${n++}.roa`, content: bytes(`object ${n}`) }] }).catch(() => (stop = true))
     })()
-    await new Promise((r) => setTimeout(r, 1000 + 500 * round))
+    // Kill while the loop runs: once it has published a few more objects each round (a later point each time).
+    const from = n
+    await waitFor('the publish loop to get going', () => n >= from + 5 + 5 * round || stop, 60_000, 20)
     const v = await waitRrdp(d.url, (v) => v.objects.size > 1 && v.notification.deltas.some((x) => !seen.has(`${v.notification.sessionId}/${x.serial}`)))
     for (const x of v.notification.deltas) seen.set(`${v.notification.sessionId}/${x.serial}`, (await httpsRequest(x.uri, { binary: true })).raw)
     await d.stop('SIGKILL')

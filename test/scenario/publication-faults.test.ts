@@ -21,7 +21,7 @@ import { encodePublicationQuery } from '../../src/protocol/publication.js'
 import { freePort, httpsRequest, startDaemon, svcc, tempDir, type Daemon } from '../helpers/daemon.js'
 import { waitFor } from '../helpers/wait.js'
 import { TestPublisher } from '../helpers/publisher.js'
-import { readRrdp, sha, waitRrdp } from '../helpers/repo.js'
+import { readDeltas, readRrdp, sha, waitRrdp } from '../helpers/repo.js'
 
 const bytes = (s: string) => new TextEncoder().encode(s)
 const codes = (r: PublicationReply) => (r.type === 'error_reply' ? r.errors.map((e) => e.code) : [r.type])
@@ -120,10 +120,13 @@ t.test('a captured publish replayed after a withdraw signed in the same second i
   t.match(replay.type === 'error_reply' && replay.errors[0].text, /RFC 6492 §3\.1\.2: .*replay/)
   const list = await alice.send({ type: 'list' })
   t.same(list.type === 'list_reply' && list.elements, [], 'x did not come back')
-  await new Promise((r) => setTimeout(r, 1500))
-  const after = await readRrdp(d.url)
-  t.notOk(after.objects.has(x), 'not in RRDP')
-  t.equal(Number(after.notification.serial), serial, 'no new serial')
+  // A later publish is a fence: once it is in RRDP, whatever the replay had changed would be there too.
+  const y = alice.response!.siaBase + 'y.roa'
+  t.same(codes(await alice.send({ type: 'delta', pdus: [pub(y, 'Y')] })), ['success'], 'a later publish of y')
+  const after = await waitRrdp(d.url, (v) => v.objects.has(y))
+  t.notOk(after.objects.has(x), 'x not in RRDP')
+  const later = (await readDeltas(after.notification)).filter((x) => x.serial > serial)
+  t.same([later.reduce((n, x) => n + x.elements, 0), later.every((x) => x.xml.includes(y))], [1, true], 'the serials since hold y alone: the replay changed nothing')
 })
 
 /** Write the filler file `name` until the file system has at most `leave` bytes free (0: until it is full). */

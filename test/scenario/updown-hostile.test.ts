@@ -103,12 +103,18 @@ t.test('a child holds at most two keys per resource class; a revoke frees a slot
   t.equal(code(refused), 2001, 'a third distinct key is refused with 2001')
   t.match(refused.type === 'error_response' ? refused.description : '', /RFC 6489/, 'saying why')
   for (let i = 0; i < 3; i++) t.equal(code(await kid.send({ type: 'issue', className: cls, csr: buildCsr(testKey(), sia) })), 2001, 'and so is every further fresh key')
+  const cers = async () => new Map([...(await readRrdp(d.url)).objects].filter(([u]) => u.startsWith(jail) && u.endsWith('.cer')))
+  const beforeReissue = await cers()
   const reissued = await kid.send({ type: 'issue', className: cls, csr: buildCsr(k1, sia), limits: { ipv4: '10.0.1.0/24' } })
   t.equal(code(reissued), 'issue_response', 're-issue for a certified key replaces its certificate')
   const list = await kid.send({ type: 'list' })
   t.equal(list.type === 'list_response' && list.classes[0].certificates.length, 2, 'the child holds two certificates')
-  await new Promise((r) => setTimeout(r, 1500))
-  t.equal(await published(), base + 2, "the parent's published objects did not grow")
+  // Published after the refusals: once the replaced certificate is in RRDP, anything they had issued would be too.
+  const afterReissue = await waitFor('the re-issued certificate published', async () => {
+    const now = await cers()
+    return [...beforeReissue].some(([u, h]) => now.has(u) && now.get(u) !== h) ? now : undefined
+  })
+  t.equal(afterReissue.size, base + 2, "the parent's published objects did not grow")
 
   t.equal(code(await kid.send({ type: 'revoke', className: cls, ski: toBase64Url(keyIdentifier(k1.spki)) })), 'revoke_response', 'the old key is revoked')
   t.equal(code(await kid.send({ type: 'issue', className: cls, csr: buildCsr(k3, sia) })), 'issue_response', 'the freed slot takes the next key')
