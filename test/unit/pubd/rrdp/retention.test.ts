@@ -1,6 +1,6 @@
-/** RRDP delta retention (src/pubd/delta-retention.ts), a pure rule: the numbers of krill-reference.md §3. */
+/** RRDP retention (src/pubd/rrdp/retention.ts), pure rules: which deltas (the numbers of krill-reference.md §3), which files. */
 import t from 'tap'
-import { retainDeltas } from '../../../src/pubd/delta-retention.js'
+import { retainDeltas } from '../../../../src/pubd/rrdp/retention.js'
 
 t.test('retention rules: minimum count and age, maximum count and age, total size', async (t) => {
   const now = new Date('2026-01-01T12:00:00Z')
