@@ -1,8 +1,8 @@
 /**
  * Publication server, issue 4 "publish one object into a repository already holding 1,000 and 100,000 objects":
- * an in-process PublicationService (as src/main.ts createPubServer wires it, with a temporary data dir) whose repository is
+ * the in-process publication services (as compose.ts composePublication wires them, with a temporary data dir), whose repository is
  * filled by bulk store inserts (many publishers, ~2 KB objects) and written once as the first snapshot; then one
- * object is published through the in-process RFC 8181 path (PublicationService.publish) and the time until the new
+ * object is published through the in-process RFC 8181 path (PublisherService.publish) and the time until the new
  * notification.xml is on disk is measured, split by the file times of what the RRDP cycle wrote (delta, then
  * snapshot, then notification) and compared with the disk's own durable write rate and fsync latency.
  * A burst of publishes at the largest size shows the publication-delay bound the pacer gives (two cycles).
@@ -105,7 +105,7 @@ interface OneRun {
   notificationPhaseMs: number
   deltaBytes: number
   snapshotBytes: number
-  /** Until the rsync tree had switched too (PublicationService.flushed). */
+  /** Until the rsync tree had switched too (OutputService.flushed). */
   flushedMs: number
 }
 

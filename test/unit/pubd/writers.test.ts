@@ -339,7 +339,7 @@ t.test('one publisher whose files the file system refuses keeps its previous fil
 })
 
 t.test('RRDP heals by itself: a failed cycle leaves the changes pending, and a notification not replaced is written next time', async (t) => {
-  // Issue 10 defect 3: after a write failure (a full disk) the next cycle, which the PublicationService runs by itself, must
+  // Issue 10 defect 3: after a write failure (a full disk) the next cycle, which the OutputService runs by itself, must
   // bring RRDP to everything accepted. The failures are staged with obstacles in the file system.
   const s = setup(t)
   await s.rrdp.init()
