@@ -1,8 +1,8 @@
 /**
  * Publication server, issue 4 "publish one object into a repository already holding 1,000 and 100,000 objects":
- * an in-process PublicationService (as src/main.ts createPubServer wires it, with a temporary data dir) whose repository is
+ * the in-process publication services (as compose.ts composePublication wires them, with a temporary data dir), whose repository is
  * filled by bulk store inserts (many publishers, ~2 KB objects) and written once as the first snapshot; then one
- * object is published through the in-process RFC 8181 path (PublicationService.publish) and the time until the new
+ * object is published through the in-process RFC 8181 path (PublisherService.publish) and the time until the new
  * notification.xml is on disk is measured, split by the file times of what the RRDP cycle wrote (delta, then
  * snapshot, then notification) and compared with the disk's own durable write rate and fsync latency.
  * A burst of publishes at the largest size shows the publication-delay bound the pacer gives (two cycles).
@@ -66,7 +66,7 @@ async function buildRepo(size: number): Promise<Repo> {
   for (let p = 0; p < count; p++) {
     const handle = `pub-${String(p).padStart(4, '0')}`
     publishers.push(handle)
-    pub.store.addPublisher({ handle, idCert: new Uint8Array(16), baseUri: `${RSYNC}${handle}/`, created: new Date().toISOString() })
+    pub.publishers.store.addPublisher({ handle, idCert: new Uint8Array(16), baseUri: `${RSYNC}${handle}/`, created: new Date().toISOString() })
     const n = Math.ceil(left / (count - p))
     left -= n
     const changes: ContentChange[] = []
@@ -74,21 +74,21 @@ async function buildRepo(size: number): Promise<Repo> {
       const content = new Uint8Array(randomBytes(OBJECT_BYTES))
       changes.push({ type: 'publish', uri: `${RSYNC}${handle}/obj-${String(i).padStart(6, '0')}.roa`, content, hash: sha256Hex(content) })
     }
-    pub.store.applyChanges(handle, changes, new Date())
+    pub.publishers.store.applyChanges(handle, changes, new Date())
   }
   const fillMs = performance.now() - t0
   // start(): no RRDP state yet, so a new session whose first snapshot holds everything (no 100,000-element delta).
   const t1 = performance.now()
-  await pub.start()
+  await pub.outputs.start()
   const firstSnapshotMs = performance.now() - t1
   const t2 = performance.now()
-  await pub.flushed()
+  await pub.outputs.flushed()
   const firstRsyncMs = performance.now() - t2
   return { dir, db, pub, close, rrdpDir: join(dir, 'repo', 'rrdp'), publishers, fillMs, firstSnapshotMs, firstRsyncMs }
 }
 
 async function disposeRepo(r: Repo): Promise<void> {
-  await r.pub.stop()
+  await r.pub.outputs.stop()
   r.close()
   r.db.close()
   rmSync(r.dir, { recursive: true, force: true })
@@ -105,7 +105,7 @@ interface OneRun {
   notificationPhaseMs: number
   deltaBytes: number
   snapshotBytes: number
-  /** Until the rsync tree had switched too (PublicationService.flushed). */
+  /** Until the rsync tree had switched too (OutputService.flushed). */
   flushedMs: number
 }
 
@@ -118,7 +118,7 @@ let counter = 0
 function publishOne(r: Repo, publisher: string): string {
   const content = new Uint8Array(randomBytes(OBJECT_BYTES))
   const uri = `${RSYNC}${publisher}/new-${counter++}.roa`
-  const reply = r.pub.publish(publisher, { type: 'delta', pdus: [{ type: 'publish', uri, content }] })
+  const reply = r.pub.publishers.publish(publisher, { type: 'delta', pdus: [{ type: 'publish', uri, content }] })
   if (reply.type !== 'success') throw new Error(`publish refused: ${JSON.stringify(reply)}`)
   return uri
 }
@@ -137,7 +137,7 @@ async function oneRun(r: Repo, i: number): Promise<OneRun> {
   const dSt = statSync(n.path(delta.uri))
   const sSt = statSync(n.path(n.notification.snapshot.uri))
   const nSt = statSync(join(r.rrdpDir, 'notification.xml'))
-  await r.pub.flushed()
+  await r.pub.outputs.flushed()
   const flushedMs = performance.now() - t0
   return {
     acceptMs,
@@ -173,7 +173,7 @@ async function burst(r: Repo, k: number, gapMs: number): Promise<{ maxMs: number
     if (i < k - 1) await sleep(gapMs)
   }
   const result = await watcher
-  await r.pub.flushed()
+  await r.pub.outputs.flushed()
   const delays = [...sent].map(([u, t]) => seenAt.get(u)! - t)
   const arrivals = [first, ...new Set(result.deltas.map((d) => d.at))]
   const cycles = arrivals.slice(1).map((a, i) => a - arrivals[i])

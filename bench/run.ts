@@ -127,7 +127,7 @@ const BENCHES: Bench[] = [
       if (delta) ctx.row(delta.name, delta.ms, ms(delta.ms))
     },
   },
-  { name: 'pubd', what: 'issue 4: publish one object into 1,000 / 100,000 objects, in-process PublicationService (bench/pubd.bench.ts)', run: runPubdBench },
+  { name: 'pubd', what: 'issue 4: publish one object into 1,000 / 100,000 objects, in-process publication services (bench/pubd.bench.ts)', run: runPubdBench },
   { name: 'publish-load', what: 'issue 4: 50 publishers over HTTPS (RFC 8181, CMS) against svcd (bench/publish-load.bench.ts)', run: runPublishLoadBench },
   { name: 'roas', what: 'issue 5: roas update 10 ROAs (warm pool) and 1,000 ROAs vs keygen, svcd testbed (bench/cas.bench.ts)', run: runRoasBench },
   { name: 'cas', what: 'issue 5: 1,000 CAs × 5 ROAs, restart, RSS, GET latencies, svcd testbed (bench/cas.bench.ts)', run: runCasBench },

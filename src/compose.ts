@@ -27,7 +27,9 @@ import { ChildExchanges } from './app/metrics/metrics-snapshot.js'
 import { MetricsService } from './app/metrics/metrics-service.js'
 import { PubdCodec, type MessageCodec } from './app/pubd/message-codec.js'
 import { PublishLatency, type PublishObserver } from './app/pubd/publish-latency.js'
-import { PublicationService } from './app/pubd/publication-service.js'
+import { OutputService } from './app/pubd/output-service.js'
+import type { PublicationService } from './app/pubd/publication-service.js'
+import { PublisherService } from './app/pubd/publisher-service.js'
 import { RsyncDaemon } from './app/pubd/rsync-daemon.js'
 import { loadOrCreateIdentity } from './app/shared/identity.js'
 import { SingleInstance, type Leadership } from './app/shared/leadership.js'
@@ -43,7 +45,7 @@ import { SoftSigner } from './crypto/soft-signer.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
 import { MessageSigner } from './protocol/signed-message.js'
-import { RrdpWriter } from './pubd/rrdp-writer.js'
+import { RrdpWriter } from './pubd/rrdp/index.js'
 import { SafetyFloor } from './app/pubd/safety-floor.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
@@ -132,18 +134,18 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // makes RRDP serials). What taking and giving up the lead starts and stops is built below.
   const instanceId = config.instance_id ?? `${hostname()}:${config.port}`
   const url = `${config.https_mode === 'disable' ? 'http' : 'https'}://${config.ip.includes(':') ? `[${config.ip}]` : config.ip}:${config.port}/`
-  const served = () => pub?.served() ?? {}
+  const served = () => pub?.outputs.served() ?? {}
   const cluster = clusterStore
     ? new ClusterService({
         store: clusterStore, id: instanceId, url, started, leaseMs: config.cluster_lease_seconds * 1000, served, log, clock,
         onLead: async () => {
-          pub?.leadershipChanged()
+          pub?.outputs.leadershipChanged()
           caTasks!.resume()
           scheduler.start()
         },
         onFollow: async () => {
           await scheduler.stop()
-          pub?.leadershipChanged()
+          pub?.outputs.leadershipChanged()
         },
       })
     : undefined
@@ -161,7 +163,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   let pubd: { service: PublicationService; close: () => void } | undefined
   try {
     const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership.fence(), leading: () => leadership.role() === 'leader', pollMs: config.cluster_poll_ms, locks: caLocks } : undefined
-    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, clock, latency, replication) : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, { now, clock, random: rand }, latency, replication) : undefined
   } catch (e) {
     await releaseInit?.()
     await clusterStore?.close()
@@ -169,7 +171,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     throw e
   }
   const pub = pubd?.service
-  const embedded: EmbeddedRepository | undefined = pub
+  const embedded: EmbeddedRepository | undefined = pub?.publishers
 
   // The scheduler runs CA tasks; it is built first, the task runner is set below (it needs the services).
   let caTasks: CaTasks | undefined
@@ -228,7 +230,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const ris = config.bgp_riswhois_enabled
     ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, clock, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
-  const pubProblems = (withReason: boolean) => pub?.outputProblems(withReason) ?? []
+  const pubProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, routes, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, pub: embedded,
     pubProblems: () => pubProblems(true), signer, now, log, bgp: () => ris?.current(),
@@ -237,7 +239,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
-  const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
+  const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
 
   const stopCas = async () => {
@@ -246,7 +248,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await scheduler.stop()
     await parents!.stop()
     await publisher.stop()
-    await pub?.stop()
+    await pub?.outputs.stop()
     await caLocks?.close()
   }
   return {
@@ -257,7 +259,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     scheduler,
     async start() {
       try {
-        await pub?.start()
+        await pub?.outputs.start()
         if (config.testbed.enabled) await testbed.ensure()
         taKeyRoll.resume()
       } finally {
@@ -341,9 +343,11 @@ export interface PublicationParts {
   store: PubdStore
   codec: MessageCodec
   log: Logger
+  /** What gets recorded (serials, publishers, the publish delay); tests shift it. */
   now: () => Date
-  /** The timers of the publication service's pacers and of rsyncd's supervision. */
+  /** Waits and durations (pacers, the cluster poll, file ages), and the random source of RRDP session ids and file names. */
   clock: Clock
+  random: Random
   /** Told of each acknowledged publish and of the notification that contains it (the publish delay metric). */
   latency?: PublishObserver
   /** Several instances on one database (PostgreSQL): RRDP files through the database, serials by the leader only. */
@@ -375,20 +379,20 @@ export function composePublication(o: PublicationParts): { service: PublicationS
   const floor = new SafetyFloor({ minObjects: r.safety_min_objects, maxShrinkPercent: r.safety_max_shrink_percent })
   const rep = o.replication
   const replicate = rep && { transaction: rep.transaction, fence: rep.fence, files: rep.files, readerFiles: rep.readerFiles(readers[0]!) }
-  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, retention, hold: (b, a) => floor.check('rrdp', b, a), replicate })
+  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, clock: o.clock, random: o.random, retention, hold: (b, a) => floor.check('rrdp', b, a), replicate })
   const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log, clock: o.clock }) : undefined
-  const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
+  const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, clock: o.clock, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
   const quotas = { publisher: { objects: r.quota_objects, bytes: r.quota_bytes, objectBytes: r.quota_object_bytes }, total: { objects: r.quota_total_objects, bytes: r.quota_total_bytes }, selfService: { objects: r.self_service_quota_objects, bytes: r.self_service_quota_bytes, objectBytes: r.self_service_quota_object_bytes }, selfServiceTotal: { objects: r.self_service_quota_total_objects, bytes: r.self_service_quota_total_bytes } }
-  const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, rrdpDir, rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds, outputLagMaxSeconds: r.output_lag_max_seconds, quotas }
-  const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs, locks: rep.locks }
-  const service = new PublicationService({ store: o.store, rrdp, rsync, daemon, codec: o.codec, now: o.now, clock: o.clock, log: o.log, config, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
-  return { service, close: () => readers.forEach((reader) => reader.close()) }
+  const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs }
+  const outputs = new OutputService({ store: o.store, rrdp, rsync, daemon, clock: o.clock, now: o.now, log: o.log, config: { rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds, outputLagMaxSeconds: r.output_lag_max_seconds }, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
+  const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, quotas }
+  const publishers = new PublisherService({ store: o.store, output: outputs, codec: o.codec, now: o.now, log: o.log, locks: rep?.locks, config })
+  return { service: { publishers, outputs }, close: () => readers.forEach((reader) => reader.close()) }
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, clock: Clock, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
-  const now = () => clock.date()
-  const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, now())
+async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
+  const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, time.now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now, clock, latency, replication })
+  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication })
 }

@@ -1,7 +1,7 @@
 /**
  * RFC 8182 (RRDP) documents: notification, snapshot and delta. Encoding is plain string building (no DOM), with
  * chunked generators so a 200 MB snapshot never has to be one string; decoding is for tests and offline inspection.
- * Used by pubd/rrdp-writer.ts.
+ * Used by the RRDP module (pubd/rrdp/), whose entry (pubd/rrdp/index.ts) re-exports it.
  */
 import { DecodeError, InspectionError } from '../util/errors.js'
 import { buildXml, escapeAttr, parseXml, type XmlElement } from './xml.js'

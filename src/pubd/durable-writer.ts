@@ -1,6 +1,7 @@
 /**
  * Durable file writing for the repository output (design.md §2 "one durable-write module"): write every byte
- * (short writes continued), fsync files and directories, read a stretch of a file fully, write a gzip copy. Used by rrdp-writer.ts.
+ * (short writes continued), fsync files and directories, read a stretch of a file fully, write a gzip copy. Used by
+ * the RRDP module (pubd/rrdp/).
  */
 import { createReadStream, createWriteStream } from 'node:fs'
 import { open, rename, type FileHandle } from 'node:fs/promises'

@@ -30,6 +30,8 @@ export interface TreeRecycle {
   /** The current tree (its directory and what it holds), to link unchanged files from. */
   current: { dir: string; files: ReadonlyMap<string, string> }
   content: (uri: string) => Uint8Array | undefined
+  /** The time the tree is built at (its directory's mtime: the retention rule orders trees by it). */
+  builtAt: Date
 }
 
 /** Bring the replaced tree `r.from` in line with `r.wanted` as `r.root`; throws at the first failure (the caller then builds afresh). */
@@ -72,8 +74,7 @@ export async function recycleTree(r: TreeRecycle): Promise<{ written: number; li
     }
     await slice()
   }
-  const now = new Date()
-  utimesSync(r.root, now, now) // the retention rule orders trees by the time they were built
+  utimesSync(r.root, r.builtAt, r.builtAt) // the retention rule orders trees by the time they were built
   return { written, linked, recycled: paths.length }
 }
 

@@ -14,6 +14,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, readlinkSyn
 import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
+import type { Clock } from '../util/clock.js'
 import { reasonOf } from '../errors.js'
 import { relativePath } from './publishers.js'
 import { byPublisher, filesBelow, recycleTree, slicer, tryLink, writePublished, type WantedFiles } from './rsync-tree-writer.js'
@@ -27,6 +28,8 @@ export interface RsyncWriterOptions {
   baseUri: string
   reader: PubdReader
   now: () => Date
+  /** The ages of replaced trees, measured like the directory mtimes they are compared with. */
+  clock: Pick<Clock, 'now'>
   /** Seconds a replaced tree stays, so rsync sessions that started in it can finish (default 7200). */
   graceSeconds?: number
   /** Replaced trees kept within the grace period, at most (default 32; the newest are kept). */
@@ -220,7 +223,7 @@ export class RsyncWriter {
       const current = { dir: join(this.o.dir, 'trees', last.name), files: last.files }
       try {
         this.known.delete(donor.name)
-        const done = await recycleTree({ from: donor.dir, root, paths: donor.paths, wanted, current, content: (uri) => view.content(uri) })
+        const done = await recycleTree({ from: donor.dir, root, paths: donor.paths, wanted, current, content: (uri) => view.content(uri), builtAt: new Date(this.o.clock.now()) })
         const files = new Map(last.files)
         for (const rel of changed) {
           const w = wanted.get(rel)
@@ -336,9 +339,9 @@ export class RsyncWriter {
   /** The replaced trees, newest first, and whether the retention rule keeps each (see cleanup). */
   private replaced(): { name: string; keep: boolean }[] {
     const current = readlinkSync(this.modulePath()).split('/').pop()
-    // Tree ages are measured on the real clock, like the directory mtimes they are compared with.
+    // Tree ages are measured on the clock of the directory mtimes they are compared with.
     const grace = this.o.graceSeconds ?? 7200
-    const cutoff = Date.now() - grace * 1000
+    const cutoff = this.o.clock.now() - grace * 1000
     const trees = readdirSync(join(this.o.dir, 'trees'))
       .map((name) => ({ name, st: statSync(join(this.o.dir, 'trees', name), { throwIfNoEntry: false }) }))
       .filter((t) => t.st !== undefined)

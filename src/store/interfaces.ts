@@ -11,6 +11,7 @@ import type { ContentChange } from '../pubd/content.js'
 import type { Publisher } from '../pubd/publishers.js'
 import type { ReplayState } from '../protocol/replay.js'
 import type { QuotaUsage, Usage } from '../pubd/quota.js'
+import type { RrdpDeltaInfo, RrdpState } from '../pubd/rrdp/model.js'
 
 export type { KeyStore } from '../crypto/signer.js'
 
@@ -146,21 +147,8 @@ export interface StoredObject {
   hash: string
   size: number
 }
-export interface RrdpState {
-  session: string
-  serial: number
-  snapshotPath: string
-  snapshotHash: string
-  snapshotSize: number
-  updated: string
-}
-export interface RrdpDeltaInfo {
-  serial: number
-  path: string
-  hash: string
-  size: number
-  time: string
-}
+/** The RRDP state and delta records are the RRDP model's (pubd/rrdp/model.ts); the store keeps them. */
+export type { RrdpDeltaInfo, RrdpState }
 export interface PublisherStats {
   handle: string
   objects: number

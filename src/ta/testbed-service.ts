@@ -18,7 +18,7 @@ import type { CaPublisher } from '../app/ca/ca-publisher.js'
 import type { CaService } from '../app/ca/ca-service.js'
 import type { ChildService } from '../app/ca/child-service.js'
 import type { ParentService } from '../app/ca/parent-service.js'
-import type { PublicationService } from '../app/pubd/publication-service.js'
+import type { PublisherService } from '../app/pubd/publisher-service.js'
 import type { AddChildJson, ParentResponseJson } from '../api/cas.js'
 import type { PublisherRequestJson, RepositoryResponseJson } from '../api/pubd.js'
 import { AppError } from '../errors.js'
@@ -50,7 +50,7 @@ export interface TestbedServiceDeps {
   caps: { children: number; publishers: number }
 }
 
-type SelfServiceRepository = Pick<PublicationService, 'pubdPublisherAdd' | 'pubdPublisherRemove' | 'findPublisher' | 'store'>
+type SelfServiceRepository = Pick<PublisherService, 'pubdPublisherAdd' | 'pubdPublisherRemove' | 'findPublisher' | 'store'>
 
 export class TestbedService {
   constructor(private readonly d: TestbedServiceDeps) {}

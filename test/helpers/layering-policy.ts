@@ -18,12 +18,15 @@ const LAYERS: Policy['layers'] = [
   // pubd/ holds both halves today: the pure model (publishers, content rules) and the I/O writers.
   ['pubd/publishers.ts', 'domain'],
   ['pubd/content.ts', 'domain'],
-  ['pubd/delta-retention.ts', 'domain'],
   ['pubd/publication-errors.ts', 'domain'], // RFC 8181 §2.5 codes by label: a pure table
   ['pubd/quota.ts', 'domain'], // publication quotas (issue 22): a pure rule, as content.ts
-  ['pubd/snapshot-layout.ts', 'storage'], // the RRDP writer's plan of a snapshot's byte ranges (pure, but part of the writer)
-  ['pubd/*-writer.ts', 'storage'], // rrdp-writer, rsync-writer, and durable-writer: "one durable-write module"
-  ['pubd/rrdp-*.ts', 'storage'], // the RRDP writer's parts: file tracking and cleanup, what was served before a restart
+  // RRDP as one module (design.md §6): its pure model (sessions, serials, file names, the notification, restore
+  // detection; which deltas and files are kept; the plan of a snapshot's byte ranges) is domain, the rest its I/O writer.
+  ['pubd/rrdp/model.ts', 'domain'],
+  ['pubd/rrdp/retention.ts', 'domain'],
+  ['pubd/rrdp/snapshot-layout.ts', 'domain'],
+  ['pubd/rrdp/', 'storage'], // writer.ts (the module's entry, with index.ts), files.ts, serve.ts, snapshot-copy.ts
+  ['pubd/*-writer.ts', 'storage'], // rsync-writer, rsync-tree-writer, and durable-writer: "one durable-write module"
   ['store/', 'storage'],
   ['app/', 'application'], // app/pubd/ is the publication service; app/ca-* the CA service until it moves to app/ca/
   ['ta/', 'application'],
@@ -95,10 +98,13 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'app/ca/inputs.ts', to: 'api/*.ts', why: 'checks API input with the codecs of api/cas.ts and api/pubd.ts' },
   { from: 'app/ca/ca-service.ts', to: 'api/*.ts', why: 'answers in wire JSON built with the api/ codecs (RFC 8183 requests, history limits)' },
   { from: 'app/ca/child-service.ts', to: 'api/cas.ts', why: 'answers the RFC 8183 parent response in wire JSON (parentResponseJson)' },
-  { from: 'app/pubd/publication-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
+  { from: 'app/pubd/publisher-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
-  { from: 'pubd/rrdp-writer.ts', to: 'pubd/delta-retention.ts', why: 'the writer applies the retention rule until the publication service decides it (design.md §6)' },
+  // The RRDP module's I/O half applies its pure model (design.md §6: one module, a model and a writer beside it).
+  { from: 'pubd/rrdp/', to: 'pubd/rrdp/model.ts', why: 'the RRDP writer applies the model beside it (serials, names, notification, restore)' },
+  { from: 'pubd/rrdp/', to: 'pubd/rrdp/retention.ts', why: 'the RRDP writer applies the retention rules beside it (deltas, files)' },
+  { from: 'pubd/rrdp/', to: 'pubd/rrdp/snapshot-layout.ts', why: "the RRDP writer follows the model's plan of a snapshot's byte ranges" },
 ]
 
 /** Each third-party package and the only files that may import it (style.md §5, design.md §2). */
@@ -156,8 +162,10 @@ const INFRASTRUCTURE = [
   'protocol/signed-message.ts',
   'app/pubd/message-codec.ts',
   'pubd/*-writer.ts',
+  'pubd/rrdp/writer.ts',
   'app/pubd/rsync-daemon.ts',
-  'app/pubd/publication-service.ts',
+  'app/pubd/publisher-service.ts',
+  'app/pubd/output-service.ts',
   'app/ca/ca-*.ts',
   'app/ca/*-service.ts',
   'app/ca/*-client.ts',

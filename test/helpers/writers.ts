@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import type { Test } from 'tap'
 import { decodeNotification } from '../../src/protocol/rrdp.js'
 import type { ContentChange } from '../../src/pubd/content.js'
-import { RrdpWriter } from '../../src/pubd/rrdp-writer.js'
+import { systemClock, systemRandom } from '../../src/clock.js'
+import { RrdpWriter } from '../../src/pubd/rrdp/index.js'
 import { RsyncWriter } from '../../src/pubd/rsync-writer.js'
 import { Db } from '../../src/store/db.js'
 import { PubdReader, SqlitePubdStore } from '../../src/store/pubd-store.js'
@@ -33,8 +34,8 @@ export function writersSetup(t: Test, o: WritersOptions) {
   const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
   t.teardown(() => [db, ...readers].forEach((d) => d.close()))
   const retention = { minNr: 2, minSeconds: 0, maxNr: 3, maxSeconds: 7200 }
-  const rrdp = new RrdpWriter({ dir: join(dir, 'rrdp'), baseUri: RRDP, store, reader: new PubdReader(readers[0]), now: o.now, retention, graceSeconds: 0, hold: o.hold })
-  const rsync = new RsyncWriter({ dir: join(dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(readers[1]), now: o.now, graceSeconds: o.graceSeconds ?? 0, maxTrees: o.maxTrees, hold: o.hold })
+  const rrdp = new RrdpWriter({ dir: join(dir, 'rrdp'), baseUri: RRDP, store, reader: new PubdReader(readers[0]), now: o.now, clock: systemClock, random: systemRandom, retention, graceSeconds: 0, hold: o.hold })
+  const rsync = new RsyncWriter({ dir: join(dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(readers[1]), now: o.now, clock: systemClock, graceSeconds: o.graceSeconds ?? 0, maxTrees: o.maxTrees, hold: o.hold })
   store.addPublisher({ handle: 'p', idCert: new TextEncoder().encode('cert'), baseUri: RSYNC + 'p/', created: o.now().toISOString() })
   const publish = (changes: ContentChange[]) => store.applyChanges('p', changes, o.now())
   const notification = () => decodeNotification(readFileSync(join(dir, 'rrdp', 'notification.xml')))

@@ -9,7 +9,7 @@ import type { Publisher } from '../../pubd/publishers.js'
 import type { TaskKind } from '../../store/interfaces.js'
 import type { PostOptions } from '../shared/protocol-client.js'
 
-/** The embedded publication server as a CA uses it (app/pubd/ PublicationService implements it). */
+/** The embedded publication server as a CA uses it (app/pubd/ PublisherService implements it). */
 export interface EmbeddedRepository {
   /** The registered publisher `handle`, or undefined. */
   findPublisher(handle: string): Publisher | undefined

@@ -2,7 +2,7 @@
  * The publication server's CMS codec (RFC 8181 §2, profile of RFC 6492 §3.1): replies are signed with the server's
  * identity through a MessageSigner; publishers' messages are verified against their registered identity
  * certificate. Replay protection (signing time and content digest per publisher) is protocol/replay.ts, kept by the
- * RFC 8181 endpoint in the database. The composition root builds the codec and hands it to the PublicationService.
+ * RFC 8181 endpoint in the database. The composition root builds the codec and hands it to the PublisherService.
  */
 import { createHash } from 'node:crypto'
 import { MessageSigner, unwrapMessage } from '../../protocol/signed-message.js'

@@ -1,12 +1,12 @@
 /**
- * What the PublicationService needs of its outputs: the RRDP writer (RFC 8182 files), the rsync tree writer and the
- * rsync daemon that serves the tree. The composition root builds the concrete ones (pubd/rrdp-writer.ts,
+ * What the OutputService needs of its outputs: the RRDP module (RFC 8182 files), the rsync tree writer and the
+ * rsync daemon that serves the tree. The composition root builds the concrete ones (pubd/rrdp/writer.ts,
  * pubd/rsync-writer.ts, app/pubd/rsync-daemon.ts); a test hands in fakes.
  */
-import type { CycleResult } from '../../pubd/rrdp-writer.js'
+import type { CycleResult, RrdpFile } from '../../pubd/rrdp/index.js'
 import type { RsyncCycle } from '../../pubd/rsync-writer.js'
 
-/** The RRDP files under <data_dir>/repo/rrdp/ (pubd/rrdp-writer.ts RrdpWriter). */
+/** The RRDP files under <data_dir>/repo/rrdp/: the RRDP module's entry (pubd/rrdp/ RrdpWriter). */
 export interface RrdpOutput {
   /** Bring the files in line with the database at start; why a new session was started, if one was. */
   init(): Promise<string | undefined>
@@ -23,6 +23,8 @@ export interface RrdpOutput {
   mirror(inRead?: (view: { stillPending(seqs: readonly number[]): Set<number> }) => void): Promise<boolean>
   /** The session and serial of the notification this instance serves. */
   served(): { session?: string; serial?: number }
+  /** GET /rrdp/{rel}: an RRDP file (its gzip copy when `gzip`), or undefined for any other name. */
+  file(rel: string, gzip?: boolean): RrdpFile | undefined
 }
 
 /** The rsync tree under <data_dir>/repo/rsync/ (pubd/rsync-writer.ts RsyncWriter). */

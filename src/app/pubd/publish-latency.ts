@@ -13,7 +13,7 @@
  *   committed before the read began and is either pending in it or consumed.
  */
 
-/** What the PublicationService calls; all times in milliseconds since the epoch. */
+/** What the publication services call (the publisher side through OutputService.changed, the output side); all times in milliseconds since the epoch. */
 export interface PublishObserver {
   /** A message's changes were committed and acknowledged; `seq` is the last change it recorded. */
   acked(seq: number, at: number): void

@@ -1,6 +1,6 @@
 /**
  * The RFC 8181 endpoint of the publication server: verify a publisher's CMS message (RFC 8181 §2), refuse replays
- * (protocol/replay.ts), decode the query and apply it through the PublicationService; every outcome is a reply to
+ * (protocol/replay.ts), decode the query and apply it through the PublisherService; every outcome is a reply to
  * sign, never an exception: a failure of our storage is an RFC 8181 §2.5 report saying that nothing was changed.
  * Every error reply gets its code from the table in pubd/publication-errors.ts, by our error label.
  *
@@ -25,7 +25,7 @@ export interface Rfc8181Deps {
   store: PubdStore
   codec: MessageCodec
   log: Logger
-  /** Apply a decoded query for a publisher, saving `replay` with its changes (PublicationService.publish). */
+  /** Apply a decoded query for a publisher, saving `replay` with its changes (PublisherService.publish). */
   publish(handle: string, query: PublicationQuery, replay?: ReplayState): PublicationReply
   /** Several instances on one database: the publisher's lock among them, held with the in-process one. */
   locks?: SharedLocks | undefined

@@ -2,7 +2,7 @@
  * The publication server's safety floor (issue 12, after RIPE NCC's publication server): a cycle that would leave
  * fewer objects than a minimum, or remove more than a share of them at once, is held back until an operator has
  * looked and released it (`svcc publishers release`). A mass withdrawal by a broken CA then never reaches relying
- * parties unseen. Growth is never held. Used by the PublicationService for the RRDP and rsync cycles.
+ * parties unseen. Growth is never held. Used by the OutputService for the RRDP and rsync cycles.
  */
 
 /** The settings ([repository] safety_min_objects and safety_max_shrink_percent; 0 and 100 turn them off). */

@@ -2,8 +2,9 @@
  * Publication-server routes (krill-reference.md §1.1 "Publication server"): /api/v1/pubd/… for publishers, stats
  * and session reset; POST /rfc8181/{publisher} for RFC 8181 messages (application/rpki-publication, answered
  * with a signed CMS reply); GET /rrdp/… for the RRDP files, with caching headers and conditional requests. Each
- * route makes one call of the PublicationService (deps.services.pubd); without [repository] they answer pub-repo-not-initialized
- * and /rrdp/ answers 404.
+ * route makes one call of the publication server (deps.services.pubd): its publisher side (publishers, RFC 8181,
+ * stats) or its output side (release, session reset, the RRDP files); without [repository] they answer
+ * pub-repo-not-initialized and /rrdp/ answers 404.
  */
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
@@ -21,7 +22,8 @@ const RFC8181_TYPE = 'application/rpki-publication'
 const MAX_STALE_SECONDS = 9_999_999_999
 
 export function pubdRouter(deps: HttpDeps): Router {
-  const pub = () => service(deps)
+  const pub = () => service(deps).publishers
+  const outputs = () => service(deps).outputs
   const router = new Router(ROUTER_OPTIONS)
   // Krill's list; with paging parameters (or ?stale=<seconds>) a page of richer rows (api/paging.ts).
   router.get('/api/v1/pubd/publishers', (ctx) => {
@@ -62,13 +64,13 @@ export function pubdRouter(deps: HttpDeps): Router {
   })
   router.post('/api/v1/pubd/release', async (ctx) => {
     await readNoBody(ctx)
-    await pub().pubdRelease()
+    await outputs().pubdRelease()
     ctx.status = 200
     ctx.body = ''
   })
   router.post('/api/v1/pubd/session_reset', async (ctx) => {
     await readNoBody(ctx)
-    await pub().pubdSessionReset()
+    await outputs().pubdSessionReset()
     ctx.status = 200
     ctx.body = ''
   })
@@ -83,7 +85,7 @@ export function pubdRouter(deps: HttpDeps): Router {
   return router
 }
 
-/** The publication service, or pub-repo-not-initialized when [repository] is not enabled. */
+/** The publication server's services, or pub-repo-not-initialized when [repository] is not enabled. */
 function service(deps: HttpDeps): PublicationService {
   if (!deps.services.pubd) throw new AppError('pub-repo-not-initialized')
   return deps.services.pubd
@@ -105,7 +107,7 @@ export function rrdpMiddleware(deps: HttpDeps) {
  */
 function serveRrdp(ctx: Context, deps: HttpDeps, path: string): void {
   // The publication-server BCP: compressed to clients that accept gzip (copies written with the files, not per request).
-  const file = deps.services.pubd?.rrdpFile(path, ctx.acceptsEncodings('gzip', 'identity') === 'gzip')
+  const file = deps.services.pubd?.outputs.rrdpFile(path, ctx.acceptsEncodings('gzip', 'identity') === 'gzip')
   if (!file) throw new AppError('api-unknown-resource', { path: ctx.path })
   ctx.vary('Accept-Encoding')
   ctx.set('Cache-Control', file.notification ? 'public, max-age=60' : 'public, max-age=86400, immutable')

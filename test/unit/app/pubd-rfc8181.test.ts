@@ -33,9 +33,9 @@ async function server(t: Test, dir: string, now: () => Date): Promise<Publicatio
   const messages = new MessageSigner({ idKey: serverKey, idCert: serverCert })
   messages.useEeKey(testKey(), T)
   const { service: pub, close } = buildPubdService({ dataDir: dir, db, dbPath: join(dir, 'svcd.db'), codec: new PubdCodec(messages), now })
-  await pub.start()
+  await pub.outputs.start()
   t.teardown(async () => {
-    await pub.stop()
+    await pub.outputs.stop()
     close()
     db.close()
   })
@@ -43,7 +43,7 @@ async function server(t: Test, dir: string, now: () => Date): Promise<Publicatio
 }
 
 async function send(pub: PublicationService, cms: Uint8Array, now: Date): Promise<PublicationReply> {
-  const reply = await pub.rfc8181('alice', cms)
+  const reply = await pub.publishers.rfc8181('alice', cms)
   return decodePublicationReply(unwrapMessage(reply, { idCert: serverCert, now }).xml)
 }
 
@@ -54,7 +54,7 @@ t.test('a captured publish replayed after a withdraw signed in the same second i
   const dir = tempDir(t)
   let now = new Date(T.getTime() + 400)
   const pub = await server(t, dir, () => now)
-  pub.publisherAdd({ publisherHandle: 'alice', idCert: publisherCert })
+  pub.publishers.publisherAdd({ publisherHandle: 'alice', idCert: publisherCert })
   const x = 'rsync://localhost/repo/alice/x.roa'
   const publishX = await sign({ type: 'delta', pdus: [{ type: 'publish', uri: x, content: bytes('X') }] })
   const withdrawX = await sign({ type: 'delta', pdus: [{ type: 'withdraw', uri: x, hash: sha('X') }] })
@@ -63,7 +63,7 @@ t.test('a captured publish replayed after a withdraw signed in the same second i
   const replay = await send(pub, publishX, now)
   t.equal(code(replay), 'bad_cms_signature', 'the captured publish x, replayed: refused')
   t.match(replay.type === 'error_reply' && replay.errors[0].text, /RFC 6492 §3\.1\.2: a message with this content signed at 2026-05-01T12:00:00Z was already received: replay/)
-  t.same(pub.store.listObjects('alice'), [], 'x did not come back')
+  t.same(pub.publishers.store.listObjects('alice'), [], 'x did not come back')
   t.equal(code(await send(pub, withdrawX, now)), 'bad_cms_signature', 'a replayed withdraw too')
 
   const list = await sign({ type: 'list' })
@@ -72,13 +72,13 @@ t.test('a captured publish replayed after a withdraw signed in the same second i
   const y = await sign({ type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/alice/y.roa', content: bytes('Y') }] })
   t.equal(code(await send(pub, y, now)), 'success', 'a new changing message in the same second is accepted')
 
-  // A restart: a new PublicationService on the same database still knows what it saw at 12:00:00.
-  await pub.stop()
+  // A restart: new publication services on the same database still knows what it saw at 12:00:00.
+  await pub.outputs.stop()
   now = new Date(T.getTime() + 800)
   const again = await server(t, dir, () => now)
   t.equal(code(await send(again, publishX, now)), 'bad_cms_signature', 'after a restart the replay is still refused')
   t.equal(code(await send(again, y, now)), 'bad_cms_signature')
-  t.same(again.store.listObjects('alice').map((o) => o.uri), ['rsync://localhost/repo/alice/y.roa'], 'nothing changed')
+  t.same(again.publishers.store.listObjects('alice').map((o) => o.uri), ['rsync://localhost/repo/alice/y.roa'], 'nothing changed')
   const older = await sign({ type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/alice/z.roa', content: bytes('Z') }] }, new Date(T.getTime() - 1000))
   t.equal(code(await send(again, older, now)), 'bad_cms_signature', 'a message signed a second before the newest one seen: refused')
   const next = await sign({ type: 'delta', pdus: [{ type: 'publish', uri: x, content: bytes('X') }] }, new Date(T.getTime() + 1000))
@@ -100,12 +100,12 @@ t.test('two services on one database: the replay state is read from the database
     close()
     db.close()
   })
-  a.publisherAdd({ publisherHandle: 'alice', idCert: publisherCert })
+  a.publishers.publisherAdd({ publisherHandle: 'alice', idCert: publisherCert })
   const x = 'rsync://localhost/repo/alice/x.roa'
   t.equal(code(await send(b, await sign({ type: 'list' }), now)), 'list_reply', 'B has seen alice (a list at 12:00:00)')
   const publishX = await sign({ type: 'delta', pdus: [{ type: 'publish', uri: x, content: bytes('X') }] })
   t.equal(code(await send(a, publishX, now)), 'success', 'publish x through A')
   t.equal(code(await send(a, await sign({ type: 'delta', pdus: [{ type: 'withdraw', uri: x, hash: sha('X') }] }), now)), 'success', 'withdraw x through A')
   t.equal(code(await send(b, publishX, now)), 'bad_cms_signature', 'the captured publish x, replayed through B: refused')
-  t.same(b.store.listObjects('alice'), [], 'x did not come back')
+  t.same(b.publishers.store.listObjects('alice'), [], 'x did not come back')
 })

@@ -1,13 +1,16 @@
 /**
- * The PublicationService alone (app/pubd/publication-service.ts), with fakes for exactly its collaborators: a store
- * in memory, RRDP and rsync outputs and an rsyncd that record their calls, a codec with only an identity
- * certificate, a fixed clock. Checks the JSON API methods the /api/v1/pubd routes call, and how the service drives
- * its outputs: start, a publish kicking RRDP then rsync, stop.
+ * The publication server's two services (app/pubd/publisher-service.ts and output-service.ts) alone, with fakes for
+ * exactly their collaborators: a store in memory, RRDP and rsync outputs and an rsyncd that record their calls, a
+ * codec with only an identity certificate, a fixed time and a fake clock. Checks the JSON API methods the /api/v1/pubd
+ * routes call, and how the output service drives its outputs: start, a publish kicking RRDP then rsync, stop, and a
+ * follower's poll copying the leader's serials.
  */
 import t from 'tap'
 import type { MessageCodec } from '../../../src/app/pubd/message-codec.js'
 import type { RrdpOutput, RsyncOutput, RsyncServer } from '../../../src/app/pubd/outputs.js'
-import { PublicationService } from '../../../src/app/pubd/publication-service.js'
+import { OutputService } from '../../../src/app/pubd/output-service.js'
+import { PublisherService } from '../../../src/app/pubd/publisher-service.js'
+import { systemClock } from '../../../src/clock.js'
 import { AppError } from '../../../src/errors.js'
 import { silentLogger } from '../../../src/log.js'
 import { createIdCert } from '../../../src/protocol/id-cert.js'
@@ -17,8 +20,9 @@ import type { Publisher } from '../../../src/pubd/publishers.js'
 import type { QuotaSettings } from '../../../src/pubd/quota.js'
 import type { PubdStore } from '../../../src/store/interfaces.js'
 import { toBase64 } from '../../../src/util/base64.js'
+import type { Clock } from '../../../src/util/clock.js'
+import { FakeClock } from '../../helpers/fake-clock.js'
 import { testKey } from '../../helpers/keys.js'
-import { systemClock } from '../../../src/clock.js'
 
 const T = new Date('2026-05-01T12:00:00Z')
 const idCert = createIdCert(testKey(), T)
@@ -66,6 +70,7 @@ function outputs() {
     notificationUri: () => 'https://localhost/rrdp/notification.xml',
     mirror: async () => (calls.push('rrdp.mirror'), false),
     served: () => ({ session: '2f0e7a2c-0000-4000-8000-000000000001', serial }),
+    file: () => undefined,
   }
   const rsync: RsyncOutput = {
     init: () => void calls.push('rsync.init'),
@@ -87,12 +92,32 @@ function labelOf(f: () => unknown): string | undefined {
   return undefined
 }
 
-function service(now = () => T, quotas?: QuotaSettings) {
-  const o = outputs()
+interface Build {
+  now?: () => Date
+  quotas?: QuotaSettings
+  store?: PubdStore
+  o?: ReturnType<typeof outputs>
+  clock?: Clock
+  cluster?: { leading: () => boolean; pollMs: number }
+  outputLagMaxSeconds?: number
+}
+
+/** Both services over one store, as composePublication wires them: the publisher side tells the output side. */
+function build(b: Build = {}) {
+  const o = b.o ?? outputs()
+  const store = b.store ?? memoryStore()
+  const now = b.now ?? (() => T)
+  const log = silentLogger()
+  const config = { rrdpIntervalSeconds: 0, ...(b.outputLagMaxSeconds ? { outputLagMaxSeconds: b.outputLagMaxSeconds } : {}) }
+  const out = new OutputService({ store, rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, clock: b.clock ?? systemClock, now, log, config, ...(b.cluster ? { cluster: b.cluster } : {}) })
   const codec = { idCert: ourCert } as MessageCodec
-  const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: '/nonexistent', rrdpIntervalSeconds: 0, ...(quotas ? { quotas } : {}) }
-  const pub = new PublicationService({ store: memoryStore(), rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec, now, clock: systemClock, log: silentLogger(), config })
-  return { pub, calls: o.calls }
+  const pubConfig = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', ...(b.quotas ? { quotas: b.quotas } : {}) }
+  const pub = new PublisherService({ store, output: out, codec, now, log, config: pubConfig })
+  return { pub, out, calls: o.calls }
+}
+
+function service(now = () => T, quotas?: QuotaSettings) {
+  return build({ now, ...(quotas ? { quotas } : {}) })
 }
 
 t.test('the JSON API: add, list, show, response, stale, remove', async (t) => {
@@ -129,23 +154,23 @@ t.test('the JSON API: add, list, show, response, stale, remove', async (t) => {
 })
 
 t.test('start, a publish that reaches RRDP then rsync, session reset, stop', async (t) => {
-  const { pub, calls } = service()
-  await pub.start()
-  await pub.flushed()
+  const { pub, out, calls } = service()
+  await out.start()
+  await out.flushed()
   t.same(calls.slice(0, 3), ['rrdp.init', 'rsync.init', 'daemon.start /data/repo/rsync/trees/t1'], 'outputs brought in line, rsyncd serves the current tree')
   pub.publisherAdd({ publisherHandle: 'alice', idCert })
   calls.length = 0
   const reply = pub.publish('alice', { type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/alice/a.roa', content: new Uint8Array([1]) }] })
   t.same(reply, { type: 'success' })
-  await pub.flushed()
+  await out.flushed()
   t.same(calls, ['rrdp.cycle', 'rsync.cycle'], 'an RRDP serial, then the rsync tree')
   const refused = pub.publish('alice', { type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/bob/a.roa', content: new Uint8Array([1]) }] })
   t.match(refused, { type: 'error_reply', errors: [{ code: 'permission_failure' }] }, 'outside the jail: permission_failure, by the table')
-  await pub.pubdSessionReset()
+  await out.pubdSessionReset()
   t.equal(calls.at(-1), 'rrdp.resetSession')
-  t.same(pub.outputProblems(), [], 'no output problem')
+  t.same(out.outputProblems(), [], 'no output problem')
   calls.length = 0
-  await pub.stop()
+  await out.stop()
   t.same(calls, ['rsync.save', 'daemon.stop'], 'stop saves the tree listing and stops rsyncd')
 })
 
@@ -177,13 +202,12 @@ t.test('an acknowledged change missing from RRDP or the rsync tree after the bou
     trees++
     return { files: 1, written: 1, linked: 0, failed: [] }
   }
-  const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: '/nonexistent', rrdpIntervalSeconds: 0, outputLagMaxSeconds: 60 }
-  const pub = new PublicationService({ store, rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, codec: { idCert: ourCert } as MessageCodec, now: () => new Date(now), clock: systemClock, log: silentLogger(), config })
-  await pub.start()
-  await pub.flushed()
+  const { pub, out } = build({ o, store, now: () => new Date(now), outputLagMaxSeconds: 60 })
+  await out.start()
+  await out.flushed()
   pub.publisherAdd({ publisherHandle: 'alice', idCert })
   const roa = (n: number) => ({ type: 'delta' as const, pdus: [{ type: 'publish' as const, uri: `rsync://localhost/repo/alice/${n}.roa`, content: new Uint8Array([n]) }] })
-  const labels = () => pub.outputProblems().map((p) => p.label)
+  const labels = () => out.outputProblems().map((p) => p.label)
   const until = async (what: string, ok: () => boolean) => {
     const end = Date.now() + 10_000
     while (!ok() && Date.now() < end) await new Promise((r) => setTimeout(r, 10))
@@ -198,12 +222,12 @@ t.test('an acknowledged change missing from RRDP or the rsync tree after the bou
   now += 59_000
   t.same(labels(), [], 'within the bound: no problem')
   now += 2_000
-  const [lag] = pub.outputProblems(true)
+  const [lag] = out.outputProblems(true)
   t.match(lag, { label: 'sys-rsync-lag', args: { accepted: acked, bound: '60' } }, 'past the bound: the rsync tree lags, with when the missing change was accepted')
   t.match(lag!.msg, /does not hold a change accepted at .*, more than 60 s ago/)
   open.rsync()
   await until('the tree is built', () => trees === built + 1)
-  await pub.flushed()
+  await out.flushed()
   t.same(labels(), [], 'the tree holds it: the problem is gone')
 
   close('rrdp') // now RRDP is slow: both outputs lack the change
@@ -212,9 +236,9 @@ t.test('an acknowledged change missing from RRDP or the rsync tree after the bou
   now += 61_000
   t.same(labels(), ['sys-rrdp-lag', 'sys-rsync-lag'], 'a change in neither output after the bound: both lag')
   open.rrdp()
-  await pub.flushed()
+  await out.flushed()
   t.same(labels(), [], 'both caught up')
-  await pub.stop()
+  await out.stop()
 })
 
 t.test('issue 22: the in-process path of local CAs goes through the quota; the operator takes over a self-service handle', async (t) => {
@@ -235,4 +259,31 @@ t.test('issue 22: the in-process path of local CAs goes through the quota; the o
   t.equal(labelOf(() => pub.pubdPublisherAdd({ json: { publisher_handle: 'anon', id_cert: toBase64(idCert) } }, { selfService: true })), 'pub-duplicate', 'another self-service registration of the handle: refused')
   pub.publisherAdd({ publisherHandle: 'anon', idCert })
   t.equal(pub.findPublisher('anon')?.selfService, undefined, "the operator's registration (svcc add of a CA named anon) takes the handle over")
+})
+
+t.test('on the fake clock: a follower copies the leader\'s serial at each poll, and becomes the one that writes when it leads', async (t) => {
+  const clock = new FakeClock(T.getTime())
+  let leading = false
+  const { pub, out, calls } = build({ clock, now: () => clock.date(), cluster: { leading: () => leading, pollMs: 1000 } })
+  await out.start()
+  await clock.advance(0)
+  t.same(calls.slice(0, 3), ['rsync.init', 'daemon.start /data/repo/rsync/trees/t1', 'rrdp.mirror'], 'a follower does not init RRDP: it copies')
+  calls.length = 0
+  await clock.advance(3000)
+  t.equal(calls.filter((c) => c === 'rrdp.mirror').length, 3, 'one copy per poll interval, on the injected clock')
+  t.notOk(calls.includes('rrdp.cycle'), 'never a serial of its own')
+  const refused = await out.pubdSessionReset().then(() => undefined, (e: unknown) => (e instanceof AppError ? e.label : String(e)))
+  t.equal(refused, 'sys-not-leader', 'only the leader resets the session')
+
+  leading = true
+  out.leadershipChanged()
+  pub.publisherAdd({ publisherHandle: 'alice', idCert })
+  calls.length = 0
+  t.same(pub.publish('alice', { type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/alice/a.roa', content: new Uint8Array([1]) }] }), { type: 'success' })
+  await clock.advance(0)
+  t.same(calls.slice(0, 3), ['rrdp.mirror', 'rrdp.init', 'rrdp.cycle'], "leading: the previous leader's serial copied, the files brought in line with the database, then a serial")
+  await out.stop()
+  calls.length = 0
+  await clock.advance(5000)
+  t.same(calls, [], 'stopped: the poll is cleared')
 })

@@ -66,7 +66,7 @@ async function tree(t: Test) {
     bulkIssues: () => cas.bulkIssues(),
     publishNow: (ca: string) => repo.caSyncRepo(ca),
   }
-  const objects = (handle: string) => pubd!.pubdPublisherShow(handle).current_files.map((f) => ({ uri: f.uri, content: fromBase64(f.base64), base64: f.base64 }))
+  const objects = (handle: string) => pubd!.publishers.pubdPublisherShow(handle).current_files.map((f) => ({ uri: f.uri, content: fromBase64(f.base64), base64: f.base64 }))
   await m.caFlushed('testbed')
   await cas.caAdd('ca1')
   const childReq = cas.caChildRequest('ca1')

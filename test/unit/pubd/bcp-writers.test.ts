@@ -13,8 +13,8 @@ import { decodeCrl } from '../../../src/objects/crl.js'
 import { decodeSignedObject } from '../../../src/objects/signed-object.js'
 import { decodeNotification } from '../../../src/protocol/rrdp.js'
 import type { ContentChange } from '../../../src/pubd/content.js'
-import { servedAhead } from '../../../src/pubd/rrdp-served.js'
-import { RrdpWriter } from '../../../src/pubd/rrdp-writer.js'
+import { servedOnDisk } from '../../../src/pubd/rrdp/files.js'
+import { restoreReason, RrdpWriter, type RrdpState } from '../../../src/pubd/rrdp/index.js'
 import { publishedTime, RsyncWriter } from '../../../src/pubd/rsync-writer.js'
 import { Db } from '../../../src/store/db.js'
 import { PubdReader, SqlitePubdStore } from '../../../src/store/pubd-store.js'
@@ -51,6 +51,12 @@ t.test('every RRDP file has a gzip copy with the same bytes; old copies go with 
   t.equal(files.filter((f) => f.endsWith('.gz')).length, files.filter((f) => f.endsWith('.xml')).length, 'a copy per file, none left over')
   t.equal(files.filter((f) => f.endsWith('delta.xml')).length, n.deltas.length, 'unreferenced deltas and their copies are gone')
 })
+
+/** What the directory shows was served (files.ts), judged by the model (model.ts restoreReason), as the writer's init does. */
+async function servedAhead(dir: string, state: RrdpState): Promise<string | undefined> {
+  const disk = await servedOnDisk(dir, state.session)
+  return restoreReason(state, disk.served, disk.serialDirs)
+}
 
 t.test('a database behind what was served starts a new session (RFC 9697)', async (t) => {
   const dir = tempDir(t)

@@ -9,7 +9,8 @@ import { existsSync, readFileSync, readlinkSync, statSync, readdirSync } from 'n
 import { join } from 'node:path'
 import { decodeDelta, decodeNotification, decodeSnapshot } from '../../../src/protocol/rrdp.js'
 import type { ContentChange } from '../../../src/pubd/content.js'
-import { RrdpWriter } from '../../../src/pubd/rrdp-writer.js'
+import { systemClock, systemRandom } from '../../../src/clock.js'
+import { RrdpWriter } from '../../../src/pubd/rrdp/index.js'
 import { RsyncWriter } from '../../../src/pubd/rsync-writer.js'
 import { Db } from '../../../src/store/db.js'
 import { PubdReader } from '../../../src/store/pubd-store.js'
@@ -105,7 +106,7 @@ t.test('snapshots assembled from the previous one hold exactly the current objec
   t.ok(modes.length > 20 && modes.every(Boolean), 'this writer started the session: every snapshot is assembled from its predecessor')
 
   // After a restart (a new writer, no layout in memory) the first snapshot is whole again, then assembled.
-  const again = new RrdpWriter({ dir: join(s.dir, 'rrdp'), baseUri: RRDP, store: s.store, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), retention: { minNr: 2, minSeconds: 0, maxNr: 3, maxSeconds: 7200 }, graceSeconds: 0 })
+  const again = new RrdpWriter({ dir: join(s.dir, 'rrdp'), baseUri: RRDP, store: s.store, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), clock: systemClock, random: systemRandom, retention: { minNr: 2, minSeconds: 0, maxNr: 3, maxSeconds: 7200 }, graceSeconds: 0 })
   await again.init()
   s.publish([{ type: 'publish', uri: `${RSYNC}p/new1.roa`, content: bytes('N1'), hash: sha('N1') }])
   held.set(`${RSYNC}p/new1.roa`, 'N1')
@@ -154,7 +155,7 @@ t.test('superseded snapshots: gone after the grace period even when their delta 
   }
   const run = async (opts: { graceSeconds: number; supersededSnapshotBytes?: number }) => {
     const s = setup(t)
-    const rrdp = new RrdpWriter({ dir: join(s.dir, 'rrdp'), baseUri: RRDP, store: s.store, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), retention: { minNr: 10, minSeconds: 0, maxNr: 10, maxSeconds: 7200 }, ...opts })
+    const rrdp = new RrdpWriter({ dir: join(s.dir, 'rrdp'), baseUri: RRDP, store: s.store, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), clock: systemClock, random: systemRandom, retention: { minNr: 10, minSeconds: 0, maxNr: 10, maxSeconds: 7200 }, ...opts })
     await rrdp.init()
     s.ballast()
     for (let i = 0; i < 4; i++) {
@@ -278,7 +279,7 @@ t.test('an rsync cycle with nothing new builds nothing; after a restart unchange
   t.same(await s.rsync.cycle(), { files: 2, written: 0, linked: 0, failed: [] }, 'the same content: no new tree')
   t.equal(readlinkSync(s.rsync.modulePath()), tree)
 
-  const restarted = () => new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), graceSeconds: 0 })
+  const restarted = () => new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), clock: systemClock, graceSeconds: 0 })
   s.rsync.save()
   const again = restarted()
   again.init()
@@ -328,7 +329,7 @@ t.test('one publisher whose files the file system refuses keeps its previous fil
 
   // After a restart without a saved listing the writer does not know the current tree's hashes: the files of the
   // failing publisher are still taken from the tree on disk.
-  const restarted = new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), graceSeconds: 0 })
+  const restarted = new RsyncWriter({ dir: join(s.dir, 'rsync'), baseUri: RSYNC, reader: new PubdReader(Db.openSecondary(join(s.dir, 'svcd.db'))), now: () => new Date(), clock: systemClock, graceSeconds: 0 })
   restarted.init()
   s.publish([pub('p/a.roa', 'A'), pub('p/a.roa/x.roa', 'X')])
   const r = await restarted.cycle()
@@ -338,7 +339,7 @@ t.test('one publisher whose files the file system refuses keeps its previous fil
 })
 
 t.test('RRDP heals by itself: a failed cycle leaves the changes pending, and a notification not replaced is written next time', async (t) => {
-  // Issue 10 defect 3: after a write failure (a full disk) the next cycle, which the PublicationService runs by itself, must
+  // Issue 10 defect 3: after a write failure (a full disk) the next cycle, which the OutputService runs by itself, must
   // bring RRDP to everything accepted. The failures are staged with obstacles in the file system.
   const s = setup(t)
   await s.rrdp.init()

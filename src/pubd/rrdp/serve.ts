@@ -1,10 +1,11 @@
 /**
- * Serving the RRDP files (RFC 8182) under GET /rrdp/: only current file names (the notification, and snapshots and
- * deltas by session/serial/random), opened before they are looked at, since the RRDP writer replaces the
- * notification by a rename at any moment. Used by the PublicationService.
+ * Serving the RRDP files (RFC 8182) under GET /rrdp/: only the names model.ts admits (the notification, and snapshots
+ * and deltas by session/serial/random), opened before they are looked at, since the RRDP writer replaces the
+ * notification by a rename at any moment. Reached through the writer (RrdpWriter.file), which the output service calls.
  */
 import { closeSync, createReadStream, fstatSync, openSync, type ReadStream } from 'node:fs'
 import { join } from 'node:path'
+import { isServedName } from './model.js'
 
 export interface RrdpFile {
   stream: ReadStream
@@ -16,14 +17,12 @@ export interface RrdpFile {
   encoding: 'gzip' | 'identity'
 }
 
-const RRDP_PATH = /^(notification\.xml|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\/[1-9][0-9]{0,15}\/[0-9a-f]{16}\/(snapshot|delta)\.xml)$/
-
 /**
  * The file `rel` under `dir`, or undefined for anything that is not a current RRDP file name or not a file. With
  * `gzip`, its compressed copy when there is one (files written before copies existed have none: the plain file then).
  */
 export function openRrdpFile(dir: string, rel: string, gzip = false): RrdpFile | undefined {
-  if (!RRDP_PATH.test(rel)) return undefined
+  if (!isServedName(rel)) return undefined
   if (gzip) {
     const file = openFile(join(dir, `${rel}.gz`), rel, 'gzip')
     if (file) return file

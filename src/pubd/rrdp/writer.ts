@@ -1,26 +1,30 @@
 /**
- * RRDP output of the publication server (RFC 8182; design.md "Publication server"): each cycle turns the changes
- * accepted since the last serial into one delta plus a new snapshot under <dir>/<session>/<serial>/<random>/, records
- * the serial in the database, and then replaces notification.xml by an atomic rename, so a reader never sees a
- * notification that points at a missing file. Old files are removed by the retention rules of krill-reference.md §3.
- * A new snapshot is assembled from the previous one: unchanged elements are copied from its file as byte ranges, and
- * only changed objects are read and encoded, so its cost is a copy of the file, not a read and encoding of every
- * object. The layout that makes this possible lives in memory; after a start, the first snapshot is built whole.
+ * The I/O half of the RRDP module (RFC 8182; design.md "Publication server", §6, §7), and the module's one entry for
+ * the publication service: each cycle turns the changes accepted since the last serial into one delta plus a new
+ * snapshot under <dir>/<session>/<serial>/<random>/, records the serial in the database, and then replaces
+ * notification.xml by an atomic rename, so a reader never sees a notification that points at a missing file; an
+ * instance that does not lead copies the leader's serial from the database instead (`mirror`). What a serial, a
+ * session, a notification and a restore are is decided by the pure model beside it (model.ts, retention.ts); the
+ * files on disk are tracked and removed by files.ts, served by serve.ts. A new snapshot is assembled from the
+ * previous one (snapshot-copy.ts); the layout that makes this possible lives in memory, so after a start the first
+ * snapshot is built whole.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto'
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
+import { createHash } from 'node:crypto'
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
-import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks, encodeSnapshotElement, snapshotHead, SNAPSHOT_TAIL } from '../protocol/rrdp.js'
-import type { PubdReader, PubdView } from '../store/pubd-store.js'
-import { retainDeltas, type RrdpRetention } from './delta-retention.js'
-import { RrdpFiles } from './rrdp-cleanup.js'
-import { deltaElements } from './rrdp-delta.js'
-import { addElement, COPY_BYTES, emptyLayout, planCopy, type SnapshotLayout } from './snapshot-layout.js'
-import { servedAhead } from './rrdp-served.js'
-import { fsyncDir, readFully, writeAll, writeDurably, writeGzip } from './durable-writer.js'
-import type { PubdStore, RrdpDeltaInfo, RrdpFileStore, RrdpState } from '../store/interfaces.js'
+import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks } from '../../protocol/rrdp.js'
+import type { PubdReader, PubdView } from '../../store/pubd-store.js'
+import type { PubdStore, RrdpFileStore } from '../../store/interfaces.js'
+import type { Clock, Random } from '../../util/clock.js'
+import { fsyncDir, writeDurably, writeGzip } from '../durable-writer.js'
+import { RrdpFiles, servedOnDisk } from './files.js'
+import { deltaElements, firstSerial, floorCounts, nextSerial, notificationOf, referencedFiles, restoreReason, serialDir, servedKey, sessionId, SERIAL_DIR_RANDOM_BYTES, type RrdpState } from './model.js'
+import type { RrdpRetention } from './retention.js'
+import { openRrdpFile, type RrdpFile } from './serve.js'
+import { copySnapshot } from './snapshot-copy.js'
+import { addElement, emptyLayout, type SnapshotLayout } from './snapshot-layout.js'
 
 export interface RrdpWriterOptions {
   /** <data_dir>/repo/rrdp, and https://…/rrdp/ (ends with '/') */
@@ -29,7 +33,12 @@ export interface RrdpWriterOptions {
   store: PubdStore
   reader: PubdReader
   retention: RrdpRetention
+  /** The service's time: recorded with serials and deltas, and the delta retention's `now`. */
   now: () => Date
+  /** The files' ages for cleanup (like the mtimes of files found on disk after a start). */
+  clock: Pick<Clock, 'now'>
+  /** Session ids and the random part of file names. */
+  random: Pick<Random, 'bytes'>
   /** Seconds an unreferenced file stays on disk, so readers of the previous notification can finish. */
   graceSeconds?: number
   /** Superseded snapshots kept within the grace period, together at most this many bytes (newest first). */
@@ -83,7 +92,7 @@ export class RrdpWriter {
 
   constructor(options: RrdpWriterOptions) {
     this.o = options
-    this.files = new RrdpFiles(options.dir)
+    this.files = new RrdpFiles(options.dir, options.clock)
   }
 
   /**
@@ -95,7 +104,7 @@ export class RrdpWriter {
   async init(): Promise<string | undefined> {
     await mkdir(this.o.dir, { recursive: true })
     const state = this.o.store.rrdpState()
-    const why = !state ? 'no session yet' : (await servedAhead(this.o.dir, state)) ?? ((await this.filesPresent(state)) ? undefined : 'files of the current serial are missing')
+    const why = !state ? 'no session yet' : (await this.restored(state)) ?? ((await this.filesPresent(state)) ? undefined : 'files of the current serial are missing')
     if (why) {
       await this.resetSession()
       return why
@@ -103,6 +112,12 @@ export class RrdpWriter {
     await this.writeNotification()
     await this.cleanup()
     return undefined
+  }
+
+  /** Why the files on disk show more than the database holds (restored from a backup), or undefined (model.ts). */
+  private async restored(state: RrdpState): Promise<string | undefined> {
+    const disk = await servedOnDisk(this.o.dir, state.session)
+    return restoreReason(state, disk.served, disk.serialDirs)
   }
 
 
@@ -133,19 +148,18 @@ export class RrdpWriter {
       if (seqs.length === 0) return undefined
       const elements = deltaElements(view, before)
       if (elements.length === 0) return { state, seqs, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0 }
-      const after = view.count()
-      const added = elements.filter((e) => e.type === 'publish' && !e.hash).length
-      const held = this.o.hold?.(after - added + (elements.length - elements.filter((e) => e.type === 'publish').length), after)
+      const counts = floorCounts(view.count(), elements)
+      const held = this.o.hold?.(counts.before, counts.after)
       if (held) return { state, seqs, serial: state.serial, snapshot: undefined, delta: undefined, elements: 0, held }
       const serial = state.serial + 1
-      const rel = `${state.session}/${serial}/${randomBytes(8).toString('hex')}`
+      const rel = serialDir(state.session, serial, this.o.random.bytes(SERIAL_DIR_RANDOM_BYTES))
       this.partial = rel
       const delta = await this.writeFile(join(rel, 'delta.xml'), encodeDeltaChunks({ sessionId: state.session, serial, elements }))
       const path = join(rel, 'snapshot.xml')
       const layout = emptyLayout(path)
       const previous = await this.previousSnapshot(state)
       const head = { sessionId: state.session, serial }
-      const snapshot = previous ? await this.copySnapshot(path, previous, head, before, view, layout) : await this.writeFile(path, this.snapshotWhole(head, view, layout))
+      const snapshot = previous ? await this.copied(path, previous, head, before, view, layout) : await this.writeFile(path, this.snapshotWhole(head, view, layout))
       layout.size = snapshot.size
       return { state, seqs, serial, snapshot: { rel, ...snapshot }, delta: { rel, ...delta }, elements: elements.length, layout, incremental: previous !== undefined }
     })
@@ -157,11 +171,8 @@ export class RrdpWriter {
       this.o.store.recordSerial(result.state, undefined, result.seqs, [])
       return { serial: result.serial, elements: 0, snapshotBytes: 0, incremental: false, consumed: result.seqs }
     }
-    const state: RrdpState = { session: result.state.session, serial: result.serial, snapshotPath: join(result.snapshot.rel, 'snapshot.xml'), snapshotHash: result.snapshot.hash, snapshotSize: result.snapshot.size, updated: now.toISOString() }
-    const delta: RrdpDeltaInfo = { serial: result.serial, path: join(result.delta.rel, 'delta.xml'), hash: result.delta.hash, size: result.delta.size, time: now.toISOString() }
-    const all = [delta, ...this.o.store.rrdpDeltas()]
-    const keep = retainDeltas(all, state.snapshotSize, this.o.retention, now)
-    const drop = all.filter((d) => !keep.includes(d)).map((d) => d.serial)
+    const written = { snapshot: { ...result.snapshot, path: join(result.snapshot.rel, 'snapshot.xml') }, delta: { ...result.delta, path: join(result.delta.rel, 'delta.xml') } }
+    const { state, delta, keep, drop } = nextSerial(result.state, written, this.o.store.rrdpDeltas(), this.o.retention, now)
     const record = () => this.o.store.recordSerial(state, delta, result.seqs, drop)
     await this.recorded(record, [delta.path, state.snapshotPath], [state.snapshotPath, ...keep.map((d) => d.path)])
     this.partial = undefined
@@ -179,93 +190,29 @@ export class RrdpWriter {
     return st?.size === l.size ? l : undefined
   }
 
+  /** The new snapshot assembled from the previous one (snapshot-copy.ts), noted for cleanup. */
+  private async copied(rel: string, previous: SnapshotLayout, head: { sessionId: string; serial: number }, changed: ReadonlyMap<string, unknown>, view: PubdView, layout: SnapshotLayout): Promise<{ hash: string; size: number }> {
+    const written = await copySnapshot(this.o.dir, rel, previous, head, changed, view, layout)
+    this.files.written(rel, written.size)
+    return written
+  }
+
   /** Every object read and encoded, its place noted in `layout`. */
   private snapshotWhole(head: { sessionId: string; serial: number }, view: PubdView, layout: SnapshotLayout): Iterable<Buffer> {
     return encodeSnapshotChunks({ ...head, publishes: view.all() }, { onElement: (uri, offset, length) => addElement(layout, uri, offset, length) })
   }
 
-  /**
-   * Write the new snapshot from the previous one: its elements for URIs that did not change, copied from its file,
-   * then the objects that changed (and still exist) encoded anew; places noted in `layout`. The result holds exactly
-   * the current objects (RFC 8182 §3.5.2.3): every change since the previous serial is in `changed`, and everything
-   * else is as it was. The copy is pipelined over windows of the previous file in three reused buffers (fresh ones
-   * cost a page fault per 4 KiB, more than the copy itself): reading window i+1 and writing window i-1 overlap with
-   * hashing window i.
-   */
-  private async copySnapshot(rel: string, previous: SnapshotLayout, head: { sessionId: string; serial: number }, changed: ReadonlyMap<string, unknown>, view: PubdView, layout: SnapshotLayout): Promise<{ hash: string; size: number }> {
-    const hash = createHash('sha256')
-    let size = 0
-    const hashed = (pieces: Buffer[]) => {
-      for (const p of pieces) {
-        hash.update(p)
-        size += p.length
-      }
-      return pieces
-    }
-    const start = Buffer.from(snapshotHead(head), 'utf8')
-    const windows = planCopy(previous, changed, start.length, layout)
-    const src = await open(join(this.o.dir, previous.path), 'r')
-    const out = await open(join(this.o.dir, rel), 'w', 0o644).catch(async (e: unknown) => {
-      await src.close()
-      throw e
-    })
-    const buffers: Buffer[] = [Buffer.alloc(0), Buffer.alloc(0), Buffer.alloc(0)]
-    const readWindow = async (i: number): Promise<Buffer> => {
-      const w = windows[i]
-      if (buffers[i % 3].length < w.to - w.from) buffers[i % 3] = Buffer.allocUnsafe(Math.max(COPY_BYTES, w.to - w.from))
-      await readFully(src, buffers[i % 3], w.to - w.from, w.from)
-      return buffers[i % 3]
-    }
-    // A read or write in flight may fail while another is awaited: each is awaited in turn, and marked handled here
-    // so that the failure surfaces there rather than as an unhandled rejection.
-    const inFlight = <T>(p: Promise<T>): Promise<T> => (p.catch(() => undefined), p)
-    let reading: Promise<Buffer> | undefined
-    let writing: Promise<void> = inFlight(writeAll(out, hashed([start])))
-    try {
-      reading = windows.length ? inFlight(readWindow(0)) : undefined
-      for (let i = 0; i < windows.length; i++) {
-        const buf = await reading!
-        // Buffer (i + 1) % 3 last held window i - 2, whose write was awaited before window i - 1's began.
-        reading = i + 1 < windows.length ? inFlight(readWindow(i + 1)) : undefined
-        const w = windows[i]
-        const pieces = hashed(w.keep.map(([offset, length]) => buf.subarray(offset - w.from, offset - w.from + length)))
-        await writing
-        writing = inFlight(writeAll(out, pieces))
-      }
-      await writing
-      let pos = size
-      const fresh: Buffer[] = []
-      for (const uri of changed.keys()) {
-        const object = view.object(uri)
-        if (!object) continue
-        const element = encodeSnapshotElement(uri, object.content)
-        addElement(layout, uri, pos, element.length)
-        pos += element.length
-        fresh.push(element)
-      }
-      fresh.push(Buffer.from(SNAPSHOT_TAIL, 'utf8'))
-      await writeAll(out, hashed(fresh))
-      await out.sync()
-      this.files.written(rel, size)
-      return { hash: hash.digest('hex'), size }
-    } finally {
-      await Promise.allSettled([reading, writing])
-      await src.close()
-      await out.close()
-    }
-  }
-
   /** A new session with a random UUID and serial 1: one snapshot of everything, no deltas (RFC 8182 §3.3.2); the seqs it consumed. */
   async resetSession(): Promise<readonly number[]> {
-    const session = randomUUID()
+    const session = sessionId(this.o.random.bytes(16))
     const consumedSeqs = await this.o.reader.read(async (view) => {
       const consumed = view.pending().seqs
-      const rel = `${session}/1/${randomBytes(8).toString('hex')}`
+      const rel = serialDir(session, 1, this.o.random.bytes(SERIAL_DIR_RANDOM_BYTES))
       const layout = emptyLayout(join(rel, 'snapshot.xml'))
       const snapshot = await this.writeFile(layout.path, this.snapshotWhole({ sessionId: session, serial: 1 }, view, layout))
       layout.size = snapshot.size
       await this.writeGzip(layout.path)
-      const state: RrdpState = { session, serial: 1, snapshotPath: layout.path, snapshotHash: snapshot.hash, snapshotSize: snapshot.size, updated: this.o.now().toISOString() }
+      const state = firstSerial(session, { path: layout.path, ...snapshot }, this.o.now())
       await this.recorded(() => this.o.store.resetSession(state, consumed), [layout.path], [layout.path])
       this.layout = layout
       return consumed
@@ -301,7 +248,7 @@ export class RrdpWriter {
     const got = await this.o.reader.read(async (view) => {
       inRead?.(view)
       const state = view.state()
-      if (!state || this.notified === `${state.session}/${state.serial}`) return undefined
+      if (!state || this.notified === servedKey(state)) return undefined
       const deltas = view.deltas()
       for (const f of [{ path: state.snapshotPath, hash: state.snapshotHash }, ...deltas]) {
         if (await stat(join(this.o.dir, f.path)).catch(() => undefined)) continue
@@ -330,14 +277,14 @@ export class RrdpWriter {
     return `${this.o.baseUri}notification.xml`
   }
 
+  /** GET /rrdp/{rel}: a file this writer wrote (its gzip copy when `gzip`), or undefined for any other name (serve.ts). */
+  file(rel: string, gzip = false): RrdpFile | undefined {
+    return openRrdpFile(this.o.dir, rel, gzip)
+  }
+
   /** Write notification.xml from the database state: temp file, fsync, rename, fsync the directory. */
   private async writeNotification(state = this.o.store.rrdpState()!, deltas = this.o.store.rrdpDeltas()): Promise<void> {
-    const xml = encodeNotification({
-      sessionId: state.session,
-      serial: state.serial,
-      snapshot: { uri: this.uri(state.snapshotPath), hash: state.snapshotHash },
-      deltas: deltas.map((d) => ({ serial: d.serial, uri: this.uri(d.path), hash: d.hash })),
-    })
+    const xml = encodeNotification(notificationOf(state, deltas, this.o.baseUri))
     const plain = Buffer.from(xml, 'utf8')
     // The compressed copy first: either one is a valid notification, and both name files that stay for the grace period.
     const tmpGz = join(this.o.dir, 'notification.xml.gz.tmp')
@@ -347,19 +294,15 @@ export class RrdpWriter {
     await writeDurably(tmp, [plain])
     await rename(tmp, join(this.o.dir, 'notification.xml'))
     await fsyncDir(this.o.dir)
-    this.notified = `${state.session}/${state.serial}`
+    this.notified = servedKey(state)
   }
 
   /** When a serial was recorded but writing its notification failed, write it now (and clean up after it). */
   private async repairNotification(): Promise<void> {
     const state = this.o.store.rrdpState()
-    if (!state || this.notified === `${state.session}/${state.serial}`) return
+    if (!state || this.notified === servedKey(state)) return
     await this.writeNotification()
     await this.cleanup()
-  }
-
-  private uri(rel: string): string {
-    return this.o.baseUri + rel.split('\\').join('/')
   }
 
   private async writeFile(rel: string, chunks: Iterable<Buffer> | AsyncIterable<Buffer>): Promise<{ hash: string; size: number }> {
@@ -391,10 +334,9 @@ export class RrdpWriter {
     return true
   }
 
-  /** Remove what the notification no longer references, once older than the grace period (rrdp-cleanup.ts). */
+  /** Remove what the notification no longer references, once older than the grace period (retention.ts, files.ts). */
   private async cleanup(graceSeconds = this.o.graceSeconds ?? 120): Promise<void> {
-    const state = this.o.store.rrdpState()!
-    const referenced = new Set([state.snapshotPath, ...this.o.store.rrdpDeltas().map((d) => d.path)].flatMap((p) => [p, `${p}.gz`]).map((p) => p.split('\\').join('/')))
+    const referenced = referencedFiles(this.o.store.rrdpState()!, this.o.store.rrdpDeltas())
     await this.files.cleanup({ referenced, graceSeconds, supersededSnapshotBytes: this.o.supersededSnapshotBytes ?? SUPERSEDED_SNAPSHOT_BYTES })
   }
 }

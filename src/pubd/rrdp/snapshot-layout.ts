@@ -1,6 +1,6 @@
 /**
  * Where each element of a snapshot file sits (its layout), and the plan for assembling the next snapshot from the
- * previous file: windows of byte ranges to copy for the elements that did not change (used by rrdp-writer.ts).
+ * previous file: windows of byte ranges to copy for the elements that did not change (used by snapshot-copy.ts and writer.ts). Pure: part of the RRDP model.
  */
 
 /** Where each `<publish>` element of a snapshot file sits, in file order: its URI, offset and length. */

@@ -1,5 +1,5 @@
 /**
- * Serving RRDP files (PublicationService.rrdpFile): the size, ETag and bytes all come from one file, even when the
+ * Serving RRDP files (src/pubd/rrdp/serve.ts, reached through RrdpWriter.file and OutputService.rrdpFile): the size, ETag and bytes all come from one file, even when the
  * notification is replaced by a rename between the lookup and the reading (as the RRDP writer does at any moment).
  * Taking the size from the name and opening it later sent a Content-Length of one file with bytes of another: a
  * relying party got a cut-off notification.
@@ -9,12 +9,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { ReadStream } from 'node:fs'
-import { silentLogger } from '../../../src/log.js'
-import type { MessageCodec } from '../../../src/app/pubd/message-codec.js'
-import type { RrdpOutput, RsyncOutput } from '../../../src/app/pubd/outputs.js'
-import { PublicationService } from '../../../src/app/pubd/publication-service.js'
-import type { PubdStore } from '../../../src/store/interfaces.js'
-import { systemClock } from '../../../src/clock.js'
+import { openRrdpFile } from '../../../../src/pubd/rrdp/serve.js'
 
 function read(stream: ReadStream): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -28,9 +23,8 @@ t.test('a notification replaced while it is being served: size and bytes are of 
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const rrdp = join(dir, 'repo', 'rrdp')
   mkdirSync(rrdp, { recursive: true })
-  // Serving reads the files only: the store, the writers and the codec are never called (and never started).
-  const config = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', rrdpDir: rrdp, rrdpIntervalSeconds: 0 }
-  const pub = new PublicationService({ store: {} as PubdStore, rrdp: {} as RrdpOutput, rsync: {} as RsyncOutput, daemon: undefined, codec: {} as MessageCodec, now: () => new Date(), clock: systemClock, log: silentLogger(), config })
+  // Serving reads the files only: no writer, store or service is involved.
+  const pub = { rrdpFile: (rel: string) => openRrdpFile(rrdp, rel) }
   const older = '<notification serial="1"/>\n'
   const newer = `<notification serial="2">${'<delta/>'.repeat(100)}</notification>\n`
 

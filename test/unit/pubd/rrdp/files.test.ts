@@ -1,9 +1,10 @@
-/** The RRDP directory's cleanup (src/pubd/rrdp-cleanup.ts): one walk after a start, then the writer's own record. */
+/** The RRDP directory's cleanup (src/pubd/rrdp/files.ts): one walk after a start, then the writer's own record. */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { RrdpFiles } from '../../../src/pubd/rrdp-cleanup.js'
+import { systemClock } from '../../../../src/clock.js'
+import { RrdpFiles } from '../../../../src/pubd/rrdp/files.js'
 
 function put(dir: string, rel: string, bytes: number, ageSeconds = 0): void {
   mkdirSync(join(dir, rel, '..'), { recursive: true })
@@ -22,7 +23,7 @@ t.test('after a start: what an earlier process left is found once, and removed b
   put(dir, 's2/3/dd/snapshot.xml', 100, 0) // current
   mkdirSync(join(dir, 's2/9/ee'), { recursive: true }) // left empty by a process that stopped halfway
   writeFileSync(join(dir, 'notification.xml'), '')
-  const files = new RrdpFiles(dir)
+  const files = new RrdpFiles(dir, systemClock)
   await files.cleanup({ referenced: new Set(['s2/1/bb/delta.xml', 's2/3/dd/snapshot.xml']), graceSeconds: 120, supersededSnapshotBytes: 1e9 })
   t.notOk(existsSync(join(dir, 's1')), 'the old session is gone')
   t.notOk(existsSync(join(dir, 's2/1/bb/snapshot.xml')), 'an old unreferenced snapshot is gone')
@@ -36,7 +37,7 @@ t.test('after a start: what an earlier process left is found once, and removed b
 t.test('while running: files the writer reported are removed without walking the directory', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-rrdp-cleanup-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const files = new RrdpFiles(dir)
+  const files = new RrdpFiles(dir, systemClock)
   await files.cleanup({ referenced: new Set(), graceSeconds: 0, supersededSnapshotBytes: 1e9 }) // the walk: nothing yet
   put(dir, 's/1/a/snapshot.xml', 100)
   files.written('s/1/a/snapshot.xml', 100)

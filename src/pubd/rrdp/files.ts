@@ -1,65 +1,52 @@
 /**
- * The files of the RRDP directory (<dir>/<session>/<serial>/<random>/<file>) and their removal once no notification
- * references them (krill-reference.md §3, design.md "Publication server"). The directory is walked once, at the
+ * The files of the RRDP directory (<dir>/<session>/<serial>/<random>/<file>) on disk: their removal once no
+ * notification references them (retention.ts chooses; krill-reference.md §3, design.md "Publication server"), and
+ * what an earlier process served (the restore detection of model.ts reads it). The directory is walked once, at the
  * first cleanup after a start; from then on the writer reports every file it writes, so a cleanup works from memory
  * and touches the disk only for what it removes. Walking every serial's directory at each cycle cost a readdir and
  * a stat per file kept within the retention, at every serial: the largest share of the writer's time for a
  * repository that changes every second.
  */
-import { readdir, rm, stat } from 'node:fs/promises'
+import { readdir, readFile, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
+import { promisify } from 'node:util'
+import { gunzip } from 'node:zlib'
+import type { Clock } from '../../util/clock.js'
+import { notificationHead, slashes } from './model.js'
+import { filesToRemove, type FileRetention, type KnownFile } from './retention.js'
 
-interface TrackedFile {
-  /** Milliseconds since the epoch on the real clock, like the mtimes the walk reads. */
-  mtimeMs: number
-  size: number
-}
-
-export interface CleanupOptions {
-  /** Files that the notification references: kept whatever their age. Relative paths with '/'. */
-  referenced: ReadonlySet<string>
-  /** Unreferenced files older than this go. */
-  graceSeconds: number
-  /** Superseded snapshots within the grace period, together at most this many bytes (newest kept). */
-  supersededSnapshotBytes: number
-}
+const gunzipAsync = promisify(gunzip)
 
 export class RrdpFiles {
-  private readonly files = new Map<string, TrackedFile>()
+  /** Times are the clock's milliseconds (those of files found by the walk are their mtimes). */
+  private readonly files = new Map<string, KnownFile>()
   private walked = false
 
-  constructor(private readonly dir: string) {}
+  constructor(
+    private readonly dir: string,
+    private readonly clock: Pick<Clock, 'now'>,
+  ) {}
 
   /** A file the writer has just written (relative path with '/'). */
   written(rel: string, size: number): void {
-    this.files.set(normalise(rel), { mtimeMs: Date.now(), size })
+    this.files.set(slashes(rel), { mtimeMs: this.clock.now(), size })
   }
 
   /** Everything under the directory `rel` is gone (a failed cycle removed what it wrote). */
   removedDir(rel: string): void {
-    const prefix = normalise(rel).replace(/\/?$/, '/')
+    const prefix = slashes(rel).replace(/\/?$/, '/')
     for (const path of this.files.keys()) if (path.startsWith(prefix)) this.files.delete(path)
   }
 
   /**
-   * Remove what is not referenced once it is older than the grace period, so that readers of an earlier
-   * notification can still fetch it; superseded snapshots go sooner when together they exceed the budget (the newest
-   * are kept). A download in progress is not cut short: an open file outlives its name. Directories left empty go
-   * too, and so do old sessions.
+   * Remove what retention.ts chooses: unreferenced files past the grace period, superseded snapshots beyond the budget.
+   * A download in progress is not cut short: an open file outlives its name. Directories left empty go too, and so
+   * do old sessions.
    */
-  async cleanup(o: CleanupOptions): Promise<void> {
+  async cleanup(o: FileRetention): Promise<void> {
     if (!this.walked) await this.walk()
-    const cutoff = Date.now() - o.graceSeconds * 1000
-    const superseded: { path: string; mtimeMs: number; size: number }[] = []
     const emptied = new Set<string>()
-    for (const [path, f] of [...this.files]) {
-      if (o.referenced.has(path)) continue
-      if (f.mtimeMs < cutoff) await this.remove(path, emptied)
-      else if (path.endsWith('/snapshot.xml')) superseded.push({ path, ...f })
-    }
-    superseded.sort((a, b) => b.mtimeMs - a.mtimeMs)
-    let kept = 0
-    for (const f of superseded) if ((kept += f.size) > o.supersededSnapshotBytes) await this.remove(f.path, emptied)
+    for (const path of filesToRemove(this.files, o, this.clock.now())) await this.remove(path, emptied)
     for (const dir of emptied) {
       const [session, serial, random] = dir.split('/')
       await rmdirIfEmpty(join(this.dir, session, serial, random))
@@ -99,11 +86,32 @@ export class RrdpFiles {
   }
 }
 
-function normalise(rel: string): string {
-  return rel.split('\\').join('/')
-}
-
 async function rmdirIfEmpty(dir: string): Promise<void> {
   const entries = await readdir(dir).catch(() => undefined)
   if (entries && entries.length === 0) await rm(dir, { recursive: true, force: true })
+}
+
+/**
+ * What the directory shows was served before this process (read at start-up, for model.ts restoreReason): the heads
+ * of the notification files (plain and gzip; unreadable ones left out), and the serial directories of `session`.
+ */
+export async function servedOnDisk(dir: string, session: string): Promise<{ served: { session: string; serial: number }[]; serialDirs: string[] }> {
+  const served: { session: string; serial: number }[] = []
+  for (const name of ['notification.xml', 'notification.xml.gz']) {
+    const head = await readHead(join(dir, name))
+    if (head) served.push(head)
+  }
+  const serialDirs = await readdir(join(dir, session)).catch(() => [] as string[])
+  return { served, serialDirs }
+}
+
+/** The session and serial of a notification file (plain or gzip), or undefined when there is none or it is unreadable. */
+async function readHead(path: string): Promise<{ session: string; serial: number } | undefined> {
+  try {
+    let bytes = await readFile(path)
+    if (path.endsWith('.gz')) bytes = await gunzipAsync(bytes)
+    return notificationHead(bytes.subarray(0, 1024).toString('utf8'))
+  } catch {
+    return undefined
+  }
 }
