@@ -22,7 +22,7 @@ import { ParentService } from './app/ca/parent-service.js'
 import type { EmbeddedRepository, TaskScheduling } from './app/ca/ports.js'
 import { RepoClient } from './app/ca/repo-client.js'
 import { RepoService } from './app/ca/repo-service.js'
-import { RoutesView } from './app/ca/routes-view.js'
+import { RoasView } from './app/ca/roas-view.js'
 import { ChildExchanges } from './app/metrics/metrics-snapshot.js'
 import { MetricsService } from './app/metrics/metrics-service.js'
 import { PubdCodec, type MessageCodec } from './app/pubd/message-codec.js'
@@ -49,7 +49,7 @@ import { RrdpWriter } from './pubd/rrdp/index.js'
 import { SafetyFloor } from './app/pubd/safety-floor.js'
 import { RsyncWriter } from './pubd/rsync-writer.js'
 import { Db } from './store/db.js'
-import type { ClusterStore, KeyStore, PubdStore, RrdpFileStore, SharedLocks, Stores } from './store/interfaces.js'
+import type { ClusterStore, KeyStore, PublicationStore, RrdpFileStore, SharedLocks, Stores } from './store/interfaces.js'
 import { KeyEncryptionKey } from './store/kek.js'
 import { FileKeyStore } from './store/key-store.js'
 import { PgClusterStore, PgRrdpFiles } from './store/pg-cluster.js'
@@ -59,7 +59,7 @@ import { PgKeyStore } from './store/pg-key-store.js'
 import { createPostgresStores } from './store/postgres.js'
 import { PubdReader } from './store/pubd-store.js'
 import { StoreError, type SqlDb } from './store/sql.js'
-import { createSqliteStores } from './store/sqlite.js'
+import { createSqlStores } from './store/sql-stores.js'
 import { TaKeyRollService } from './ta/ta-keyroll-service.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
@@ -154,7 +154,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
 
   // Metrics (GET /metrics): read from the stores at scrape time; told of publishes, child exchanges and requests.
   const metrics = new MetricsService({
-    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, pubd: config.repository.enabled ? stores.pubd : undefined, children: new ChildExchanges(clock) },
+    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: config.repository.enabled ? stores.publication : undefined, children: new ChildExchanges(clock) },
     leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
@@ -191,7 +191,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // The CA service and its collaborators.
   const commands = new CaCommands({ store: stores.cas, signer, now, random, locks: caLocks, timing: { childCertValidSeconds: t.child_cert_valid_seconds, childCertReissueBeforeSeconds: t.child_cert_reissue_before_seconds } })
   const signers = new MessageSigners((idKey, idCert) => new MessageSigner({ idKey: signer.signingKey(idKey), idCert: fromBase64(idCert), newEeKey: () => signer.oneOffKey() }))
-  const repoClient = new RepoClient({ pub: embedded, signers, post: postMessage, now, postLimit: config.post_limit_rfc8181 })
+  const repoClient = new RepoClient({ publication: embedded, signers, post: postMessage, now, postLimit: config.post_limit_rfc8181 })
   let parents: ParentService | undefined
   let cas: CaService | undefined
   const publisher = new CaPublisher({
@@ -225,22 +225,22 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // What follows every CA command, whoever runs it (app/ca/follow-ups.ts): it registers with `commands`.
   const followUps = new CaFollowUps({ commands, publisher, parents, tasks, log })
   const children = new ChildService({ commands, server: childServer, now, serviceUri: config.service_uri, ...(suspension ? { suspension } : {}) })
-  const routes = new RoutesView({ commands, objects: stores.objects })
+  const roas = new RoasView({ commands, objects: stores.objects })
   // BGP announcements (RIS whois dumps) for the ROA analysis, loaded in a worker thread: never waited for.
   const ris = config.bgp_riswhois_enabled
     ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, clock, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
-  const pubProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
+  const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
   cas = new CaService({
-    commands, publisher, followUps, parents, children, repo: repoClient, routes, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, pub: embedded,
-    pubProblems: () => pubProblems(true), signer, now, log, bgp: () => ris?.current(),
+    commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
+    publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(),
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
-  const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, pub: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
-  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, pubProblems: () => pubProblems(false) })
+  const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
+  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false) })
 
   const stopCas = async () => {
     await cluster?.stop()
@@ -252,7 +252,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await caLocks?.close()
   }
   return {
-    services: { cas, parents, children, repo, rsc, pubd: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics },
+    services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics },
     signer,
     leadership,
     clock,
@@ -323,7 +323,7 @@ export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption
   const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   const db = Db.open(path)
-  return { db, stores: createSqliteStores(db), openReader: () => Db.openSecondary(path), keys: () => new FileKeyStore(join(dirname(path), 'keys')), where: path }
+  return { db, stores: createSqlStores(db), openReader: () => Db.openSecondary(path), keys: () => new FileKeyStore(join(dirname(path), 'keys')), where: path }
 }
 
 function failure(s: { result: string; msg?: string } | undefined): string | undefined {
@@ -340,7 +340,7 @@ export interface PublicationParts {
   dataDir: string
   /** A new connection to the database, for each writer's own read transactions. */
   openReader: () => SqlDb
-  store: PubdStore
+  store: PublicationStore
   codec: MessageCodec
   log: Logger
   /** What gets recorded (serials, publishers, the publish delay); tests shift it. */
@@ -394,5 +394,5 @@ export function composePublication(o: PublicationParts): { service: PublicationS
 async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
   const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, time.now())
   const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.pubd, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication })
+  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.publication, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication })
 }

@@ -8,7 +8,7 @@ export interface StatusServiceDeps {
   /** The store answers. */
   storeAlive: () => boolean
   /** The publication server's problems (output behind, a publisher whose files cannot be written); labels and args. */
-  pubProblems: () => ErrorBody[]
+  publicationProblems: () => ErrorBody[]
 }
 
 export class StatusService {
@@ -38,7 +38,7 @@ export class StatusService {
     }
     const down = new AppError('sys-store', { reason: 'the database does not answer' })
     const problems: ErrorBody[] = alive ? [] : [{ label: down.label, msg: down.message, args: down.args }]
-    problems.push(...this.d.pubProblems())
+    problems.push(...this.d.publicationProblems())
     return problems.length ? { ready: false, problems } : { ready: true }
   }
 }

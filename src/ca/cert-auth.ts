@@ -15,7 +15,7 @@ import {
   processCertificateReceive, processCertificateRequest, processEntitlements, processKeyRevoked, processKeyRollActivate, processKeyRollInit,
   processParentAdd, processParentRemove, processParentUpdate,
 } from './parents.js'
-import { checkRoaDeltaInput } from './routes.js'
+import { checkRoaDeltaInput } from './roas.js'
 import { processRscSign } from './rsc.js'
 import { processChildSuspend, processChildUnsuspend } from './suspension.js'
 import { processTaKeyRollActivate, processTaKeyRollFinish, processTaKeyRollInit } from './ta-keyroll.js'

@@ -5,7 +5,7 @@
 import type { ResourceSetText } from '../resources/resource-set.js'
 import { applyAspaEvent, aspaEventSummary, type AspaEvent } from './aspas.js'
 import { applyBgpSecEvent, bgpSecEventSummary, type BgpSecEvent } from './bgpsec.js'
-import { applyRouteChanges, type RouteChanges } from './routes.js'
+import { applyRoaChanges, type RoaChanges } from './roas.js'
 import { rscEventSummary, type RscEvent } from './rsc.js'
 import { applyTaKeyRollEvent, taKeyRollEventSummary, type TaKeyRollEvent } from './ta-keyroll.js'
 import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
@@ -30,7 +30,7 @@ export type CaEvent =
   | { type: 'child-key-revoked'; child: string; keyId: string }
   | { type: 'child-suspended'; handle: string; inactive: boolean }
   | { type: 'child-unsuspended'; handle: string }
-  | { type: 'roas-updated'; changes: RouteChanges }
+  | { type: 'roas-updated'; changes: RoaChanges }
   | { type: 'key-roll-initiated'; className: string; keyId: string }
   | { type: 'key-roll-activated'; className: string }
   | { type: 'key-roll-finished'; className: string }
@@ -150,7 +150,7 @@ function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
       delete s.children[e.handle].suspended
       return
     case 'roas-updated':
-      applyRouteChanges(s.routes, e.changes)
+      applyRoaChanges(s.routes, e.changes)
       return
     case 'aspa-config-added':
     case 'aspa-config-updated':

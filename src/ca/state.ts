@@ -6,7 +6,7 @@
 import type { ResourceSetText } from '../resources/resource-set.js'
 import type { AspaConfig } from './aspas.js'
 import type { BgpSecDefinition } from './bgpsec.js'
-import type { RouteConfig } from './routes.js'
+import type { RoaConfig } from './roas.js'
 
 /** Stored in the CA snapshot: changing this shape needs a migration. */
 export interface CaState {
@@ -22,7 +22,7 @@ export interface CaState {
   /** The next local resource class name ("0", "1", …). */
   nextClass: number
   children: Record<string, ChildInfo>
-  routes: Record<string, RouteConfig>
+  routes: Record<string, RoaConfig>
   /** ASPA definitions by customer AS (decimal); absent until the first one (CAs stored before ASPAs had none). */
   aspas?: Record<string, AspaConfig>
   /** BGPsec router keys by Krill's key (ROUTER-<asn hex>-<key id>); absent until the first one. */

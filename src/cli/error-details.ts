@@ -6,7 +6,7 @@
 import type { ErrorBody } from '../api/status.js'
 import { formatRoaPayload, parseRoaDelta } from '../resources/roa-payload.js'
 
-/** Why a ROA delta line was refused, per `delta_error` list (src/ca/routes.ts checkRoaDelta). */
+/** Why a ROA delta line was refused, per `delta_error` list (src/ca/roas.ts checkRoaDelta). */
 export const DELTA_REASONS: Readonly<Record<string, string>> = {
   notheld: 'the CA does not hold this prefix',
   duplicate: 'already configured, or listed twice in the delta',

@@ -23,7 +23,7 @@ export interface HttpServices {
   /** Signed checklists (RFC 9323). */
   rsc: RscService
   /** The publication service, or undefined when [repository] is not enabled. */
-  pubd: PublicationService | undefined
+  publication: PublicationService | undefined
   status: StatusService
   testbed: TestbedService
   /** The instances on the database (app/shared/cluster.ts): one, or several on PostgreSQL. */

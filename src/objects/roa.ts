@@ -2,7 +2,7 @@
  * Route Origin Authorizations (RFC 9582): one AS and the prefixes it may originate, in the canonical form of
  * §4.3.3 (IPv4 before IPv6, sorted, deduplicated, maxLength only when longer than the prefix), under an EE
  * certificate with exactly the ROA's prefixes as explicit IP resources and no AS resources. Verbs: decodeRoa,
- * inspectRoa, verifyRoa, buildRoa. Used by the CA (ca/routes.ts → objects) and `svcc inspect`.
+ * inspectRoa, verifyRoa, buildRoa. Used by the CA (ca/roas.ts → objects) and `svcc inspect`.
  */
 import { bitString, EncodeError, int, octetString, seq, seqOf } from '../asn1/der.js'
 import {

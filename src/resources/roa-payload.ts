@@ -1,7 +1,7 @@
 /**
  * ROA authorisations as text (spec §2.7, §2.8; RFC 9582 for the maxLength rule): '10.0.0.0/24-28 => 64496',
  * normalised to an explicit max length as Krill does (krill-reference.md §5), and the ROA delta file format.
- * Used by api/roas.ts, the CLI (`svcc roas update --delta`), ca/routes.ts and objects/roa.ts.
+ * Used by api/roas.ts, the CLI (`svcc roas update --delta`), ca/roas.ts and objects/roa.ts.
  */
 import { LibraryError, ParseError } from '../util/errors.js'
 import { parseAsn } from './asn.js'

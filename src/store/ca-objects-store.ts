@@ -7,7 +7,7 @@ import type { SqlDb } from './sql.js'
 import type { CaKeyObjects, CaKeySummary, KeyObjectsState, StoredCaObject, StoredObjectSummary } from '../ca/object-model.js'
 import type { CaObjectsStore } from './interfaces.js'
 
-export class SqliteCaObjectsStore implements CaObjectsStore {
+export class SqlCaObjectsStore implements CaObjectsStore {
   constructor(private readonly db: SqlDb) {}
 
   load(handle: string): CaKeyObjects[] {

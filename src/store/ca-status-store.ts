@@ -6,7 +6,7 @@
 import type { SqlDb } from './sql.js'
 import type { CaStatusStore, ExchangeStatus, StatusKind } from './interfaces.js'
 
-export class SqliteCaStatusStore implements CaStatusStore {
+export class SqlCaStatusStore implements CaStatusStore {
   constructor(private readonly db: SqlDb) {}
 
   get(handle: string, kind: StatusKind, name: string): ExchangeStatus | undefined {

@@ -37,7 +37,7 @@ const ROW_TABLES = [
   { field: 'routes', table: 'ca_routes', key: 'route', value: 'config' },
 ] as const
 
-export class SqliteCaStore implements CaStore {
+export class SqlCaStore implements CaStore {
   private readonly cache = new Map<string, Cached>()
 
   constructor(private readonly db: SqlDb) {}

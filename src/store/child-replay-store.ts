@@ -7,7 +7,7 @@ import type { ReplayState } from '../protocol/replay.js'
 import type { SqlDb } from './sql.js'
 import type { ChildReplayStore } from './interfaces.js'
 
-export class SqliteChildReplayStore implements ChildReplayStore {
+export class SqlChildReplayStore implements ChildReplayStore {
   constructor(private readonly db: SqlDb) {}
 
   get(ca: string, child: string): ReplayState | undefined {

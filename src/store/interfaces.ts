@@ -159,7 +159,7 @@ export interface PublisherStats {
 }
 
 /** The publication server: publishers, their current objects, the changes not yet in RRDP, and the RRDP state. */
-export interface PubdStore {
+export interface PublicationStore {
   publishers(): Publisher[]
   publisher(handle: string): Publisher | undefined
   addPublisher(p: Publisher): void
@@ -217,7 +217,7 @@ export interface Stores {
   objects: CaObjectsStore
   status: CaStatusStore
   tasks: TaskStore
-  pubd: PubdStore
+  publication: PublicationStore
   properties: PropertyStore
   /** RFC 6492 replay state per (CA, child). */
   childReplay: ChildReplayStore

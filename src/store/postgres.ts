@@ -6,9 +6,9 @@
  */
 import type { Stores } from './interfaces.js'
 import type { PgDb } from './pg-db.js'
-import { createSqliteStores } from './sqlite.js'
+import { createSqlStores } from './sql-stores.js'
 
 /** The stores over `db`; `transaction` is the connection's (BEGIN … COMMIT; nested calls are savepoints). */
 export function createPostgresStores(db: PgDb): Stores {
-  return createSqliteStores(db)
+  return createSqlStores(db)
 }

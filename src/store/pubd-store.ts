@@ -7,7 +7,7 @@ import type { ContentChange } from '../pubd/content.js'
 import type { ReplayState } from '../protocol/replay.js'
 import type { QuotaUsage, Usage } from '../pubd/quota.js'
 import type { SqlDb } from './sql.js'
-import type { PubdStore, PublisherStats, RrdpDeltaInfo, RrdpState, StoredObject } from './interfaces.js'
+import type { PublicationStore, PublisherStats, RrdpDeltaInfo, RrdpState, StoredObject } from './interfaces.js'
 
 interface PublisherRow {
   handle: string
@@ -18,7 +18,7 @@ interface PublisherRow {
   self_service: number
 }
 
-export class SqlitePubdStore implements PubdStore {
+export class SqlPublicationStore implements PublicationStore {
   constructor(private readonly db: SqlDb) {}
 
   //------------ Publishers ----------------------------------------------------------------------------------------
@@ -227,11 +227,11 @@ export class PubdView {
   constructor(private readonly db: SqlDb) {}
 
   state(): RrdpState | undefined {
-    return new SqlitePubdStore(this.db).rrdpState()
+    return new SqlPublicationStore(this.db).rrdpState()
   }
 
   deltas(): RrdpDeltaInfo[] {
-    return new SqlitePubdStore(this.db).rrdpDeltas()
+    return new SqlPublicationStore(this.db).rrdpDeltas()
   }
 
   /** Pending changes: the first previous hash per URI (state at the last serial) and the seqs read, ascending. */

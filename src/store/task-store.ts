@@ -2,7 +2,7 @@
 import type { SqlDb } from './sql.js'
 import type { Task, TaskStore } from './interfaces.js'
 
-export class SqliteTaskStore implements TaskStore {
+export class SqlTaskStore implements TaskStore {
   constructor(private readonly db: SqlDb) {}
 
   /** Insert or move a task; `attempts` is kept unless given. */

@@ -45,7 +45,7 @@ export interface TestbedServiceDeps {
   /** `[testbed] enabled`: without it the self-service answers 404. */
   enabled: boolean
   /** The embedded publication server (the testbed needs it). */
-  pub: SelfServiceRepository | undefined
+  publication: SelfServiceRepository | undefined
   /** `[testbed] self_service_children_max` and `self_service_publishers_max`. */
   caps: { children: number; publishers: number }
 }
@@ -142,8 +142,8 @@ export class TestbedService {
 
   private publication(): SelfServiceRepository {
     this.requireEnabled()
-    if (!this.d.pub) throw new AppError('pub-repo-not-initialized')
-    return this.d.pub
+    if (!this.d.publication) throw new AppError('pub-repo-not-initialized')
+    return this.d.publication
   }
 
   /** The CA of this svcd whose identity certificate is `idCert` (base64 DER), if any: by identity, not by URI (issue 22). */

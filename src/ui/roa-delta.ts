@@ -27,7 +27,7 @@ export interface Staged {
   problem?: string
 }
 
-/** Why a line was refused, per `delta_error` list (src/ca/routes.ts checkRoaDelta). */
+/** Why a line was refused, per `delta_error` list (src/ca/roas.ts checkRoaDelta). */
 const REASONS: Record<string, string> = {
   notheld: 'the CA does not hold this prefix',
   duplicates: 'already configured, or staged twice',

@@ -4,7 +4,7 @@
  */
 import type { Test } from 'tap'
 import type { CaState, ChildInfo } from '../../src/ca/state.js'
-import type { RouteConfig } from '../../src/ca/routes.js'
+import type { RoaConfig } from '../../src/ca/roas.js'
 import type { StoredCommand } from '../../src/eventsourcing.js'
 import { fresh, type StoresFactory } from './stores.contract.js'
 
@@ -30,12 +30,12 @@ export function child(handle: string, resources = '10.0.0.0/24'): ChildInfo {
   }
 }
 
-export function route(asn: number, prefix: string, maxLength: number, comment?: string): [string, RouteConfig] {
+export function route(asn: number, prefix: string, maxLength: number, comment?: string): [string, RoaConfig] {
   return [`${prefix}-${maxLength} => ${asn}`, { asn, prefix, maxLength, since: '2026-01-01T00:00:00Z', ...(comment ? { comment } : {}) }]
 }
 
 /** A CA state with `children` and `routes`. */
-export function caState(handle: string, children: ChildInfo[] = [], routes: [string, RouteConfig][] = []): CaState {
+export function caState(handle: string, children: ChildInfo[] = [], routes: [string, RoaConfig][] = []): CaState {
   return {
     handle,
     idKey: 'IDKEY',

@@ -1,7 +1,7 @@
 /**
  * The ChildReplayStore contract (store/interfaces.ts; issue 22, defect 3): RFC 6492 replay state per (CA, child) in
  * the database, seen by every instance on it (a second set of stores, sharing nothing in memory) and after a restart;
- * forgotten with the child or the CA. And PubdStore.transaction, in which the RFC 8181 endpoint checks a message's
+ * forgotten with the child or the CA. And PublicationStore.transaction, in which the RFC 8181 endpoint checks a message's
  * replay state and applies it: all of it lands, or none.
  */
 import type { Test } from 'tap'
@@ -41,9 +41,9 @@ export function childReplayStoreContract(t: Test, make: StoresFactory): void {
     t.equal(stores.childReplay.get('ca1', 'kid'), undefined)
   })
 
-  t.test('PubdStore.transaction: the replay state and the changes of a message land together or not at all', async (t) => {
+  t.test('PublicationStore.transaction: the replay state and the changes of a message land together or not at all', async (t) => {
     const { stores } = fresh(t, make)
-    const p = stores.pubd
+    const p = stores.publication
     const base = 'rsync://localhost/repo/bob/'
     p.addPublisher({ handle: 'bob', idCert: new Uint8Array([1]), baseUri: base, created: '2026-01-01T00:00:00.000Z' })
     const change = { type: 'publish' as const, uri: `${base}a.cer`, content: new Uint8Array([1]), hash: 'h(a)' }

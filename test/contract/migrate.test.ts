@@ -15,7 +15,7 @@ import { PgDb } from '../../src/store/pg-db.js'
 import { PgKeyStore } from '../../src/store/pg-key-store.js'
 import { createPostgresStores } from '../../src/store/postgres.js'
 import type { SqlDb } from '../../src/store/sql.js'
-import { createSqliteStores } from '../../src/store/sqlite.js'
+import { createSqlStores } from '../../src/store/sql-stores.js'
 import { tempDir } from '../helpers/daemon.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { caState, child, command, route } from './ca-store.contract.js'
@@ -33,10 +33,10 @@ const KEY_B = 'B'.repeat(40)
 /** Some of everything: properties, a publisher with objects and pending changes, RRDP state and deltas, CAs, tasks. */
 function fill(s: Stores): void {
   s.properties.set('created', '2026-01-01T00:00:00.000Z')
-  s.pubd.addPublisher({ handle: 'alice', idCert: new Uint8Array([1, 2, 3]), baseUri: 'rsync://x/repo/alice/', created: '2026-01-01T00:00:00.000Z' })
-  s.pubd.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/a.cer', content: new Uint8Array([0, 255, 7]), hash: 'h1' }], new Date('2026-01-02T00:00:00Z'), { signingTime: '2026-01-02T00:00:00Z', digests: ['d1'] })
-  s.pubd.recordSerial({ session: 'S', serial: 2, snapshotPath: 'S/2/snapshot.xml', snapshotHash: 'sh', snapshotSize: 10, updated: '2026-01-02T00:00:00.000Z' }, { serial: 2, path: 'S/2/delta.xml', hash: 'dh', size: 5, time: '2026-01-02T00:00:00.000Z' }, [], [])
-  s.pubd.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/b.roa', content: new Uint8Array([9]), hash: 'h2' }], new Date('2026-01-03T00:00:00Z'))
+  s.publication.addPublisher({ handle: 'alice', idCert: new Uint8Array([1, 2, 3]), baseUri: 'rsync://x/repo/alice/', created: '2026-01-01T00:00:00.000Z' })
+  s.publication.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/a.cer', content: new Uint8Array([0, 255, 7]), hash: 'h1' }], new Date('2026-01-02T00:00:00Z'), { signingTime: '2026-01-02T00:00:00Z', digests: ['d1'] })
+  s.publication.recordSerial({ session: 'S', serial: 2, snapshotPath: 'S/2/snapshot.xml', snapshotHash: 'sh', snapshotSize: 10, updated: '2026-01-02T00:00:00.000Z' }, { serial: 2, path: 'S/2/delta.xml', hash: 'dh', size: 5, time: '2026-01-02T00:00:00.000Z' }, [], [])
+  s.publication.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/b.roa', content: new Uint8Array([9]), hash: 'h2' }], new Date('2026-01-03T00:00:00Z'))
   s.cas.create(command('ca1', '2026-01-01T00:00:01.000Z', 'ca-add'), caState('ca1', [child('c1')], [route(65000, '10.0.0.0/24', 24)]))
   s.cas.appendPublication('ca1', '2026-01-01T00:00:02.000Z', { label: 'pub', msg: 'published', args: {} })
   s.objects.save('ca1', [{ keyId: KEY_A, state: { className: '0', revision: 3, revocations: [] } as never, objects: [{ name: 'x.mft', kind: 'mft', der: new Uint8Array([48, 3, 1, 2, 3]), hash: 'mh', notAfter: '2027-01-01T00:00:00Z', meta: {} as never }] }])
@@ -59,7 +59,7 @@ t.test('SQLite → PostgreSQL → SQLite: every row and key, as stored', async (
   const pg = PgDb.open(cluster.createDatabase('mig'), 'mig')
   const b = Db.open(join(dir, 'b.db'))
   t.teardown(() => [a, pg, b].forEach((d) => d.close()))
-  fill(createSqliteStores(a))
+  fill(createSqlStores(a))
   const aKeys = new FileKeyStore(join(dir, 'a-keys'))
   aKeys.put(KEY_A, new Uint8Array([1, 1, 1]))
   aKeys.put(KEY_B, new Uint8Array([2, 2, 2]))
@@ -74,11 +74,11 @@ t.test('SQLite → PostgreSQL → SQLite: every row and key, as stored', async (
   migrateInstance(mid, back)
   t.same(dump(b), dump(a), 'back in SQLite: the same rows')
   t.same(back.keys.list(), [KEY_A, KEY_B])
-  const [sa, sp] = [createSqliteStores(a), createPostgresStores(pg)]
+  const [sa, sp] = [createSqlStores(a), createPostgresStores(pg)]
   t.same(sp.cas.load('ca1'), sa.cas.load('ca1'), 'the stores read the same CA')
-  t.same(sp.pubd.stats(), sa.pubd.stats(), 'and the same publishers')
+  t.same(sp.publication.stats(), sa.publication.stats(), 'and the same publishers')
   // The pending changes continue after the copied ones.
-  sp.pubd.applyChanges('alice', [{ type: 'withdraw', uri: 'rsync://x/repo/alice/b.roa', previous: 'h2' }], new Date('2026-01-04T00:00:00Z'))
+  sp.publication.applyChanges('alice', [{ type: 'withdraw', uri: 'rsync://x/repo/alice/b.roa', previous: 'h2' }], new Date('2026-01-04T00:00:00Z'))
   t.same((pg.prepare('SELECT seq FROM pubd_changes ORDER BY seq').all() as { seq: number }[]).map((r) => r.seq), [1, 2, 3], 'a new change gets the seq after the copied ones')
 
   t.throws(() => migrateInstance(from, mid), /the target pg is not empty \(properties: 1, pubd_publishers: 1, .*\); migrate copies into an empty database only/)
@@ -88,7 +88,7 @@ t.test('a copy that fails half-way leaves the target empty', async (t) => {
   const a = Db.open(join(dir, 'c.db'))
   const c = Db.open(join(dir, 'd.db'))
   t.teardown(() => [a, c].forEach((d) => d.close()))
-  fill(createSqliteStores(a))
+  fill(createSqlStores(a))
   const keys = new MemoryKeyStore()
   keys.put(KEY_A, new Uint8Array([1]))
   keys.put(KEY_B, new Uint8Array([2]))

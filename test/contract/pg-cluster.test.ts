@@ -8,7 +8,7 @@ import t from 'tap'
 import { PgClusterStore, PgRrdpFiles } from '../../src/store/pg-cluster.js'
 import { PgDb } from '../../src/store/pg-db.js'
 import { PgSharedLocks } from '../../src/store/pg-locks.js'
-import { PubdReader, SqlitePubdStore } from '../../src/store/pubd-store.js'
+import { PubdReader, SqlPublicationStore } from '../../src/store/pubd-store.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { systemClock } from '../../src/clock.js'
 
@@ -112,7 +112,7 @@ t.test('a change that commits after the RRDP read stays for the next serial: seq
   b.db.prepare('INSERT INTO pubd_changes (uri, previous) VALUES (?, NULL)').run('rsync://localhost/repo/x/late.cer')
   const read = await new PubdReader(reader).read(async (v) => v.pending().seqs)
   t.ok(read.length === 1 && read[0]! > early, `the read sees the later seq ${read[0]} only, not ${early}, which has not committed`)
-  new SqlitePubdStore(a.db).recordSerial({ session: 'S', serial: 1, snapshotPath: 'S/1/s.xml', snapshotHash: 'h', snapshotSize: 1, updated: new Date().toISOString() }, undefined, read, [])
+  new SqlPublicationStore(a.db).recordSerial({ session: 'S', serial: 1, snapshotPath: 'S/1/s.xml', snapshotHash: 'h', snapshotSize: 1, updated: new Date().toISOString() }, undefined, read, [])
   await slow.query('COMMIT')
   t.same(await new PubdReader(reader).read(async (v) => v.pending().seqs), [early], 'the change committed late is pending for the next serial')
 })

@@ -39,7 +39,7 @@ t.test('CaStore', async (t) => caStoreContract(t, postgres))
 t.test('CaObjectsStore', async (t) => caObjectsStoreContract(t, postgres))
 t.test('CaStatusStore', async (t) => caStatusStoreContract(t, postgres))
 t.test('TaskStore', async (t) => taskStoreContract(t, postgres))
-t.test('PubdStore', async (t) => pubdStoreContract(t, postgres))
+t.test('PublicationStore', async (t) => pubdStoreContract(t, postgres))
 t.test('PropertyStore', async (t) => propertyStoreContract(t, postgres))
 t.test('ChildReplayStore', async (t) => childReplayStoreContract(t, postgres))
 

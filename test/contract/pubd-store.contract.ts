@@ -1,5 +1,5 @@
 /**
- * The PubdStore contract (store/interfaces.ts): publishers, their objects, atomic and ownership-checked changes
+ * The PublicationStore contract (store/interfaces.ts): publishers, their objects, atomic and ownership-checked changes
  * (RFC 8181: a message lands whole or not at all), replay state, and the RRDP session, serials and deltas.
  */
 import type { Test } from 'tap'
@@ -26,7 +26,7 @@ function rrdp(serial: number, session = 'S1'): RrdpState {
 export function pubdStoreContract(t: Test, make: StoresFactory): void {
   t.test('publishers: add, list, get, stats', async (t) => {
     const { stores } = fresh(t, make)
-    const p = stores.pubd
+    const p = stores.publication
     t.same(p.publishers(), [])
     p.addPublisher(publisher('bob'))
     p.addPublisher(publisher('alice'))
@@ -46,7 +46,7 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
 
   t.test('self-service publishers (issue 22): the flag, objectSize, and the usage the quota rule reads', async (t) => {
     const { stores } = fresh(t, make)
-    const p = stores.pubd
+    const p = stores.publication
     p.addPublisher(publisher('bob'))
     p.addPublisher({ ...publisher('anon'), selfService: true })
     p.addPublisher({ ...publisher('anon2'), selfService: true })
@@ -68,7 +68,7 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
 
   t.test('objects: applyChanges, objectHash, listObjects, objectsWithContent, objectsUnder, heldByOther, removePublisher', async (t) => {
     const { stores } = fresh(t, make)
-    const p = stores.pubd
+    const p = stores.publication
     p.addPublisher(publisher('bob'))
     p.addPublisher(publisher('alice'))
     const now = new Date('2026-02-01T00:00:00Z')
@@ -97,7 +97,7 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
 
   t.test("applyChanges is atomic and ownership-checked: a change to another publisher's URI throws and nothing lands", async (t) => {
     const { stores } = fresh(t, make)
-    const p = stores.pubd
+    const p = stores.publication
     p.addPublisher(publisher('bob'))
     p.addPublisher(publisher('alice'))
     const t1 = new Date('2026-02-01T00:00:00Z')
@@ -112,7 +112,7 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
 
   t.test('replay state', async (t) => {
     const { stores } = fresh(t, make)
-    const p = stores.pubd
+    const p = stores.publication
     p.addPublisher(publisher('bob'))
     t.equal(p.replayState('bob'), undefined)
     p.saveReplayState('bob', { signingTime: '2026-01-01T00:00:00Z', digests: ['a', 'b'] })
@@ -128,7 +128,7 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
 
   t.test('RRDP: recordSerial, rrdpDeltas, resetSession', async (t) => {
     const { stores } = fresh(t, make)
-    const p = stores.pubd
+    const p = stores.publication
     t.equal(p.rrdpState(), undefined, 'no session before the first serial')
     t.same(p.rrdpDeltas(), [])
     p.recordSerial(rrdp(1), undefined, [], [])

@@ -1,8 +1,8 @@
-/** Every store contract against SQLite (store/sqlite.ts over a database in a temporary directory). */
+/** Every store contract against SQLite (store/sql-stores.ts over a database in a temporary directory). */
 import { join } from 'node:path'
 import t from 'tap'
 import { Db } from '../../src/store/db.js'
-import { createSqliteStores } from '../../src/store/sqlite.js'
+import { createSqlStores } from '../../src/store/sql-stores.js'
 import { tempDir } from '../helpers/daemon.js'
 import { caObjectsStoreContract } from './ca-objects-store.contract.js'
 import { caStatusStoreContract } from './ca-status-store.contract.js'
@@ -21,11 +21,11 @@ const sqlite: StoresFactory = () => {
   const db = Db.open(path)
   const others: Db[] = []
   return {
-    stores: createSqliteStores(db),
+    stores: createSqlStores(db),
     reopen: () => {
       const other = Db.open(path)
       others.push(other)
-      return createSqliteStores(other)
+      return createSqlStores(other)
     },
     close: () => [db, ...others].forEach((d) => d.close()),
   }
@@ -35,6 +35,6 @@ t.test('CaStore', async (t) => caStoreContract(t, sqlite))
 t.test('CaObjectsStore', async (t) => caObjectsStoreContract(t, sqlite))
 t.test('CaStatusStore', async (t) => caStatusStoreContract(t, sqlite))
 t.test('TaskStore', async (t) => taskStoreContract(t, sqlite))
-t.test('PubdStore', async (t) => pubdStoreContract(t, sqlite))
+t.test('PublicationStore', async (t) => pubdStoreContract(t, sqlite))
 t.test('PropertyStore', async (t) => propertyStoreContract(t, sqlite))
 t.test('ChildReplayStore', async (t) => childReplayStoreContract(t, sqlite))

@@ -11,7 +11,7 @@ import { composePublication } from '../../src/compose.js'
 import { defaults, type RepositoryConfig } from '../../src/config.js'
 import { silentLogger, type Logger } from '../../src/log.js'
 import { Db } from '../../src/store/db.js'
-import { SqlitePubdStore } from '../../src/store/pubd-store.js'
+import { SqlPublicationStore } from '../../src/store/pubd-store.js'
 
 export interface PubdServiceOptions {
   /** The data directory: RRDP files under <dataDir>/repo/rrdp, the rsync tree under <dataDir>/repo/rsync. */
@@ -33,7 +33,7 @@ export interface PubdServiceOptions {
 export function buildPubdService(o: PubdServiceOptions): { service: PublicationService; close(): void } {
   const repository: RepositoryConfig = { ...defaults().repository, rrdp_base_uri: 'https://localhost/rrdp/', rsync_base_uri: 'rsync://localhost/repo/', rsync_daemon: 'off', ...o.repository }
   return composePublication({
-    repository, serviceUri: o.serviceUri ?? 'https://localhost/', ip: '127.0.0.1', dataDir: o.dataDir, openReader: () => Db.openSecondary(o.dbPath), store: new SqlitePubdStore(o.db), codec: o.codec,
+    repository, serviceUri: o.serviceUri ?? 'https://localhost/', ip: '127.0.0.1', dataDir: o.dataDir, openReader: () => Db.openSecondary(o.dbPath), store: new SqlPublicationStore(o.db), codec: o.codec,
     log: o.log ?? silentLogger(), now: o.now ?? (() => new Date()), clock: systemClock, random: systemRandom, ...(o.latency ? { latency: o.latency } : {}),
   })
 }

@@ -8,7 +8,7 @@ import { systemClock, systemRandom } from '../../src/clock.js'
 import { RrdpWriter } from '../../src/pubd/rrdp/index.js'
 import { RsyncWriter } from '../../src/pubd/rsync-writer.js'
 import { Db } from '../../src/store/db.js'
-import { PubdReader, SqlitePubdStore } from '../../src/store/pubd-store.js'
+import { PubdReader, SqlPublicationStore } from '../../src/store/pubd-store.js'
 import { tempDir } from './daemon.js'
 
 export const RSYNC = 'rsync://localhost:3873/repo/'
@@ -30,7 +30,7 @@ export function writersSetup(t: Test, o: WritersOptions) {
   const dir = tempDir(t)
   const dbPath = join(dir, 'svcd.db')
   const db = Db.open(dbPath)
-  const store = new SqlitePubdStore(db)
+  const store = new SqlPublicationStore(db)
   const readers = [Db.openSecondary(dbPath), Db.openSecondary(dbPath)]
   t.teardown(() => [db, ...readers].forEach((d) => d.close()))
   const retention = { minNr: 2, minSeconds: 0, maxNr: 3, maxSeconds: 7200 }

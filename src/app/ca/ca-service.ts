@@ -39,8 +39,8 @@ import type { MessageSigners } from './message-signers.js'
 import type { ParentService } from './parent-service.js'
 import type { EmbeddedRepository, TaskScheduling } from './ports.js'
 import type { RepoClient } from './repo-client.js'
-import { roasAfterDelta, suggestionScope } from './route-analysis.js'
-import type { RoutesPage, RoutesView } from './routes-view.js'
+import { roasAfterDelta, suggestionScope } from './roa-analysis.js'
+import type { RoasPage, RoasView } from './roas-view.js'
 import { caIssues, certAuthInfo, historyDetailsJson, historyJson } from './views.js'
 
 /** Yield to the event loop between slices of a long computation (the BGP analyses of many ROAs). */
@@ -54,16 +54,16 @@ export interface CaServiceDeps {
   parents: ParentService
   children: ChildService
   repo: RepoClient
-  routes: RoutesView
+  roas: RoasView
   signers: MessageSigners
   cas: Pick<CaStore, 'history' | 'command'>
   objects: CaObjectsStore
   status: CaStatusStore
   tasks: TaskScheduling
   /** The embedded publication server, when svcd runs one. */
-  pub: EmbeddedRepository | undefined
+  publication: EmbeddedRepository | undefined
   /** The publication server's own problems, for bulk issues. */
-  pubProblems: () => ErrorBody[]
+  publicationProblems: () => ErrorBody[]
   signer: Signer
   now: () => Date
   log: Logger
@@ -105,8 +105,8 @@ export class CaService {
       const keyId = await d.signer.createKey()
       const idCert = createIdCert(d.signer.signingKey(keyId), d.now())
       let state = initialState(handle, keyId, toBase64(idCert))
-      if (d.pub) {
-        const r = d.pub.publisherAdd({ publisherHandle: handle, idCert })
+      if (d.publication) {
+        const r = d.publication.publisherAdd({ publisherHandle: handle, idCert })
         state.repo = { embedded: true, publisherHandle: handle, serviceUri: r.serviceUri, siaBase: r.siaBase, rrdpNotificationUri: r.rrdpNotificationUri ?? '', serverIdCert: toBase64(r.idCert) }
       }
       if (opts.ta) state = { ...state, ...(await opts.ta(state)) }
@@ -137,21 +137,21 @@ export class CaService {
     })
     await d.commands.locked(handle, () => d.commands.remove(handle))
     d.signers.forget(handle)
-    d.routes.forget(handle)
+    d.roas.forget(handle)
     d.tasks.unscheduleCa(handle)
     d.log.info('CA deleted', { ca: handle })
   }
 
   /** Remove an embedded publisher when it is the CA's own (its identity certificate); otherwise leave it and say so. */
   releasePublisher(state: CaState, publisher: string): void {
-    if (!this.d.pub?.findPublisher(publisher)) return
+    if (!this.d.publication?.findPublisher(publisher)) return
     try {
       this.d.repo.ownPublisher(state, publisher)
     } catch (e) {
       this.d.log.warn("publisher left in place: it is not this CA's", { ca: state.handle, publisher, reason: reasonOf(e) })
       return
     }
-    this.d.pub.publisherRemove(publisher)
+    this.d.publication.publisherRemove(publisher)
   }
 
   caChildRequest(ca: string): ChildRequestJson {
@@ -177,13 +177,13 @@ export class CaService {
   //------------ ROAs ---------------------------------------------------------------------------------------------
 
   /** A page of the configured ROAs in listing order (api/cas.ts ROAS_PAGE_DEFAULT), with the total. */
-  caRoas(ca: string, page: { offset: number; limit: number }): Promise<RoutesPage> {
-    return this.d.routes.page(caPath(ca), page.offset, page.limit)
+  caRoas(ca: string, page: { offset: number; limit: number }): Promise<RoasPage> {
+    return this.d.roas.page(caPath(ca), page.offset, page.limit)
   }
 
   /** GET …/routes/page: the console's ROA table, searched, sorted and paged on the server (api/cas.ts RoasQuery). */
   caRoasQuery(ca: string, q: RoasQuery): Promise<RoasPageJson> {
-    return this.d.routes.query(caPath(ca), q)
+    return this.d.roas.query(caPath(ca), q)
   }
 
   /** GET …/routes/analysis/full: every configured ROA and every announcement in the CA's resources, with its state (bgp-analysis.ts). */
@@ -216,7 +216,7 @@ export class CaService {
   private async allRoas(ca: string): Promise<ConfiguredRoa[]> {
     const roas: ConfiguredRoa[] = []
     for (let total = Infinity; roas.length < total; ) {
-      const page = await this.d.routes.page(caPath(ca), roas.length, ROAS_PAGE_MAX)
+      const page = await this.d.roas.page(caPath(ca), roas.length, ROAS_PAGE_MAX)
       roas.push(...page.items)
       total = page.items.length === 0 ? roas.length : page.total
     }
@@ -332,7 +332,7 @@ export class CaService {
       const i = caIssues(this.d.status.all(ca))
       if (i.repo_issue || i.parent_issues.length || i.objects_issue) out[ca] = i
     }
-    const pubd = this.d.pubProblems()
+    const pubd = this.d.publicationProblems()
     return pubd.length ? { cas: out, publication_server: pubd } : { cas: out }
   }
 
@@ -341,7 +341,7 @@ export class CaService {
     await this.d.followUps.idle()
     await this.d.parents.idle()
     await this.d.publisher.flushed(ca)
-    await this.d.pub?.flushed()
+    await this.d.publication?.flushed()
   }
 
   /** 404 ca-unknown unless the CA exists, without reading its state. */

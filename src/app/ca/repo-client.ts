@@ -18,7 +18,7 @@ const PUBLICATION_TYPE = 'application/rpki-publication'
 
 export interface RepoClientDeps {
   /** The embedded publication server, when svcd runs one. */
-  pub: EmbeddedRepository | undefined
+  publication: EmbeddedRepository | undefined
   signers: MessageSigners
   post: PostMessage
   now: () => Date
@@ -35,8 +35,8 @@ export class RepoClient {
    * the CMS signature); the in-process path proves it here, so one CA cannot publish, withdraw or delete as another.
    */
   ownPublisher(s: CaState, handle: string, siaBase?: string): Publisher {
-    if (!this.d.pub) throw new AppError('pub-repo-not-initialized')
-    const p = this.d.pub.findPublisher(handle)
+    if (!this.d.publication) throw new AppError('pub-repo-not-initialized')
+    const p = this.d.publication.findPublisher(handle)
     if (!p) throw new Error(`RFC 8181 §2: '${handle}' is not a publisher of the embedded repository`)
     if (!bytesEqual(p.idCert, fromBase64(s.idCert))) throw new Error(`RFC 8181 §2: publisher '${handle}' is registered with another identity certificate than CA '${s.handle}'`)
     if (siaBase !== undefined && siaBase !== p.baseUri) throw new Error(`RFC 8183 §5.2.4: the jail of publisher '${handle}' is ${p.baseUri}, not ${siaBase}`)
@@ -56,7 +56,7 @@ export class RepoClient {
       return
     }
     const p = this.ownPublisher(s, r.publisherHandle, r.siaBase)
-    const own = this.d.pub!.publisherResponse(p.handle)
+    const own = this.d.publication!.publisherResponse(p.handle)
     if (r.serviceUri !== own.serviceUri) throw new Error(`RFC 8183 §5.2.4: the service URI of publisher '${p.handle}' is ${own.serviceUri}, not ${r.serviceUri}`)
     if (!bytesEqual(r.idCert, own.idCert)) throw new Error("RFC 8183 §5.2.4: the repository_bpki_ta is not this repository's identity certificate")
     // Issue 22 defect 5: the embedded repository's response with another notification URI would put a foreign RRDP
@@ -70,7 +70,7 @@ export class RepoClient {
   async exchange(s: CaState, repo: RepoInfo, query: PublicationQuery): Promise<PublicationReply> {
     if (repo.embedded) {
       const p = this.ownPublisher(s, repo.publisherHandle, repo.siaBase)
-      return this.d.pub!.publish(p.handle, query)
+      return this.d.publication!.publish(p.handle, query)
     }
     const cms = await this.d.signers.of(s).sign(encodePublicationQuery(query), this.d.now())
     const answer = await this.d.post(repo.serviceUri, cms, { contentType: PUBLICATION_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit })

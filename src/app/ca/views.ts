@@ -1,6 +1,6 @@
 /**
  * CA state as the JSON API shows it (krill-reference.md §1.1): CertAuthInfo, parent contacts and statuses, child
- * info, repository details, issues (the configured ROAs: ca-routes-view.ts). Read-only mapping; no decisions.
+ * info, repository details, issues (the configured ROAs: ca-roas-view.ts). Read-only mapping; no decisions.
  * Resource sets go out in their canonical text (stored state may hold an older spelling, e.g. 'AS1-2'); exchange
  * times as Krill's `Timestamp`, unix seconds (krill:src/api/ca.rs ParentStatus, RepoStatus, ParentExchange).
  */

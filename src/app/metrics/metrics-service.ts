@@ -191,7 +191,7 @@ export class MetricsService {
   }
 
   private repoGauges(): void {
-    if (!this.d.sources.pubd) return
+    if (!this.d.sources.publication) return
     this.gauge('svc_repo_publisher', 'number of publishers in repository', [], (g, s) => g.set(s.repo?.publishers.length ?? 0))
     this.gauge('svc_repo_rrdp_serial', 'RRDP serial', [], (g, s) => s.repo && g.set(s.repo.serial))
     this.gauge('svc_repo_rrdp_last_update', 'unix timestamp of the current RRDP serial', [], (g, s) => s.repo && g.set(s.repo.updated))

@@ -4,7 +4,7 @@
  * turned into series by metrics-service.ts. Also the in-memory record of RFC 6492 exchanges with children.
  */
 import type { Clock } from '../../util/clock.js'
-import type { CaObjectsStore, CaStatusStore, CaStore, PubdStore, StatusKind, TaskStore } from '../../store/interfaces.js'
+import type { CaObjectsStore, CaStatusStore, CaStore, PublicationStore, StatusKind, TaskStore } from '../../store/interfaces.js'
 
 /** The last exchange of a CA with one counterpart: its result and, in unix seconds, its time and last success. */
 export interface ExchangeFigures {
@@ -59,7 +59,7 @@ export interface SnapshotSources {
   status: Pick<CaStatusStore, 'all'>
   tasks: Pick<TaskStore, 'all'>
   /** The embedded publication server's store; undefined when [repository] is not enabled. */
-  pubd: Pick<PubdStore, 'stats' | 'rrdpState' | 'publishers'> | undefined
+  publication: Pick<PublicationStore, 'stats' | 'rrdpState' | 'publishers'> | undefined
   children: ChildExchanges
 }
 
@@ -84,7 +84,7 @@ export function readSnapshot(src: SnapshotSources, now: number): MetricsSnapshot
     tasks.set(t.kind, (tasks.get(t.kind) ?? 0) + 1)
     if (t.due < now - OVERDUE_GRACE_MS) overdue++
   }
-  return { cas, tasks, overdue, repo: src.pubd && repoFigures(src.pubd, now) }
+  return { cas, tasks, overdue, repo: src.publication && repoFigures(src.publication, now) }
 }
 
 function caFigures(ca: string, src: SnapshotSources, counts: Map<string, number> | undefined): CaFigures {
@@ -102,7 +102,7 @@ function exchange(name: string, s: { time: string; result: string; lastSuccess?:
   return { name, ok, time: seconds(s.time)!, lastSuccess: ok ? seconds(s.time) : seconds(s.lastSuccess) }
 }
 
-function repoFigures(pubd: NonNullable<SnapshotSources['pubd']>, now: number): RepoFigures | undefined {
+function repoFigures(pubd: NonNullable<SnapshotSources['publication']>, now: number): RepoFigures | undefined {
   const state = pubd.rrdpState()
   if (!state) return undefined
   const stats = pubd.stats()

@@ -7,7 +7,7 @@
  */
 import { AppError, reasonOf } from '../../errors.js'
 import type { Logger } from '../../log.js'
-import type { PubdStore } from '../../store/interfaces.js'
+import type { PublicationStore } from '../../store/interfaces.js'
 import type { Clock, TimerHandle } from '../../util/clock.js'
 import { Pacer } from '../shared/pacer.js'
 import { lagObserver, OUTPUT_LAG_MAX_SECONDS, OutputLag, RSYNC_PACING } from './output-lag.js'
@@ -33,7 +33,7 @@ export interface OutputConfig {
 /** The collaborators of the service, built by the composition root. */
 export interface OutputServiceDeps {
   /** The RRDP state, for the log. */
-  store: Pick<PubdStore, 'rrdpState'>
+  store: Pick<PublicationStore, 'rrdpState'>
   rrdp: RrdpOutput
   rsync: RsyncOutput
   /** rsyncd, for rsync_daemon = "auto"; undefined when the tree is served by something else. */

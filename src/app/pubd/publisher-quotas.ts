@@ -8,7 +8,7 @@ import type { PublishPdu, ReportError, WithdrawPdu } from '../../protocol/public
 import type { ContentChange } from '../../pubd/content.js'
 import type { Publisher } from '../../pubd/publishers.js'
 import { limitsFor, messageLimit, quotaProblems, usageDelta, type QuotaSettings, type Usage } from '../../pubd/quota.js'
-import type { PubdStore } from '../../store/interfaces.js'
+import type { PublicationStore } from '../../store/interfaces.js'
 
 const NONE = { objects: Number.MAX_SAFE_INTEGER, bytes: Number.MAX_SAFE_INTEGER }
 
@@ -28,7 +28,7 @@ export class PublisherQuotas {
   private total: { at: number; usage: Usage } | undefined
 
   constructor(
-    private readonly store: PubdStore,
+    private readonly store: PublicationStore,
     readonly settings: QuotaSettings | undefined,
   ) {}
 

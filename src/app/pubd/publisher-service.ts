@@ -15,7 +15,7 @@ import { planDelta } from '../../pubd/content.js'
 import { jailOf, type Publisher } from '../../pubd/publishers.js'
 import type { QuotaSettings } from '../../pubd/quota.js'
 import type { ListQuery, PublisherSort, PublishersPageJson } from '../../api/paging.js'
-import type { PubdStore, SharedLocks } from '../../store/interfaces.js'
+import type { PublicationStore, SharedLocks } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
 import { checkedPublisherHandle, pathHandle, publisherRequestInput } from '../ca/inputs.js'
 import { sha256Hex } from '../ca/object-signing.js'
@@ -49,7 +49,7 @@ export interface PublisherConfig {
 
 /** The collaborators of the service, built by the composition root. */
 export interface PublisherServiceDeps {
-  store: PubdStore
+  store: PublicationStore
   output: PublicationOutput
   codec: MessageCodec
   now: () => Date
@@ -60,7 +60,7 @@ export interface PublisherServiceDeps {
 }
 
 export class PublisherService {
-  readonly store: PubdStore
+  readonly store: PublicationStore
   private readonly d: PublisherServiceDeps
   private readonly endpoint: Rfc8181Endpoint
   private readonly quotas: PublisherQuotas

@@ -2,7 +2,7 @@
 import type { RepoStats, SharedQuotaJson } from '../../api/pubd.js'
 import { decodeManifest } from '../../objects/manifest.js'
 import type { QuotaSettings, Usage } from '../../pubd/quota.js'
-import type { PubdStore, PublisherStats, RrdpState } from '../../store/interfaces.js'
+import type { PublicationStore, PublisherStats, RrdpState } from '../../store/interfaces.js'
 import type { ProblemJson } from './problems.js'
 import { publisherQuotaJson } from './publisher-quotas.js'
 
@@ -43,7 +43,7 @@ export interface ManifestTimes {
 }
 
 /** This update and next update of each manifest a publisher has published, undecodable ones skipped. */
-export function publishedManifests(store: PubdStore, handle: string): ManifestTimes[] {
+export function publishedManifests(store: PublicationStore, handle: string): ManifestTimes[] {
   const out = []
   for (const o of store.objectsWithContent(handle)) {
     if (!o.uri.endsWith('.mft')) continue

@@ -18,11 +18,11 @@ import { errorReply } from '../../pubd/publication-errors.js'
 import type { Publisher } from '../../pubd/publishers.js'
 import { replayProblem, replaySeen, type ReplayState } from '../../protocol/replay.js'
 import type { MessageCodec } from './message-codec.js'
-import type { PubdStore, SharedLocks } from '../../store/interfaces.js'
+import type { PublicationStore, SharedLocks } from '../../store/interfaces.js'
 import { KeyedMutex } from '../shared/keyed-mutex.js'
 
 export interface Rfc8181Deps {
-  store: PubdStore
+  store: PublicationStore
   codec: MessageCodec
   log: Logger
   /** Apply a decoded query for a publisher, saving `replay` with its changes (PublisherService.publish). */

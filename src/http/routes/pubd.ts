@@ -87,8 +87,8 @@ export function pubdRouter(deps: HttpDeps): Router {
 
 /** The publication server's services, or pub-repo-not-initialized when [repository] is not enabled. */
 function service(deps: HttpDeps): PublicationService {
-  if (!deps.services.pubd) throw new AppError('pub-repo-not-initialized')
-  return deps.services.pubd
+  if (!deps.services.publication) throw new AppError('pub-repo-not-initialized')
+  return deps.services.publication
 }
 
 /** GET /rrdp/<path>: a plain middleware (file paths are not route parameters). */
@@ -107,7 +107,7 @@ export function rrdpMiddleware(deps: HttpDeps) {
  */
 function serveRrdp(ctx: Context, deps: HttpDeps, path: string): void {
   // The publication-server BCP: compressed to clients that accept gzip (copies written with the files, not per request).
-  const file = deps.services.pubd?.outputs.rrdpFile(path, ctx.acceptsEncodings('gzip', 'identity') === 'gzip')
+  const file = deps.services.publication?.outputs.rrdpFile(path, ctx.acceptsEncodings('gzip', 'identity') === 'gzip')
   if (!file) throw new AppError('api-unknown-resource', { path: ctx.path })
   ctx.vary('Accept-Encoding')
   ctx.set('Cache-Control', file.notification ? 'public, max-age=60' : 'public, max-age=86400, immutable')

@@ -5,7 +5,7 @@
  * (`file`). The pure model (model.ts: sessions, serials, file names, the notification's content, restore detection;
  * retention.ts: which deltas and files are kept; snapshot-layout.ts) is re-exported here, and so is the XML encoding
  * of the documents, which stays in the library (protocol/rrdp.ts, design.md §2: the XML libraries live in protocol/).
- * The storage interfaces the writer uses (PubdStore's RRDP records, RrdpFileStore) stay in store/interfaces.ts.
+ * The storage interfaces the writer uses (PublicationStore's RRDP records, RrdpFileStore) stay in store/interfaces.ts.
  */
 export { RrdpWriter, type CycleResult, type RrdpWriterOptions } from './writer.js'
 export type { RrdpFile } from './serve.js'

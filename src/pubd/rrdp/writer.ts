@@ -16,7 +16,7 @@ import { promisify } from 'node:util'
 import { gzip } from 'node:zlib'
 import { encodeDeltaChunks, encodeNotification, encodeSnapshotChunks } from '../../protocol/rrdp.js'
 import type { PubdReader, PubdView } from '../../store/pubd-store.js'
-import type { PubdStore, RrdpFileStore } from '../../store/interfaces.js'
+import type { PublicationStore, RrdpFileStore } from '../../store/interfaces.js'
 import type { Clock, Random } from '../../util/clock.js'
 import { fsyncDir, writeDurably, writeGzip } from '../durable-writer.js'
 import { RrdpFiles, servedOnDisk } from './files.js'
@@ -30,7 +30,7 @@ export interface RrdpWriterOptions {
   /** <data_dir>/repo/rrdp, and https://…/rrdp/ (ends with '/') */
   dir: string
   baseUri: string
-  store: PubdStore
+  store: PublicationStore
   reader: PubdReader
   retention: RrdpRetention
   /** The service's time: recorded with serials and deltas, and the delta retention's `now`. */

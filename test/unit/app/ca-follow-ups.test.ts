@@ -28,7 +28,7 @@ import { createIdCert } from '../../../src/protocol/id-cert.js'
 import { decodeProvisioning, encodeProvisioning } from '../../../src/protocol/provisioning.js'
 import { MessageSigner, unwrapMessage } from '../../../src/protocol/signed-message.js'
 import { Db } from '../../../src/store/db.js'
-import { createSqliteStores } from '../../../src/store/sqlite.js'
+import { createSqlStores } from '../../../src/store/sql-stores.js'
 import { createTrustAnchor } from '../../../src/ta/testbed.js'
 import { fromBase64, toBase64 } from '../../../src/util/base64.js'
 
@@ -53,7 +53,7 @@ function recorders(seen: string[], o: { flushed?: () => Promise<void> } = {}): O
 /** The real CA commands and RFC 6492 both ways over an in-memory database; `seen` lists what followed. */
 async function setup(t: Test) {
   const db = Db.open(':memory:')
-  const stores = createSqliteStores(db)
+  const stores = createSqlStores(db)
   const pool = new KeyPool({ size: 0 })
   t.teardown(async () => {
     await pool.stop()

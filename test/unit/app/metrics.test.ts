@@ -13,7 +13,7 @@ import type { Leadership, Role } from '../../../src/app/shared/leadership.js'
 import type { CaKeyObjects, StoredCaObject } from '../../../src/ca/object-model.js'
 import { Db } from '../../../src/store/db.js'
 import type { Stores } from '../../../src/store/interfaces.js'
-import { createSqliteStores } from '../../../src/store/sqlite.js'
+import { createSqlStores } from '../../../src/store/sql-stores.js'
 import { caState, command } from '../../contract/ca-store.contract.js'
 import { tempDir } from '../../helpers/daemon.js'
 import { parsePrometheusText, sampleValue, seriesNames } from '../../helpers/prometheus-text.js'
@@ -26,7 +26,7 @@ let n = 0
 function openStores(t: Test): { stores: Stores; db: Db } {
   const db = Db.open(join(dir, `m-${++n}.db`))
   t.teardown(() => db.close())
-  return { stores: createSqliteStores(db), db }
+  return { stores: createSqlStores(db), db }
 }
 
 function obj(name: string, kind: StoredCaObject['kind']): StoredCaObject {
@@ -39,7 +39,7 @@ function key(keyId: string, objects: StoredCaObject[]): CaKeyObjects {
 
 function service(stores: Stores, db: Db, o: { hideDetails?: boolean; pubd?: boolean; leadership?: Leadership; children?: ChildExchanges } = {}): MetricsService {
   return new MetricsService({
-    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, pubd: o.pubd === false ? undefined : stores.pubd, children: o.children ?? new ChildExchanges({ now: () => NOW.getTime() }) },
+    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: o.pubd === false ? undefined : stores.publication, children: o.children ?? new ChildExchanges({ now: () => NOW.getTime() }) },
     leadership: o.leadership ?? { role: () => 'leader', epoch: () => 0, fence: () => undefined },
     keyPool: { stats: () => ({ size: 32, ready: 7 }) },
     storeAlive: () => db.version() > 0,
@@ -66,11 +66,11 @@ function populate(stores: Stores): void {
   stores.tasks.put({ key: 'republish:ca1', kind: 'republish', ca: 'ca1', arg: '', due: at + 3_600_000 })
   stores.tasks.put({ key: 'republish:ca2', kind: 'republish', ca: 'ca2', arg: '', due: at - 61_000 })
   stores.tasks.put({ key: 'sync-parent:ca2:testbed', kind: 'sync-parent', ca: 'ca2', arg: 'testbed', due: at - 30_000 })
-  stores.pubd.addPublisher({ handle: 'alice', idCert: new Uint8Array([1]), baseUri: 'rsync://x/repo/alice/', created: '2026-03-01T11:00:00.000Z' })
-  stores.pubd.addPublisher({ handle: 'bob', idCert: new Uint8Array([2]), baseUri: 'rsync://x/repo/bob/', created: '2026-03-01T08:00:00.000Z' })
+  stores.publication.addPublisher({ handle: 'alice', idCert: new Uint8Array([1]), baseUri: 'rsync://x/repo/alice/', created: '2026-03-01T11:00:00.000Z' })
+  stores.publication.addPublisher({ handle: 'bob', idCert: new Uint8Array([2]), baseUri: 'rsync://x/repo/bob/', created: '2026-03-01T08:00:00.000Z' })
   const bytes = (s: string) => new TextEncoder().encode(s)
-  stores.pubd.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/a.cer', content: bytes('12345'), hash: 'ha' }, { type: 'publish', uri: 'rsync://x/repo/alice/b.roa', content: bytes('123'), hash: 'hb' }], new Date('2026-03-01T11:59:00.000Z'))
-  stores.pubd.recordSerial({ session: 'S-1', serial: 7, snapshotPath: 'x', snapshotHash: 'y', snapshotSize: 9, updated: '2026-03-01T11:59:30.000Z' }, undefined, [], [])
+  stores.publication.applyChanges('alice', [{ type: 'publish', uri: 'rsync://x/repo/alice/a.cer', content: bytes('12345'), hash: 'ha' }, { type: 'publish', uri: 'rsync://x/repo/alice/b.roa', content: bytes('123'), hash: 'hb' }], new Date('2026-03-01T11:59:00.000Z'))
+  stores.publication.recordSerial({ session: 'S-1', serial: 7, snapshotPath: 'x', snapshotHash: 'y', snapshotSize: 9, updated: '2026-03-01T11:59:30.000Z' }, undefined, [], [])
 }
 
 t.test('every figure from the stores, exactly', async (t) => {
@@ -174,10 +174,10 @@ for (const cas of [100, 1000]) {
         stores.objects.save(ca, [key(`K${i}`, [obj('m.mft', 'mft'), obj('c.crl', 'crl'), ...Array.from({ length: 10 }, (_, r) => obj(`${r}.roa`, 'roa'))])])
         stores.status.record(ca, 'parent', 'testbed', { time: '2026-03-01T10:00:00.000Z', uri: 'https://p/', result: 'success' })
         stores.status.record(ca, 'repo', 'repo', { time: '2026-03-01T10:00:00.000Z', uri: 'https://r/', result: i % 10 ? 'success' : 'failure' })
-        stores.pubd.addPublisher({ handle: ca, idCert: new Uint8Array([1]), baseUri: `rsync://x/repo/${ca}/`, created: '2026-03-01T08:00:00.000Z' })
-        stores.pubd.applyChanges(ca, Array.from({ length: 12 }, (_, o) => ({ type: 'publish' as const, uri: `rsync://x/repo/${ca}/${o}.roa`, content: new Uint8Array(1000), hash: `${ca}-${o}` })), NOW)
+        stores.publication.addPublisher({ handle: ca, idCert: new Uint8Array([1]), baseUri: `rsync://x/repo/${ca}/`, created: '2026-03-01T08:00:00.000Z' })
+        stores.publication.applyChanges(ca, Array.from({ length: 12 }, (_, o) => ({ type: 'publish' as const, uri: `rsync://x/repo/${ca}/${o}.roa`, content: new Uint8Array(1000), hash: `${ca}-${o}` })), NOW)
       }
-      stores.pubd.recordSerial({ session: 'S', serial: 1, snapshotPath: 'x', snapshotHash: 'y', snapshotSize: 1, updated: NOW.toISOString() }, undefined, [], [])
+      stores.publication.recordSerial({ session: 'S', serial: 1, snapshotPath: 'x', snapshotHash: 'y', snapshotSize: 1, updated: NOW.toISOString() }, undefined, [], [])
     })
     for (const hideDetails of [false, true]) {
       const m = service(stores, db, { hideDetails })

@@ -18,7 +18,7 @@ import { encodePublisherRequest } from '../../../src/protocol/idexchange.js'
 import type { ContentChange } from '../../../src/pubd/content.js'
 import type { Publisher } from '../../../src/pubd/publishers.js'
 import type { QuotaSettings } from '../../../src/pubd/quota.js'
-import type { PubdStore } from '../../../src/store/interfaces.js'
+import type { PublicationStore } from '../../../src/store/interfaces.js'
 import { toBase64 } from '../../../src/util/base64.js'
 import type { Clock } from '../../../src/util/clock.js'
 import { FakeClock } from '../../helpers/fake-clock.js'
@@ -29,13 +29,13 @@ const idCert = createIdCert(testKey(), T)
 const ourCert = createIdCert(testKey(), T)
 
 /** The store methods the service uses, over two maps. */
-function memoryStore(): PubdStore {
+function memoryStore(): PublicationStore {
   const publishers = new Map<string, Publisher>()
   const objects = new Map<string, Map<string, { hash: string; content: Uint8Array }>>()
   const held = (p: string) => objects.get(p) ?? new Map()
   let seq = 0
   const usage = (hs: string[]) => ({ objects: hs.reduce((n, h) => n + held(h).size, 0), bytes: hs.reduce((n, h) => n + [...held(h).values()].reduce((m, o) => m + o.content.length, 0), 0) })
-  const store: Partial<PubdStore> = {
+  const store: Partial<PublicationStore> = {
     publishers: () => [...publishers.values()],
     publisher: (h) => publishers.get(h),
     addPublisher: (p) => void publishers.set(p.handle, p),
@@ -56,7 +56,7 @@ function memoryStore(): PubdStore {
     totalUsage: () => usage([...publishers.keys()]),
     rrdpState: () => ({ session: '2f0e7a2c-0000-4000-8000-000000000001', serial: 1, snapshotPath: '', snapshotHash: '', snapshotSize: 0, updated: T.toISOString() }),
   }
-  return store as PubdStore
+  return store as PublicationStore
 }
 
 /** Outputs and rsyncd that record what the service asked of them. */
@@ -95,7 +95,7 @@ function labelOf(f: () => unknown): string | undefined {
 interface Build {
   now?: () => Date
   quotas?: QuotaSettings
-  store?: PubdStore
+  store?: PublicationStore
   o?: ReturnType<typeof outputs>
   clock?: Clock
   cluster?: { leading: () => boolean; pollMs: number }

@@ -54,7 +54,7 @@ async function tree(t: Test) {
   const signer = new CyclingSigner(new SoftSigner(new MemoryKeyStore(), pool), await Promise.all(Array.from({ length: 6 }, () => generateRsaKeyPair())))
   const log = silentLogger()
   const svc = await compose({ config, dataDir: dir, log, now, signer })
-  const { cas, parents, children, repo, pubd } = svc.services // [repository] is enabled: pubd is there
+  const { cas, parents, children, repo, publication: pubd } = svc.services // [repository] is enabled: pubd is there
   t.teardown(async () => {
     await svc.shutdown()
     await pool.stop()

@@ -15,7 +15,7 @@ import { Db } from '../../../src/store/db.js'
 import { tempDir } from '../../helpers/daemon.js'
 import { FakeClock } from '../../helpers/fake-clock.js'
 import type { Task, TaskKind, TaskStore } from '../../../src/store/interfaces.js'
-import { SqliteTaskStore } from '../../../src/store/task-store.js'
+import { SqlTaskStore } from '../../../src/store/task-store.js'
 
 const T0 = Date.parse('2026-03-01T00:00:00Z')
 const MINUTE = 60_000
@@ -51,7 +51,7 @@ async function until(t: Test, clock: FakeClock, cond: () => boolean, what: strin
 }
 
 /** The real SQLite task store, whose writes or reads fail on demand as SQLite does when the disk is full. */
-class FailingTaskStore extends SqliteTaskStore {
+class FailingTaskStore extends SqlTaskStore {
   failWrites = false
   failReads = false
   dueCalls = 0
@@ -73,7 +73,7 @@ class FailingTaskStore extends SqliteTaskStore {
 const RETRY = { firstMs: MINUTE, maxMs: 60 * MINUTE }
 
 /** A scheduler on a fresh database, on a FakeClock at T0. `run` defaults to "done, next due in an hour". */
-function setup(t: Test, o: Partial<SchedulerOptions> = {}, makeStore: (db: Db) => TaskStore = (db) => new SqliteTaskStore(db)) {
+function setup(t: Test, o: Partial<SchedulerOptions> = {}, makeStore: (db: Db) => TaskStore = (db) => new SqlTaskStore(db)) {
   const db = Db.open(join(tempDir(t, 'svc-scheduler-'), 'svcd.db'))
   const tasks = makeStore(db)
   const clock = new FakeClock(T0)

@@ -8,7 +8,7 @@ import t from 'tap'
 import { updateObjects, publishedFiles, type ObjectsContext } from '../../../src/app/ca/objects.js'
 import type { CaKeyObjects } from '../../../src/ca/object-model.js'
 import { MAX_OBJECT_NUMBER, nextObjectNumber } from '../../../src/ca/numbering.js'
-import type { RouteConfig } from '../../../src/ca/routes.js'
+import type { RoaConfig } from '../../../src/ca/roas.js'
 import type { CaState } from '../../../src/ca/state.js'
 import * as oids from '../../../src/asn1/oids.js'
 import type { OneOffKey, Signer } from '../../../src/crypto/signer.js'
@@ -40,14 +40,14 @@ function caCertDer(): Uint8Array {
   }, ta)
 }
 
-function route(text: string, asn: number): [string, RouteConfig] {
+function route(text: string, asn: number): [string, RoaConfig] {
   const [prefix, max] = text.split('-')
   const p = parsePrefix(prefix!)
   const maxLength = max === undefined ? p.len : Number(max)
   return [roaPayloadKey({ asn, prefix: p, maxLength }), { asn, prefix: prefix!, maxLength, since: T0.toISOString() }]
 }
 
-function state(routes: [string, RouteConfig][]): CaState {
+function state(routes: [string, RoaConfig][]): CaState {
   return {
     handle: 'ca1', idKey: 'x', idCert: '', nextClass: 1, parents: {}, children: {}, routes: Object.fromEntries(routes),
     repo: { embedded: true, publisherHandle: 'ca1', serviceUri: '', siaBase: SIA_BASE, rrdpNotificationUri: 'https://localhost/rrdp/notification.xml', serverIdCert: '' },

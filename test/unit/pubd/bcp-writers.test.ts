@@ -17,7 +17,7 @@ import { servedOnDisk } from '../../../src/pubd/rrdp/files.js'
 import { restoreReason, RrdpWriter, type RrdpState } from '../../../src/pubd/rrdp/index.js'
 import { publishedTime, RsyncWriter } from '../../../src/pubd/rsync-writer.js'
 import { Db } from '../../../src/store/db.js'
-import { PubdReader, SqlitePubdStore } from '../../../src/store/pubd-store.js'
+import { PubdReader, SqlPublicationStore } from '../../../src/store/pubd-store.js'
 import { tempDir } from '../../helpers/daemon.js'
 import { RRDP, RSYNC, writersSetup } from '../../helpers/writers.js'
 

@@ -16,8 +16,8 @@ import { Db } from '../../../src/store/db.js'
 import { PubdReader } from '../../../src/store/pubd-store.js'
 import { tempDir } from '../../helpers/daemon.js'
 import { RRDP, RSYNC, writersSetup } from '../../helpers/writers.js'
-import type { PubdStore } from '../../../src/store/interfaces.js'
-import { SqlitePubdStore } from '../../../src/store/pubd-store.js'
+import type { PublicationStore } from '../../../src/store/interfaces.js'
+import { SqlPublicationStore } from '../../../src/store/pubd-store.js'
 
 const sha = (b: Uint8Array | string) => createHash('sha256').update(b).digest('hex')
 const bytes = (s: string) => new TextEncoder().encode(s)

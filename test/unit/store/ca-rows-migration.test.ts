@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import t from 'tap'
 import type { CaState } from '../../../src/ca/state.js'
-import { SqliteCaStore } from '../../../src/store/ca-store.js'
+import { SqlCaStore } from '../../../src/store/ca-store.js'
 import { Db } from '../../../src/store/db.js'
 import { MIGRATIONS } from '../../../src/store/migrations/index.js'
 import { tempDir } from '../../helpers/daemon.js'
@@ -27,7 +27,7 @@ t.test('the states of a 7656ee3 database survive migration 006 exactly', async (
   const db = Db.open(path)
   t.teardown(() => db.close())
   t.equal(db.version(), MIGRATIONS[MIGRATIONS.length - 1].version, 'migrated')
-  const store = new SqliteCaStore(db)
+  const store = new SqlCaStore(db)
   t.same(store.handles(), before.map((r) => r.handle))
   for (const r of before) {
     const expected = JSON.parse(r.state) as CaState
@@ -43,5 +43,5 @@ t.test('the states of a 7656ee3 database survive migration 006 exactly', async (
   const [firstRoute] = Object.keys(next.routes)
   delete next.routes[firstRoute]
   store.save({ handle: 'ca1', time: '2026-12-01T00:00:00Z', actor: 'test', kind: 'roas-update', summary: { label: 'x', msg: 'x', args: {} }, details: {}, effect: { result: 'success', events: [] } }, next, ca1.version)
-  t.same(new SqliteCaStore(db).load('ca1'), { version: ca1.version + 1, state: next }, 'a save after the migration reads back from a fresh store')
+  t.same(new SqlCaStore(db).load('ca1'), { version: ca1.version + 1, state: next }, 'a save after the migration reads back from a fresh store')
 })

@@ -17,7 +17,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import type { ConfiguredRoa, RoaObjectJson, RoasPageJson, RoasQuery } from '../../api/cas.js'
 import { classDir } from '../../ca/locations.js'
-import { routePayload, type RouteConfig } from '../../ca/routes.js'
+import { roaConfigPayload, type RoaConfig } from '../../ca/roas.js'
 import { AppError } from '../../errors.js'
 import { decodeRoa } from '../../objects/roa.js'
 import { compareRoaPayloads, formatRoaPayload, type RoaPayload } from '../../resources/roa-payload.js'
@@ -38,39 +38,39 @@ interface IndexedObject {
   decoded?: { validity: RoaObjectJson['validity']; authorizations: string[] }
 }
 
-interface IndexedRoute {
-  config: RouteConfig
+interface IndexedRoa {
+  config: RoaConfig
   /** The objects carrying it (indices into RoutesIndex.objects). */
   objects: number[]
   /** Those of `objects` given in full here (this is the first route, in listing order, that they carry). */
   full?: Set<number>
 }
 
-interface RoutesIndex {
+interface RoasIndex {
   /** Snapshot version and manifest numbers it was built from. */
   tag: string
-  routes: IndexedRoute[]
+  routes: IndexedRoa[]
   objects: IndexedObject[]
   /** What a search looks in, per route (lower case): made on the first search, kept with the index. */
   texts?: string[]
 }
 
-export interface RoutesPage {
+export interface RoasPage {
   /** Configured authorisations in all. */
   total: number
   items: ConfiguredRoa[]
 }
 
-export class RoutesView {
-  private readonly indexes = new Map<string, RoutesIndex>()
-  private readonly building = new Map<string, { tag: string; index: Promise<RoutesIndex> }>()
-  /** Per CA, the matches of its last query (RoutesView.query). */
+export class RoasView {
+  private readonly indexes = new Map<string, RoasIndex>()
+  private readonly building = new Map<string, { tag: string; index: Promise<RoasIndex> }>()
+  /** Per CA, the matches of its last query (RoasView.query). */
   private readonly queries = new Map<string, { tag: string; key: string; order: number[] }>()
 
   constructor(private readonly d: { commands: CaCommands; objects: CaObjectsStore }) {}
 
   /** Authorisations `offset` to `offset + limit` (fewer at the end) in listing order, with the total. */
-  async page(ca: string, offset: number, limit: number): Promise<RoutesPage> {
+  async page(ca: string, offset: number, limit: number): Promise<RoasPage> {
     const index = await this.index(ca)
     const slice = index.routes.slice(offset, offset + limit)
     const items: ConfiguredRoa[] = []
@@ -114,7 +114,7 @@ export class RoutesView {
   }
 
   /** Indices into index.routes of the matches of `q`, in its order (ties in listing order). */
-  private async select(index: RoutesIndex, q: RoasQuery): Promise<number[]> {
+  private async select(index: RoasIndex, q: RoasQuery): Promise<number[]> {
     const needle = q.q.trim().toLowerCase()
     const out: number[] = []
     if (!needle) for (let i = 0; i < index.routes.length; i++) out.push(i)
@@ -133,7 +133,7 @@ export class RoutesView {
   }
 
   /** The CA's current index: the kept one while its tag holds, else one built now (shared by concurrent callers). */
-  private async index(ca: string): Promise<RoutesIndex> {
+  private async index(ca: string): Promise<RoasIndex> {
     const version = this.d.commands.version(ca)
     if (version === undefined) throw new AppError('ca-unknown', { ca })
     const tag = `${version}|${this.d.objects.revisions(ca)}`
@@ -150,7 +150,7 @@ export class RoutesView {
     return built
   }
 
-  private async build(ca: string, tag: string): Promise<RoutesIndex> {
+  private async build(ca: string, tag: string): Promise<RoasIndex> {
     const s = this.d.commands.state(ca)
     const objects: IndexedObject[] = []
     const byPayload = new Map<string, number[]>()
@@ -162,13 +162,13 @@ export class RoutesView {
         else byPayload.set(key, [i])
       }
     }
-    // The configuration is keyed by the canonical payload key (routes.ts applyRouteChanges), as are the objects' payloads.
+    // The configuration is keyed by the canonical payload key (routes.ts applyRoaChanges), as are the objects' payloads.
     const entries = Object.entries(s.routes)
-    const keyed: { payload: RoaPayload; route: IndexedRoute }[] = []
+    const keyed: { payload: RoaPayload; route: IndexedRoa }[] = []
     for (let i = 0; i < entries.length; i++) {
       if (i > 0 && i % SLICE === 0) await yieldToLoop()
       const [key, config] = entries[i]!
-      keyed.push({ payload: routePayload(config), route: { config, objects: byPayload.get(key) ?? [] } })
+      keyed.push({ payload: roaConfigPayload(config), route: { config, objects: byPayload.get(key) ?? [] } })
     }
     await yieldToLoop()
     keyed.sort((a, b) => compareRoaPayloads(a.payload, b.payload))

@@ -10,7 +10,7 @@ import type { ResourceSet } from '../resources/resource-set.js'
 import { runSliced, runSync, sliceCounter, sortSteps, type Sliced } from '../util/slices.js'
 
 /** Stored in the CA snapshot: changing this shape needs a migration. */
-export interface RouteConfig {
+export interface RoaConfig {
   asn: number
   prefix: string
   maxLength: number
@@ -19,8 +19,8 @@ export interface RouteConfig {
   since: string
 }
 
-export interface RouteChanges {
-  added: RouteConfig[]
+export interface RoaChanges {
+  added: RoaConfig[]
   removed: string[]
   comments: { key: string; comment?: string }[]
 }
@@ -28,7 +28,7 @@ export interface RouteChanges {
 export type RoaMode = 'simple' | 'aggregate'
 
 /** The payload of a stored configuration. */
-export function routePayload(r: RouteConfig): RoaPayload {
+export function roaConfigPayload(r: RoaConfig): RoaPayload {
   return { asn: r.asn, prefix: parsePrefix(r.prefix), maxLength: r.maxLength }
 }
 
@@ -42,7 +42,7 @@ export interface RoaDeltaInput {
  * Check a delta against the current configuration and the CA's resources; all problems are reported together in
  * one `ca-roa-delta-error` (with Krill's `delta_error` lists) and then nothing changes.
  */
-export function checkRoaDelta(current: Record<string, RouteConfig>, added: readonly RoaConfiguration[], removed: readonly RoaPayload[], held: ResourceSet, now: Date): RouteChanges {
+export function checkRoaDelta(current: Record<string, RoaConfig>, added: readonly RoaConfiguration[], removed: readonly RoaPayload[], held: ResourceSet, now: Date): RoaChanges {
   return runSync(checkSteps(current, added, removed, held, now))
 }
 
@@ -50,7 +50,7 @@ export function checkRoaDelta(current: Record<string, RouteConfig>, added: reado
  * Parse a delta (a line that does not parse: `ca-roa-delta-syntax`) and check it as checkRoaDelta does, awaiting
  * `pause` between slices of a few thousand lines so that a large delta does not hold the event loop (issue 22).
  */
-export async function checkRoaDeltaInput(current: Record<string, RouteConfig>, delta: RoaDeltaInput, held: ResourceSet, now: Date, pause?: () => Promise<void>): Promise<RouteChanges> {
+export async function checkRoaDeltaInput(current: Record<string, RoaConfig>, delta: RoaDeltaInput, held: ResourceSet, now: Date, pause?: () => Promise<void>): Promise<RoaChanges> {
   const { added, removed } = await runSliced(parseSteps(delta), pause)
   return runSliced(checkSteps(current, added, removed, held, now), pause)
 }
@@ -75,7 +75,7 @@ function* parseSteps(delta: RoaDeltaInput): Sliced<{ added: RoaConfiguration[]; 
   return { added, removed }
 }
 
-function* checkSteps(current: Record<string, RouteConfig>, added: readonly RoaConfiguration[], removed: readonly RoaPayload[], held: ResourceSet, now: Date): Sliced<RouteChanges> {
+function* checkSteps(current: Record<string, RoaConfig>, added: readonly RoaConfiguration[], removed: readonly RoaPayload[], held: ResourceSet, now: Date): Sliced<RoaChanges> {
   const problems = { unknowns: [] as string[], duplicates: [] as string[], invalid_length: [] as string[], notheld: [] as string[] }
   const due = sliceCounter()
   const removing = new Set<string>()
@@ -85,7 +85,7 @@ function* checkSteps(current: Record<string, RouteConfig>, added: readonly RoaCo
     removing.add(key)
     if (due()) yield
   }
-  const changes: RouteChanges = { added: [], removed: [...removing], comments: [] }
+  const changes: RoaChanges = { added: [], removed: [...removing], comments: [] }
   const adding = new Set<string>()
   const since = now.toISOString()
   for (const { payload, comment } of added) {
@@ -116,14 +116,14 @@ function* checkSteps(current: Record<string, RouteConfig>, added: readonly RoaCo
  * The key of a configuration the check made (its prefix is in canonical form, formatPrefix): roaPayloadKey of its
  * payload, without parsing the prefix again.
  */
-function routeKey(r: RouteConfig): string {
+function roaConfigKey(r: RoaConfig): string {
   return `${r.prefix}-${r.maxLength} => ${r.asn}`
 }
 
 /** Apply checked changes to a configuration (used by the aggregate's apply). */
-export function applyRouteChanges(routes: Record<string, RouteConfig>, c: RouteChanges): void {
+export function applyRoaChanges(routes: Record<string, RoaConfig>, c: RoaChanges): void {
   for (const key of c.removed) delete routes[key]
-  for (const r of c.added) routes[routeKey(r)] = r
+  for (const r of c.added) routes[roaConfigKey(r)] = r
   for (const { key, comment } of c.comments) {
     if (!routes[key]) continue
     if (comment) routes[key].comment = comment
@@ -153,22 +153,22 @@ export interface PlannedRoa {
  * authorisation (simple) or per ASN (aggregate). ROAs for prefixes no longer held disappear, and come back
  * when the resources return, because this is recomputed from the configuration each time.
  */
-export function planRoas(routes: readonly RouteConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames): PlannedRoa[] {
+export function planRoas(routes: readonly RoaConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames): PlannedRoa[] {
   return runSync(planSteps(routes, held, mode, names))
 }
 
 /** planRoas in slices, awaiting `pause` between them (a CA with 100,000 authorisations; issue 22). */
-export function planRoasSliced(routes: readonly RouteConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames, pause: () => Promise<void>): Promise<PlannedRoa[]> {
+export function planRoasSliced(routes: readonly RoaConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames, pause: () => Promise<void>): Promise<PlannedRoa[]> {
   return runSliced(planSteps(routes, held, mode, names), pause)
 }
 
 type RoaNames = { simple(p: RoaPayload): string; aggregate(asn: number): string }
 
-function* planSteps(routes: readonly RouteConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames): Sliced<PlannedRoa[]> {
+function* planSteps(routes: readonly RoaConfig[], held: ResourceSet, mode: RoaMode, names: RoaNames): Sliced<PlannedRoa[]> {
   const due = sliceCounter()
   const payloads: RoaPayload[] = []
   for (const r of routes) {
-    const p = routePayload(r)
+    const p = roaConfigPayload(r)
     if ((p.prefix.family === 4 ? held.ipv4 : held.ipv6).containsPrefix(p.prefix)) payloads.push(p)
     if (due()) yield
   }
@@ -196,7 +196,7 @@ function* planSteps(routes: readonly RouteConfig[], held: ResourceSet, mode: Roa
 }
 
 /** The authorisations of a configuration in the spec's text form, sorted (for `roas list`). */
-export function routeLines(routes: readonly RouteConfig[]): string[] {
-  return routes.map(routePayload).sort(compareRoaPayloads).map(formatRoaPayload)
+export function routeLines(routes: readonly RoaConfig[]): string[] {
+  return routes.map(roaConfigPayload).sort(compareRoaPayloads).map(formatRoaPayload)
 }
 

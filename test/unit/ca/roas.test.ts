@@ -1,7 +1,7 @@
 /** ROA configuration: the atomic delta check, comment updates, aggregation hysteresis, ROA grouping per class. */
 import t from 'tap'
 import { AppError } from '../../../src/errors.js'
-import { applyRouteChanges, checkRoaDelta, checkRoaDeltaInput, nextRoaMode, planRoas, routeLines, type RouteConfig } from '../../../src/ca/routes.js'
+import { applyRoaChanges, checkRoaDelta, checkRoaDeltaInput, nextRoaMode, planRoas, routeLines, type RoaConfig } from '../../../src/ca/roas.js'
 import { formatRoaPayload, parseRoaDelta, parseRoaPayload, roaPayloadKey, type RoaPayload } from '../../../src/resources/roa-payload.js'
 import { ResourceSet } from '../../../src/resources/resource-set.js'
 
@@ -9,10 +9,10 @@ const held = ResourceSet.parse({ asn: 'AS64496-64511', ipv4: '10.0.0.0/8', ipv6:
 const now = new Date('2026-01-01T00:00:00Z')
 const names = { simple: (p: RoaPayload) => `${formatRoaPayload(p)}.roa`, aggregate: (asn: number) => `AS${asn}.roa` }
 
-function configured(...lines: string[]): Record<string, RouteConfig> {
-  const routes: Record<string, RouteConfig> = {}
+function configured(...lines: string[]): Record<string, RoaConfig> {
+  const routes: Record<string, RoaConfig> = {}
   const delta = parseRoaDelta(lines.map((l) => `A: ${l}`).join('\n'))
-  applyRouteChanges(routes, checkRoaDelta(routes, delta.added, [], held, now))
+  applyRoaChanges(routes, checkRoaDelta(routes, delta.added, [], held, now))
   return routes
 }
 
@@ -21,7 +21,7 @@ t.test('adds and removes; max length is explicit, so /24 equals /24-24', async (
   t.same(routeLines(Object.values(routes)), ['10.0.0.0/24 => 64496', '2001:db8::/48-56 => 64497'])
   t.equal(routes[roaPayloadKey(parseRoaPayload('10.0.0.0/24-24 => 64496'))].comment, 'office')
   const changes = checkRoaDelta(routes, [], [parseRoaPayload('10.0.0.0/24-24 => 64496')], held, now)
-  applyRouteChanges(routes, changes)
+  applyRoaChanges(routes, changes)
   t.same(routeLines(Object.values(routes)), ['2001:db8::/48-56 => 64497'])
 })
 
@@ -49,10 +49,10 @@ t.test('every problem is reported at once and nothing changes', async (t) => {
 
 t.test('re-adding with another comment updates the comment; remove then add in one delta is fine', async (t) => {
   const routes = configured('10.0.0.0/24 => 64496 # one')
-  applyRouteChanges(routes, checkRoaDelta(routes, parseRoaDelta('A: 10.0.0.0/24 => 64496 # two').added, [], held, now))
+  applyRoaChanges(routes, checkRoaDelta(routes, parseRoaDelta('A: 10.0.0.0/24 => 64496 # two').added, [], held, now))
   t.equal(Object.values(routes)[0].comment, 'two')
   const d = parseRoaDelta('R: 10.0.0.0/24 => 64496\nA: 10.0.0.0/24 => 64496')
-  applyRouteChanges(routes, checkRoaDelta(routes, d.added, d.removed, held, now))
+  applyRoaChanges(routes, checkRoaDelta(routes, d.added, d.removed, held, now))
   t.equal(Object.keys(routes).length, 1)
 })
 
@@ -85,7 +85,7 @@ t.test('checkRoaDeltaInput (the API and command form): parsed and checked in sli
   const same = checkRoaDelta(routes, added.map((r) => ({ payload: parseRoaPayload(`${r.prefix}-${r.max_length ?? 24} => ${r.asn}`), ...(r.comment ? { comment: r.comment } : {}) })), [parseRoaPayload('10.0.0.0/24 => 64496')], held, now)
   t.same(changes, same, 'the same changes as checkRoaDelta')
   const after = structuredClone(routes)
-  applyRouteChanges(after, changes)
+  applyRoaChanges(after, changes)
   t.equal(Object.keys(after).length, 5_000, 'applied: 5,000 added, 1 removed')
   t.same(Object.keys(after).sort(), changes.added.map((r) => roaPayloadKey(parseRoaPayload(`${r.prefix}-${r.maxLength} => ${r.asn}`))).sort(), 'keyed by the canonical payload key')
   const label = (p: Promise<unknown>) => p.then(() => 'no error', (e: unknown) => (e instanceof AppError ? e.label : String(e)))

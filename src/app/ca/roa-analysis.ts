@@ -4,7 +4,7 @@
  * as the update checks it, with nothing changed), and the scope of a suggestion. The analysis is bgp-analysis.ts.
  */
 import type { ConfiguredRoa, RoaDeltaJson } from '../../api/cas.js'
-import { applyRouteChanges, checkRoaDeltaInput, routePayload, type RouteConfig } from '../../ca/routes.js'
+import { applyRoaChanges, checkRoaDeltaInput, roaConfigPayload, type RoaConfig } from '../../ca/roas.js'
 import { heldResources } from '../../ca/children.js'
 import type { CaState } from '../../ca/state.js'
 import { AppError, reasonOf } from '../../errors.js'
@@ -22,10 +22,10 @@ export async function roasAfterDelta(s: CaState, delta: RoaDeltaJson, now: Date,
   return runSliced(afterSteps(s.routes, changes), pause)
 }
 
-function* afterSteps(current: Record<string, RouteConfig>, changes: Parameters<typeof applyRouteChanges>[1]): Sliced<ConfiguredRoa[]> {
+function* afterSteps(current: Record<string, RoaConfig>, changes: Parameters<typeof applyRoaChanges>[1]): Sliced<ConfiguredRoa[]> {
   const due = sliceCounter()
-  // A copy: applyRouteChanges edits comments in place, and the state's configurations must stay as they are.
-  const routes: Record<string, RouteConfig> = {}
+  // A copy: applyRoaChanges edits comments in place, and the state's configurations must stay as they are.
+  const routes: Record<string, RoaConfig> = {}
   for (const key in current) {
     routes[key] = current[key]!
     if (due()) yield
@@ -34,12 +34,12 @@ function* afterSteps(current: Record<string, RouteConfig>, changes: Parameters<t
     const r = routes[key]
     if (r) routes[key] = { ...r }
   }
-  applyRouteChanges(routes, changes)
+  applyRoaChanges(routes, changes)
   yield
-  const keyed: { r: RouteConfig; p: RoaPayload }[] = []
+  const keyed: { r: RoaConfig; p: RoaPayload }[] = []
   for (const key in routes) {
     const r = routes[key]!
-    keyed.push({ r, p: routePayload(r) })
+    keyed.push({ r, p: roaConfigPayload(r) })
     if (due()) yield
   }
   yield* sortSteps(keyed, (a, b) => compareRoaPayloads(a.p, b.p))
