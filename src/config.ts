@@ -9,7 +9,7 @@ import { QUOTA_OPTIONS, quotaDefaults, SELF_SERVICE_OPTIONS, selfServiceDefaults
 import { parseStorageUri } from './util/storage-uri.js'
 import { parseUri } from './util/uri.js'
 
-import type { HttpsMode, LogLevel, LogType, LogFormat, Config, RepositoryConfig, TestbedConfig, TimingConfig } from './config-types.js'
+import type { Config } from './config-types.js'
 
 export type { HttpsMode, LogLevel, LogType, LogFormat, Config, RepositoryConfig, TestbedConfig, TimingConfig } from './config-types.js'
 

@@ -195,8 +195,3 @@ function* planSteps(routes: readonly RoaConfig[], held: ResourceSet, mode: RoaMo
   return out
 }
 
-/** The authorisations of a configuration in the spec's text form, sorted (for `roas list`). */
-export function routeLines(routes: readonly RoaConfig[]): string[] {
-  return routes.map(roaConfigPayload).sort(compareRoaPayloads).map(formatRoaPayload)
-}
-

@@ -6,7 +6,6 @@
  */
 import { EncodeError } from '../asn1/der.js'
 import { expectSequence, parseDer } from '../asn1/der-reader.js'
-import { keyIdentifier } from '../crypto/key-id.js'
 import { fromBase64, toBase64 } from '../util/base64.js'
 import { asBytes, bytesEqual } from '../util/bytes.js'
 import { DecodeError, LibraryError } from '../util/errors.js'
@@ -111,11 +110,6 @@ export function inspectTal(tal: Tal): Problem[] {
 /** RFC 8630 §2.3: the TA certificate's public key is the TAL's. */
 export function talMatches(tal: Tal, ta: Cert): boolean {
   return bytesEqual(tal.spki, ta.spki)
-}
-
-/** The key identifier of the TAL's key (RFC 6487 §4.8.2), e.g. to name the TA's files. */
-export function talKeyIdentifier(tal: Tal): Uint8Array {
-  return keyIdentifier(tal.spki)
 }
 
 //------------ Encoding ------------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
  * Used by the RRDP module (pubd/rrdp/), whose entry (pubd/rrdp/index.ts) re-exports it.
  */
 import { DecodeError, InspectionError } from '../util/errors.js'
-import { buildXml, escapeAttr, parseXml, type XmlElement } from './xml.js'
+import { escapeAttr, parseXml, type XmlElement } from './xml.js'
 import { attr, base64Text, hexHash, noChildren, noText, optAttr, show } from './xml-read.js'
 
 export const RRDP_NS = 'http://www.ripe.net/rpki/rrdp'

@@ -95,11 +95,6 @@ export function compareRoaPayloads(a: RoaPayload, b: RoaPayload): number {
   return a.asn - b.asn
 }
 
-/** Whether two payloads are the same authorisation. */
-export function roaPayloadsEqual(a: RoaPayload, b: RoaPayload): boolean {
-  return compareRoaPayloads(a, b) === 0
-}
-
 /** A line split into its item and its inline comment ('' when none). */
 function splitComment(line: string): { item: string; comment: string } {
   const hash = line.indexOf('#')

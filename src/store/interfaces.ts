@@ -173,8 +173,6 @@ export interface PublicationStore {
   quotaUsage(publisher: string): Omit<QuotaUsage, 'total'>
   /** The usage of the whole server. */
   totalUsage(): Usage
-  /** True when some other publisher holds `uri` (impossible with disjoint jails; a defensive check). */
-  heldByOther(publisher: string, uri: string): boolean
   /** The URIs `publisher` holds under the directory URI `dir` (ending in '/'), in order. */
   objectsUnder(publisher: string, dir: string): Iterable<string>
   listObjects(publisher: string): StoredObject[]

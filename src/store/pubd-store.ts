@@ -88,11 +88,6 @@ export class SqlPublicationStore implements PublicationStore {
     return { objects: Number(r.n), bytes: Number(r.b ?? 0) }
   }
 
-  /** True when some other publisher holds `uri` (impossible with disjoint jails; a defensive check). */
-  heldByOther(publisher: string, uri: string): boolean {
-    return this.db.prepare('SELECT 1 FROM pubd_objects WHERE uri = ? AND publisher <> ?').get(uri, publisher) !== undefined
-  }
-
   listObjects(publisher: string): StoredObject[] {
     return this.db.prepare('SELECT uri, hash, size FROM pubd_objects WHERE publisher = ? ORDER BY uri').all(publisher) as StoredObject[]
   }

@@ -66,15 +66,6 @@ export function rsyncModule(uri: RsyncUri): { host: string; port: number | undef
   return { host: p.host, port: p.port, module }
 }
 
-/** Join a directory URI (ending in `/`) and a relative name that has no `..` or leading `/`. */
-export function joinUri<T extends string>(dir: T, name: string): T {
-  if (!dir.endsWith('/')) throw new ParseError('', `${short(dir)} is not a directory URI (no trailing '/')`)
-  if (name.startsWith('/') || name.split('/').some((s) => s === '..' || s === '.')) {
-    throw new ParseError('', `'${name}' is not a relative name`)
-  }
-  return (dir + name) as T
-}
-
 function short(text: string): string {
   return JSON.stringify(text.length > 120 ? text.slice(0, 117) + '...' : text)
 }

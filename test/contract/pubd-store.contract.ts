@@ -66,7 +66,7 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
     t.same(p.stats().map((x) => [x.handle, x.selfService]), [['anon', true], ['anon2', true], ['bob', false]])
   })
 
-  t.test('objects: applyChanges, objectHash, listObjects, objectsWithContent, objectsUnder, heldByOther, removePublisher', async (t) => {
+  t.test('objects: applyChanges, objectHash, listObjects, objectsWithContent, objectsUnder, removePublisher', async (t) => {
     const { stores } = fresh(t, make)
     const p = stores.publication
     p.addPublisher(publisher('bob'))
@@ -78,8 +78,6 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
     t.equal(p.objectHash('alice', `${BASE}bob/0/a.cer`), undefined, 'only for the publisher that holds it')
     t.same([...p.objectsUnder('bob', `${BASE}bob/0/`)], [`${BASE}bob/0/a.cer`, `${BASE}bob/0/b.roa`, `${BASE}bob/0/sub/c.roa`], 'objectsUnder: strictly below the directory, in order')
     t.same([...p.objectsUnder('alice', `${BASE}bob/0/`)], [], "not another publisher's")
-    t.ok(p.heldByOther('alice', `${BASE}bob/0/a.cer`))
-    t.notOk(p.heldByOther('bob', `${BASE}bob/0/a.cer`))
     p.applyChanges('bob', [publish(`${BASE}bob/0/a.cer`, 'a2', 'h(a)'), { type: 'withdraw', uri: `${BASE}bob/0/b.roa`, previous: 'h(b)' }], now)
     t.same(p.listObjects('bob'), [
       { uri: `${BASE}bob/0/a.cer`, hash: 'h(a2)', size: 2 },

@@ -192,11 +192,6 @@ export function bgpSuggestion(a: BgpAnalysis): BgpAnalysisSuggestion {
   return Object.fromEntries(Object.entries(lists).filter(([, l]) => l.length > 0)) as BgpAnalysisSuggestion
 }
 
-/** Whether the analysis leaves announcements invalid (Krill's `contains_invalids`, for `--try`-style checks). */
-export function hasInvalids(a: BgpAnalysis): boolean {
-  return a.announcements.some((x) => x.state === 'announcement_invalid_asn' || x.state === 'announcement_invalid_length')
-}
-
 //------------ Validation and categories ------------------------------------------------------------------------------
 
 /** RFC 6811 origin validation of one announcement against the ROAs covering it (in listing order). */

@@ -1,13 +1,18 @@
 /** ROA configuration: the atomic delta check, comment updates, aggregation hysteresis, ROA grouping per class. */
 import t from 'tap'
 import { AppError } from '../../../src/errors.js'
-import { applyRoaChanges, checkRoaDelta, checkRoaDeltaInput, nextRoaMode, planRoas, routeLines, type RoaConfig } from '../../../src/ca/roas.js'
-import { formatRoaPayload, parseRoaDelta, parseRoaPayload, roaPayloadKey, type RoaPayload } from '../../../src/resources/roa-payload.js'
+import { applyRoaChanges, checkRoaDelta, checkRoaDeltaInput, nextRoaMode, planRoas, roaConfigPayload, type RoaConfig } from '../../../src/ca/roas.js'
+import { compareRoaPayloads, formatRoaPayload, parseRoaDelta, parseRoaPayload, roaPayloadKey, type RoaPayload } from '../../../src/resources/roa-payload.js'
 import { ResourceSet } from '../../../src/resources/resource-set.js'
 
 const held = ResourceSet.parse({ asn: 'AS64496-64511', ipv4: '10.0.0.0/8', ipv6: '2001:db8::/32' })
 const now = new Date('2026-01-01T00:00:00Z')
 const names = { simple: (p: RoaPayload) => `${formatRoaPayload(p)}.roa`, aggregate: (asn: number) => `AS${asn}.roa` }
+
+/** The authorisations of a configuration in the spec's text form, sorted. */
+function roaConfigLines(routes: readonly RoaConfig[]): string[] {
+  return routes.map(roaConfigPayload).sort(compareRoaPayloads).map(formatRoaPayload)
+}
 
 function configured(...lines: string[]): Record<string, RoaConfig> {
   const routes: Record<string, RoaConfig> = {}
@@ -18,11 +23,11 @@ function configured(...lines: string[]): Record<string, RoaConfig> {
 
 t.test('adds and removes; max length is explicit, so /24 equals /24-24', async (t) => {
   const routes = configured('10.0.0.0/24 => 64496 # office', '2001:db8::/48-56 => 64497')
-  t.same(routeLines(Object.values(routes)), ['10.0.0.0/24 => 64496', '2001:db8::/48-56 => 64497'])
+  t.same(roaConfigLines(Object.values(routes)), ['10.0.0.0/24 => 64496', '2001:db8::/48-56 => 64497'])
   t.equal(routes[roaPayloadKey(parseRoaPayload('10.0.0.0/24-24 => 64496'))].comment, 'office')
   const changes = checkRoaDelta(routes, [], [parseRoaPayload('10.0.0.0/24-24 => 64496')], held, now)
   applyRoaChanges(routes, changes)
-  t.same(routeLines(Object.values(routes)), ['2001:db8::/48-56 => 64497'])
+  t.same(roaConfigLines(Object.values(routes)), ['2001:db8::/48-56 => 64497'])
 })
 
 t.test('every problem is reported at once and nothing changes', async (t) => {

@@ -4,7 +4,7 @@ import { compareBytes, concat } from '../../../src/util/bytes.js'
 import { ParseError } from '../../../src/util/errors.js'
 import { caHandle, childHandle, publisherHandle } from '../../../src/util/handle.js'
 import { fromHex, toHex } from '../../../src/util/hex.js'
-import { httpsUri, joinUri, parseUri, rsyncModule, rsyncUri } from '../../../src/util/uri.js'
+import { httpsUri, parseUri, rsyncModule, rsyncUri } from '../../../src/util/uri.js'
 
 t.test('hex round trip, strict input', async (t) => {
   t.equal(toHex(Uint8Array.of(0, 0xab, 0xff)), '00abff')
@@ -56,9 +56,6 @@ t.test('URIs', async (t) => {
   t.throws(() => parseUri('https://h:0/'), /invalid port/)
   t.throws(() => parseUri('ftp://h/'), /unsupported scheme/)
   t.same(rsyncModule(rsyncUri('rsync://localhost:3873/repo/ca/x.cer')), { host: 'localhost', port: 3873, module: 'repo' })
-  t.equal(joinUri('rsync://h/m/', 'a/b.cer'), 'rsync://h/m/a/b.cer')
-  t.throws(() => joinUri('rsync://h/m/', '../x'), ParseError)
-  t.throws(() => joinUri('rsync://h/m', 'x'), ParseError)
 })
 
 t.test('base64 decoding is linear and safe on large input', async (t) => {
