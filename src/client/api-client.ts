@@ -5,6 +5,7 @@
  */
 import https from 'node:https'
 import type { IncomingMessage } from 'node:http'
+import { JSON_CONTENT_TYPE } from '../api/media-types.js'
 import { isErrorBody, type ErrorBody } from '../api/status.js'
 import type { Clock } from '../util/clock.js'
 
@@ -91,7 +92,7 @@ export class ApiClient {
   private headers(call: ApiCall<unknown>, masked: boolean): Record<string, string> {
     const h: Record<string, string> = { Authorization: `Bearer ${masked ? '***' : this.opts.token}` }
     if (call.rawBody) h['Content-Type'] = call.rawBody.contentType
-    else if (call.body !== undefined) h['Content-Type'] = 'application/json'
+    else if (call.body !== undefined) h['Content-Type'] = JSON_CONTENT_TYPE
     if (!masked) h['User-Agent'] = this.opts.userAgent ?? 'svcc'
     return h
   }

@@ -5,6 +5,7 @@
  * parameter, as Krill sends it (krill:src/daemon/http/response.rs): Krill clients compare the header as a string.
  */
 import type { Context, Next } from 'koa'
+import { JSON_CONTENT_TYPE } from '../api/media-types.js'
 import { AppError, internalErrorBody, storageFault } from '../errors.js'
 import type { Logger } from '../log.js'
 import type { Clock } from '../util/clock.js'
@@ -73,16 +74,13 @@ function serialiseJson(ctx: Context): void {
   // Koa typed an object body `application/json; charset=utf-8` when it was set; a type the handler chose stays.
   const type = ctx.response.get('Content-Type')
   ctx.body = JSON.stringify(body)
-  ctx.set('Content-Type', type === '' || /^application\/json\s*(;|$)/i.test(type) ? JSON_TYPE : type)
+  ctx.set('Content-Type', type === '' || /^application\/json\s*(;|$)/i.test(type) ? JSON_CONTENT_TYPE : type)
 }
-
-/** The JSON content type, exactly (Koa's `ctx.type = 'json'` would add `; charset=utf-8`). */
-export const JSON_TYPE = 'application/json'
 
 /** Answer `body` as JSON text with the JSON content type, whatever type the failed handler had set. */
 function sendJson(ctx: Context, body: unknown): void {
   ctx.body = JSON.stringify(body)
-  ctx.set('Content-Type', JSON_TYPE)
+  ctx.set('Content-Type', JSON_CONTENT_TYPE)
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'koa'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { JSON_TYPE } from './errors.js'
+import { JSON_CONTENT_TYPE } from '../api/media-types.js'
 
 /** Entries serialised between two yields. */
 const SLICE = 2_000
@@ -24,5 +24,5 @@ export async function jsonArrayText(items: readonly unknown[]): Promise<string> 
 /** Answer `items` as a JSON array (200, the JSON content type). */
 export async function sendJsonArray(ctx: Context, items: readonly unknown[]): Promise<void> {
   ctx.body = await jsonArrayText(items)
-  ctx.set('Content-Type', JSON_TYPE)
+  ctx.set('Content-Type', JSON_CONTENT_TYPE)
 }

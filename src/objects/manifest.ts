@@ -4,7 +4,6 @@
  * verifyManifest, buildManifest, plus checkManifestHashes (files beside the manifest). Used by the CA (one manifest
  * per key, re-issued on schedule), the publication server (stats) and `svcc inspect`.
  */
-import { createHash } from 'node:crypto'
 import { bitString, EncodeError, generalizedTime, ia5String, int, oid, seq, seqOf } from '../asn1/der.js'
 import {
   children, cursor, expectSequence, parseDer, readBigInt, readBitString, readInt, readOid, readStringOf, readTime,
@@ -20,6 +19,7 @@ import {
   buildSignedObject, decodeSignedObject, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject,
   verifySignedObject,
 } from './signed-object.js'
+import { sha256 } from '../crypto/digest.js'
 
 //------------ Types ---------------------------------------------------------------------------------------------------
 
@@ -174,7 +174,7 @@ export function checkManifestHashes(m: Manifest, read: (file: string) => Uint8Ar
 
 /** SHA-256 of a file's bytes, as a manifest lists it. */
 export function fileHash(bytes: Uint8Array): Uint8Array {
-  return new Uint8Array(createHash('sha256').update(bytes).digest())
+  return sha256(bytes)
 }
 
 //------------ Building ------------------------------------------------------------------------------------------------

@@ -5,7 +5,6 @@
  * manifest's file hashes against the files beside it (RFC 9286 §6.4–6.5). Every failure is a Problem naming its rule;
  * nothing throws for a bad object. Pure: the caller reads the files.
  */
-import { createHash } from 'node:crypto'
 import { AsBlocks } from '../resources/asn.js'
 import { IpBlocks } from '../resources/ip.js'
 import { ResourceSet } from '../resources/resource-set.js'
@@ -17,6 +16,7 @@ import { checkManifestHashes, type Manifest } from './manifest.js'
 import { note, type Problem, problem } from './problem.js'
 import type { SignedObject } from './signed-object.js'
 import { signedAttrsCandidates } from './signed-attributes.js'
+import { sha256 } from '../crypto/digest.js'
 
 /** One check that was run: what it covers and its problems (none: it passed). */
 export interface OfflineCheck {
@@ -31,7 +31,7 @@ export interface OfflineCheck {
  */
 export function checkCmsSignature(so: SignedObject): Problem[] {
   const out: Problem[] = []
-  const digest = new Uint8Array(createHash('sha256').update(so.eContent).digest())
+  const digest = sha256(so.eContent)
   const md = so.attributes.messageDigest
   if (md === undefined) out.push(note('RFC 6488 §2.1.6.4.2', 'no message-digest attribute: the eContent cannot be checked'))
   else if (!bytesEqual(md, digest)) out.push(problem('RFC 6488 §2.1.6.4.2', 'message-digest attribute does not match the SHA-256 of the eContent'))

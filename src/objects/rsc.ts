@@ -5,7 +5,6 @@
  * Verbs: decodeRsc, inspectRsc, verifyRsc, buildRsc, and checkRscFiles (the digests against files at hand).
  * Used by the CA (app/ca/rsc-signing.ts) and `svcc inspect`.
  */
-import { createHash } from 'node:crypto'
 import { bitString, EncodeError, explicit, ia5String, int, octetString, seq, seqOf, x509Time } from '../asn1/der.js'
 import {
   children, cursor, type DerNode, expectSequence, parseDer, readInt, readOctetString, readStringOf,
@@ -30,6 +29,7 @@ import { note, type Problem, problem, problemFromText } from './problem.js'
 import {
   decodeSignedObject, encodeSignedData, inspectSignedObject, type ObjectIssuer, type SignedObject, verifySignedObject,
 } from './signed-object.js'
+import { sha256Hex } from '../crypto/digest.js'
 
 //------------ Types ---------------------------------------------------------------------------------------------------
 
@@ -214,7 +214,7 @@ export function checkRscFiles(r: Rsc, read: (name: string) => Uint8Array | undef
     if (f.name === undefined) return { hash, state: 'unnamed' }
     const bytes = PORTABLE_FILENAME.test(f.name) && f.name !== '.' && f.name !== '..' ? read(f.name) : undefined
     if (bytes === undefined) return { name: f.name, hash, state: 'missing' }
-    return { name: f.name, hash, state: toHex(createHash('sha256').update(bytes).digest()) === hash ? 'match' : 'mismatch' }
+    return { name: f.name, hash, state: sha256Hex(bytes) === hash ? 'match' : 'mismatch' }
   })
 }
 

@@ -5,7 +5,6 @@
  * LACNIC objects), inspectSignedObject, verifySignedObject, buildSignedObject (with the EE certificate).
  * Used by manifest.ts, roa.ts and aspa.ts; RFC 6492/8181 CMS has its own wrapper in protocol/.
  */
-import { createHash } from 'node:crypto'
 import { type BerSignedData, type BerSignerInfo, decodeBerSignedData, isStrictDer } from '../asn1/ber.js'
 import { explicit, implicit, octetString, oid, retag, seq, set, tlv } from '../asn1/der.js'
 import {
@@ -28,6 +27,7 @@ import {
   attributeValues, type AttributeValues, encodeSignedAttrs, fromBerSignedAttrs, inspectSignedAttrs, readSignedAttrs,
   signedAttrsCandidates, type SignedAttrs,
 } from './signed-attributes.js'
+import { sha256 } from '../crypto/digest.js'
 
 //------------ Types ---------------------------------------------------------------------------------------------------
 
@@ -257,7 +257,7 @@ export function verifySignedObject(so: SignedObject, issuer: ResourceCert, now: 
     throw new VerificationError(rule, 'SignerInfo does not name the EE certificate')
   }
   if (so.attributes.contentType !== so.eContentType) throw new VerificationError(rule, 'content-type attribute differs from eContentType')
-  const digest = createHash('sha256').update(so.eContent).digest()
+  const digest = sha256(so.eContent)
   if (so.attributes.messageDigest === undefined || !bytesEqual(digest, so.attributes.messageDigest)) {
     throw new VerificationError(rule, 'message digest does not match the eContent')
   }
@@ -284,7 +284,7 @@ export function buildSignedObject(content: SignedContent, eeKey: SigningKey, iss
 
 /** The CMS ContentInfo: SignedData v3 with one certificate, no crls, one SignerInfo v3 (SKI sid, rsaEncryption). */
 export function encodeSignedData(eContentType: string, eContent: Uint8Array, eeCert: Uint8Array, eeKey: SigningKey, signingTime: Date): Uint8Array {
-  const digest = new Uint8Array(createHash('sha256').update(eContent).digest())
+  const digest = sha256(eContent)
   const signedAttrs = encodeSignedAttrs(eContentType, digest, signingTime)
   // RFC 5652 §5.4: the signature covers the SET OF (tag 0x31); it is stored as [0] IMPLICIT (0xa0).
   const signature = eeKey.sign(signedAttrs)

@@ -4,7 +4,7 @@
  * and as PEM, and create our own self-signed identity certificate and its CRL. Used by ca/ (parents and children),
  * pubd/ (publishers), signed-message.ts and the API mapping.
  */
-import { createHash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { keyIdentifier } from '../crypto/key-id.js'
 import type { SigningKey } from '../crypto/signer.js'
 import { buildCert, serialFromRandom } from '../objects/cert.js'
@@ -14,6 +14,7 @@ import { DecodeError, InspectionError } from '../util/errors.js'
 import { toHex } from '../util/hex.js'
 import { bytesEqual } from '../util/bytes.js'
 import { type BpkiCert, decodeBpkiCert, isSelfSigned, publicKey, signedBy } from './id-cert-x509.js'
+import { sha256Hex } from '../crypto/digest.js'
 
 /** A decoded identity certificate. */
 export interface IdCert extends BpkiCert {
@@ -139,7 +140,7 @@ function checkIdKey(spki: Uint8Array, fail: (rule: string, msg: string) => Error
 /** The JSON API view of an identity certificate. */
 export function idCertInfo(cert: IdCert | BpkiCert | Uint8Array): IdCertInfo {
   const c = cert instanceof Uint8Array ? decodeBpkiCert(cert) : cert
-  return { public_key: toBase64(c.spki), base64: toBase64(c.der), hash: toHex(createHash('sha256').update(c.spki).digest()) }
+  return { public_key: toBase64(c.spki), base64: toBase64(c.der), hash: sha256Hex(c.spki) }
 }
 
 /** PEM text (RFC 7468 §5: 'CERTIFICATE', 64-column base64), ending in a newline. */

@@ -8,6 +8,9 @@ import { InspectionError } from '../util/errors.js'
 import { PROVISIONING_NS } from './provisioning-decode.js'
 import { buildXml, type XmlNode } from './xml.js'
 
+/** RFC 6492 §3: the media type of an up-down message, in requests and responses. */
+export const UPDOWN_CONTENT_TYPE = 'application/rpki-updown'
+
 export { decodeProvisioning, PROVISIONING_NS, ProvisioningDecodeError, type ProvisioningDecodeKind } from './provisioning-decode.js'
 
 export interface ResourceClassEntitlement {

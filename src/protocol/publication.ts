@@ -8,6 +8,9 @@ import { DecodeError } from '../util/errors.js'
 import { buildXml, parseXml, type XmlElement, type XmlNode } from './xml.js'
 import { attr, base64Text, hexHash, noChildren, noText, onlyChild, optAttr, show } from './xml-read.js'
 
+/** RFC 8181 §2.1: the media type of a publication message, in queries and replies. */
+export const PUBLICATION_CONTENT_TYPE = 'application/rpki-publication'
+
 export const PUBLICATION_NS = 'http://www.hactrn.net/uris/rpki/publication-spec/'
 
 export type PublishPdu = { type: 'publish'; uri: string; hash?: string /* lowercase hex */; content: Uint8Array; tag?: string }

@@ -6,12 +6,12 @@
  * and whose message is short enough for an RFC 8181 `bad_cms_signature` report or an RFC 6492 error description.
  * Called by the RFC 6492 and RFC 8181 endpoints (server side) and by the clients that read the replies.
  */
-import { createHash } from 'node:crypto'
 import { bytesEqual } from '../util/bytes.js'
 import { DecodeError, VerificationError } from '../util/errors.js'
 import { type IdCert, decodeIdCert } from './id-cert.js'
 import { type BpkiCert, type BpkiCrl, decodeBpkiCrl, signedBy, verifyWith } from './id-cert-x509.js'
 import { type InspectedMessage, inspectSignedMessage } from './signed-message-decode.js'
+import { sha256 } from '../crypto/digest.js'
 
 export interface UnwrapOptions {
   /** The peer's registered BPKI identity certificate (DER, or already decoded). */
@@ -55,7 +55,7 @@ function fail(rule: string, message: string): never {
  *  The signature is checked over the attributes as received (tag 0x31); if that fails and the message was not DER,
  *  over their DER re-encoding, which is what RFC 5652 §5.4 says is signed. */
 export function verifyMessageSignature(m: InspectedMessage): void {
-  const digest = createHash('sha256').update(m.content).digest()
+  const digest = sha256(m.content)
   if (!bytesEqual(digest, m.messageDigest)) fail('RFC 5652 §11.2', 'message-digest does not match the content')
   const ok = verifyWith('sha256', m.signedAttrs.received, m.ee.spki, m.signer.signature) ||
     (!bytesEqual(m.signedAttrs.received, m.signedAttrs.der) && verifyWith('sha256', m.signedAttrs.der, m.ee.spki, m.signer.signature))

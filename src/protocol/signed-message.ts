@@ -20,6 +20,7 @@ import { lengthOctets, nul, octetString, oid, retag, seq, set, setOf, tlv, x509T
 import * as oids from '../asn1/oids.js'
 import type { OneOffKey, SigningKey } from '../crypto/signer.js'
 import { buildIdCrl, decodeIdCert, type IdCert, issueIdEeCert } from './id-cert.js'
+import { sha256 } from '../crypto/digest.js'
 
 export { unwrapUnverified, inspectSignedMessage, type UnverifiedMessage, type InspectedMessage } from './signed-message-decode.js'
 export {
@@ -140,7 +141,7 @@ const ATTR_CONTENT_TYPE = seq(oid(oids.contentType), set(OID_XML))
 
 /** The DER SET of signed attributes (RFC 6492 §3.1.1.6.4): content-type, signing-time, message-digest, sorted. */
 function signedAttributes(content: Uint8Array, signingTime: Date): Uint8Array {
-  const digest = new Uint8Array(createHash('sha256').update(content).digest())
+  const digest = sha256(content)
   return setOf([
     ATTR_CONTENT_TYPE,
     seq(oid(oids.signingTime), set(x509Time(signingTime))), // RFC 5652 §11.3: UTCTime through 2049

@@ -14,7 +14,8 @@ import { stillFresh } from '../../ca/renewal.js'
 import { buildAspa, decodeAspa, inspectAspa, verifyAspa } from '../../objects/aspa.js'
 import { serialFromRandom, type ResourceCert } from '../../objects/cert.js'
 import type { ObjectIssuer } from '../../objects/signed-object.js'
-import { destroy, eeValidity, selfCheck, sha256Hex, type KeyWork } from './object-signing.js'
+import { destroy, eeValidity, selfCheck, type KeyWork } from './object-signing.js'
+import { sha256Hex } from '../../crypto/digest.js'
 
 /** What ASPA signing needs of objects.ts's ObjectsContext. */
 export interface AspaObjectsContext {

@@ -9,7 +9,6 @@
  * memory that another instance cannot see. The lock is the child's, not the CA's: the commands a message runs take
  * the CA's lock themselves (CaCommands.run), which the in-process mutex does not allow twice.
  */
-import { createHash } from 'node:crypto'
 import { childEntitlements, child as childOf } from '../../ca/children.js'
 import type { CaState, ChildInfo, IssuedCert } from '../../ca/state.js'
 import { AppError, reasonOf, storageFault } from '../../errors.js'
@@ -29,6 +28,7 @@ import type { ChildReplayStore, SharedLocks } from '../../store/interfaces.js'
 import { KeyedMutex } from '../shared/keyed-mutex.js'
 import type { CaCommands } from './ca-commands.js'
 import type { MessageSigners } from './message-signers.js'
+import { sha256Hex } from '../../crypto/digest.js'
 
 export interface ChildServerDeps {
   commands: CaCommands
@@ -125,7 +125,7 @@ export class ChildServer {
       throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: reasonOf(e) })
     }
     const changes = msg.payload.type === 'issue' || msg.payload.type === 'revoke'
-    const digest = createHash('sha256').update(verified.content).digest('hex')
+    const digest = sha256Hex(verified.content)
     const state = this.d.replay.get(s.handle, ch.handle)
     const replay = replayProblem(state, verified.signingTime, digest, changes)
     if (replay) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: replay })

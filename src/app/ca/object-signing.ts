@@ -3,7 +3,6 @@
  * for ASPAs): the work list of a key's previous objects, the library self-check every new object passes before it may
  * be published, EE validity, and disposal of one-off keys.
  */
-import { createHash } from 'node:crypto'
 import type { StoredCaObject } from '../../ca/object-model.js'
 import type { OneOffKey } from '../../crypto/signer.js'
 import { errorsOf, formatProblem, type Problem } from '../../objects/problem.js'
@@ -44,6 +43,3 @@ export function destroy(k: OneOffKey): void {
   }
 }
 
-export function sha256Hex(b: Uint8Array): string {
-  return createHash('sha256').update(b).digest('hex')
-}

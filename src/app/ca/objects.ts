@@ -28,9 +28,9 @@ import { certificateExpired, manifestDueAt, stillFresh } from '../../ca/renewal.
 import { updateAspas } from './aspa-objects.js'
 import { updateRouterCerts } from './router-objects.js'
 import { updateTak } from './tak-objects.js'
-import { destroy, eeValidity, selfCheck, sha256Hex, type KeyWork } from './object-signing.js'
+import { destroy, eeValidity, selfCheck, type KeyWork } from './object-signing.js'
+import { sha256Hex } from '../../crypto/digest.js'
 
-export { sha256Hex }
 
 export interface ObjectsTiming {
   mftNextUpdateSeconds: number

@@ -11,7 +11,7 @@ import { keyIdentifier } from '../../crypto/key-id.js'
 import { AppError, reasonOf } from '../../errors.js'
 import { decodeCert } from '../../objects/cert.js'
 import { buildCsr } from '../../objects/csr.js'
-import { decodeProvisioning, encodeProvisioning, ERROR_CODES, type ProvisioningMessage, type ProvisioningPayload } from '../../protocol/provisioning.js'
+import { decodeProvisioning, encodeProvisioning, ERROR_CODES, UPDOWN_CONTENT_TYPE, type ProvisioningMessage, type ProvisioningPayload } from '../../protocol/provisioning.js'
 import { unwrapMessage } from '../../protocol/signed-message.js'
 import { ResourceSet } from '../../resources/resource-set.js'
 import { fromBase64, toBase64, toBase64Url } from '../../util/base64.js'
@@ -23,7 +23,6 @@ import type { CaCommands } from './ca-commands.js'
 import type { MessageSigners } from './message-signers.js'
 import type { PostMessage } from './ports.js'
 
-export const UPDOWN_TYPE = 'application/rpki-updown'
 
 /**
  * Delivers an RFC 6492 message to a parent CA in this same svcd without the network and without CMS, or undefined
@@ -66,7 +65,7 @@ export class ParentClient {
       reply = r.message
     } else {
       const cms = await this.d.signers.of(s).sign(encodeProvisioning(message), this.d.now())
-      const answer = await this.d.post(p.serviceUri, cms, { contentType: UPDOWN_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit })
+      const answer = await this.d.post(p.serviceUri, cms, { contentType: UPDOWN_CONTENT_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit })
       reply = decodeProvisioning(unwrapMessage(answer, { idCert: fromBase64(p.idCert), now: this.d.now() }).xml)
     }
     if (reply.payload.type === 'error_response') {

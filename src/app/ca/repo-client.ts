@@ -5,7 +5,7 @@
  */
 import { AppError } from '../../errors.js'
 import type { CaState, RepoInfo } from '../../ca/state.js'
-import { decodePublicationReply, encodePublicationQuery, type PublicationQuery, type PublicationReply } from '../../protocol/publication.js'
+import { decodePublicationReply, encodePublicationQuery, PUBLICATION_CONTENT_TYPE, type PublicationQuery, type PublicationReply } from '../../protocol/publication.js'
 import { unwrapMessage } from '../../protocol/signed-message.js'
 import type { Publisher } from '../../pubd/publishers.js'
 import { fromBase64 } from '../../util/base64.js'
@@ -14,7 +14,6 @@ import type { RepositoryResponse } from '../../protocol/idexchange.js'
 import type { MessageSigners } from './message-signers.js'
 import type { EmbeddedRepository, PostMessage } from './ports.js'
 
-const PUBLICATION_TYPE = 'application/rpki-publication'
 
 export interface RepoClientDeps {
   /** The embedded publication server, when svcd runs one. */
@@ -73,7 +72,7 @@ export class RepoClient {
       return this.d.publication!.publish(p.handle, query)
     }
     const cms = await this.d.signers.of(s).sign(encodePublicationQuery(query), this.d.now())
-    const answer = await this.d.post(repo.serviceUri, cms, { contentType: PUBLICATION_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit })
+    const answer = await this.d.post(repo.serviceUri, cms, { contentType: PUBLICATION_CONTENT_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit })
     const m = unwrapMessage(answer, { idCert: fromBase64(repo.serverIdCert), now: this.d.now() })
     return decodePublicationReply(m.xml)
   }

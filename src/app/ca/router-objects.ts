@@ -14,7 +14,8 @@ import { stillFresh } from '../../ca/renewal.js'
 import type { CaState } from '../../ca/state.js'
 import { fromBase64 } from '../../util/base64.js'
 import type { AspaObjectsContext } from './aspa-objects.js'
-import { eeValidity, selfCheck, sha256Hex, type KeyWork } from './object-signing.js'
+import { eeValidity, selfCheck, type KeyWork } from './object-signing.js'
+import { sha256Hex } from '../../crypto/digest.js'
 
 /** Bring the key's router certificates in line with the definitions; returns the certificates the self-check refused. */
 export function updateRouterCerts(state: CaState, issuer: ObjectIssuer, issuerCert: ResourceCert, work: KeyWork, ctx: AspaObjectsContext): string[] {

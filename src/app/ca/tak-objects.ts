@@ -17,7 +17,8 @@ import { bytesEqual } from '../../util/bytes.js'
 import { fromBase64 } from '../../util/base64.js'
 import { stillFresh } from '../../ca/renewal.js'
 import type { AspaObjectsContext } from './aspa-objects.js'
-import { destroy, eeValidity, selfCheck, sha256Hex, type KeyWork } from './object-signing.js'
+import { destroy, eeValidity, selfCheck, type KeyWork } from './object-signing.js'
+import { sha256Hex } from '../../crypto/digest.js'
 
 type Role = 'current' | 'next' | 'old'
 

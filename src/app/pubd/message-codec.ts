@@ -4,8 +4,8 @@
  * certificate. Replay protection (signing time and content digest per publisher) is protocol/replay.ts, kept by the
  * RFC 8181 endpoint in the database. The composition root builds the codec and hands it to the PublisherService.
  */
-import { createHash } from 'node:crypto'
 import { MessageSigner, unwrapMessage } from '../../protocol/signed-message.js'
+import { sha256Hex } from '../../crypto/digest.js'
 
 /** Signs our replies and verifies publishers' messages (RFC 8181 §2, CMS as RFC 6492 §3.1). */
 export interface MessageCodec {
@@ -36,6 +36,6 @@ export class PubdCodec implements MessageCodec {
 
   verify(cms: Uint8Array, peer: { handle: string; idCert: Uint8Array }, now: Date): VerifiedQuery {
     const m = unwrapMessage(cms, { idCert: peer.idCert, now })
-    return { xml: m.xml, signingTime: m.signingTime, digest: createHash('sha256').update(m.content).digest('hex') }
+    return { xml: m.xml, signingTime: m.signingTime, digest: sha256Hex(m.content) }
   }
 }

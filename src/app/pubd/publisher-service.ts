@@ -18,7 +18,7 @@ import type { ListQuery, PublisherSort, PublishersPageJson } from '../../api/pag
 import type { PublicationStore, SharedLocks } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
 import { checkedPublisherHandle, pathHandle, publisherRequestInput } from '../ca/inputs.js'
-import { sha256Hex } from '../ca/object-signing.js'
+import { sha256Hex } from '../../crypto/digest.js'
 import type { MessageCodec } from './message-codec.js'
 import type { ProblemJson } from './problems.js'
 import { isStale, publishersPage } from './publisher-page.js'

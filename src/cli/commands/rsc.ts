@@ -4,13 +4,13 @@
  * RSC (DER) to --out. `svcc inspect X.sig --dir <folder>` checks files against it later. The server checks names,
  * digests and resources (ca-rsc-* labels, exit 1); an unreadable file or --out is a usage error (exit 2).
  */
-import { createHash } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { calls } from '../../client/calls.js'
 import { fromBase64 } from '../../util/base64.js'
 import type { CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
+import { sha256Hex } from '../../crypto/digest.js'
 
 export const rscCommands: CommandDef[] = [
   {
@@ -61,5 +61,5 @@ function sha256File(path: string): string {
   } catch (e) {
     throw new UsageError(`cannot read --file '${path}': ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`)
   }
-  return createHash('sha256').update(bytes).digest('hex')
+  return sha256Hex(bytes)
 }

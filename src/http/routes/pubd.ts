@@ -9,6 +9,7 @@
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { PUBLISHER_SORTS } from '../../api/paging.js'
+import { PUBLICATION_CONTENT_TYPE } from '../../api/media-types.js'
 import { isPublisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import type { PublicationService } from '../../app/pubd/publication-service.js'
 import { AppError } from '../../errors.js'
@@ -17,7 +18,6 @@ import { readBytes, readJsonOrXml, readNoBody } from '../body.js'
 import { listQuery, queryCount, wantsPage } from '../list-query.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
-const RFC8181_TYPE = 'application/rpki-publication'
 /** The largest ?stale= (as GET /pubd/stale/{seconds}: ten digits). */
 const MAX_STALE_SECONDS = 9_999_999_999
 
@@ -76,8 +76,8 @@ export function pubdRouter(deps: HttpDeps): Router {
   })
   const rfc8181 = async (ctx: Context) => {
     // A message is read only up to what the publisher's quota could accept (issue 22: no 32 MiB from a self-service one).
-    const body = await readBytes(ctx, Math.min(deps.config.post_limit_rfc8181, pub().rfc8181Limit(ctx.params.publisher)), RFC8181_TYPE)
-    ctx.type = RFC8181_TYPE
+    const body = await readBytes(ctx, Math.min(deps.config.post_limit_rfc8181, pub().rfc8181Limit(ctx.params.publisher)), PUBLICATION_CONTENT_TYPE)
+    ctx.type = PUBLICATION_CONTENT_TYPE
     ctx.body = Buffer.from(await pub().rfc8181(ctx.params.publisher, body))
   }
   router.post('/rfc8181/:publisher', rfc8181)
