@@ -6,51 +6,22 @@
 import type { AspaDefinitionJson } from '../../api/cas.js'
 import { calls } from '../../client/calls.js'
 import { parseAsn } from '../../resources/asn.js'
-import type { CommandDef } from '../command.js'
+import { action, option, required, view, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
 
 export const aspasCommands: CommandDef[] = [
-  {
-    path: ['aspas', 'list'],
-    summary: 'Show the ASPA definitions',
-    async run(ctx) {
-      const aspas = await ctx.send(calls.caAspas(ctx.ca()))
-      return { json: aspas, text: aspas.map(aspaText).join('\n') }
-    },
-  },
-  {
-    path: ['aspas', 'add'],
-    summary: 'Add an ASPA definition, or replace the one of its customer',
-    options: [{ flags: '--aspa <definition>', description: '"AS65000 => AS65001, AS65002" (customer => providers; AS0 alone for none)', required: true }],
-    async run(ctx, opts) {
-      await ctx.send(calls.caAspasUpdate(ctx.ca(), { add_or_replace: [parseAspaDefinition(String(opts.aspa))], remove: [] }))
-      return { text: '' }
-    },
-  },
-  {
-    path: ['aspas', 'remove'],
-    summary: 'Remove the ASPA definition of a customer AS',
-    options: [{ flags: '--customer <asn>', description: 'the customer AS, e.g. AS65000', required: true }],
-    async run(ctx, opts) {
-      await ctx.send(calls.caAspasUpdate(ctx.ca(), { add_or_replace: [], remove: [asn(opts.customer, '--customer')] }))
-      return { text: '' }
-    },
-  },
-  {
-    path: ['aspas', 'update'],
-    summary: 'Add and remove providers of a customer AS (removing all removes the definition; adding to a new customer creates it)',
-    options: [
-      { flags: '--customer <asn>', description: 'the customer AS, e.g. AS65000', required: true },
-      { flags: '--add <asns>', description: 'providers to add, e.g. AS65005 or "AS65005, AS65006"' },
-      { flags: '--remove <asns>', description: 'providers to remove, e.g. AS65001' },
-    ],
-    async run(ctx, opts) {
-      if (opts.add === undefined && opts.remove === undefined) throw new UsageError('aspas update needs --add or --remove (or both)')
-      const customer = asn(opts.customer, '--customer')
-      await ctx.send(calls.caAspaProvidersUpdate(ctx.ca(), customer, { added: asnList(opts.add, '--add'), removed: asnList(opts.remove, '--remove') }))
-      return { text: '' }
-    },
-  },
+  view(['aspas', 'list'], 'Show the ASPA definitions', [], (ctx) => calls.caAspas(ctx.ca()), (aspas) => aspas.map(aspaText).join('\n')),
+  action(['aspas', 'add'], 'Add an ASPA definition, or replace the one of its customer', [required('--aspa <definition>', '"AS65000 => AS65001, AS65002" (customer => providers; AS0 alone for none)')], (ctx, opts) => calls.caAspasUpdate(ctx.ca(), { add_or_replace: [parseAspaDefinition(String(opts.aspa))], remove: [] })),
+  action(['aspas', 'remove'], 'Remove the ASPA definition of a customer AS', [required('--customer <asn>', 'the customer AS, e.g. AS65000')], (ctx, opts) => calls.caAspasUpdate(ctx.ca(), { add_or_replace: [], remove: [asn(opts.customer, '--customer')] })),
+  action(['aspas', 'update'], 'Add and remove providers of a customer AS (removing all removes the definition; adding to a new customer creates it)', [
+    required('--customer <asn>', 'the customer AS, e.g. AS65000'),
+    option('--add <asns>', 'providers to add, e.g. AS65005 or "AS65005, AS65006"'),
+    option('--remove <asns>', 'providers to remove, e.g. AS65001'),
+  ], (ctx, opts) => {
+    if (opts.add === undefined && opts.remove === undefined) throw new UsageError('aspas update needs --add or --remove (or both)')
+    const customer = asn(opts.customer, '--customer')
+    return calls.caAspaProvidersUpdate(ctx.ca(), customer, { added: asnList(opts.add, '--add'), removed: asnList(opts.remove, '--remove') })
+  }),
 ]
 
 /** "AS65000 => AS65001, AS65002" (Krill's text form); an empty provider list is left for the server to refuse. */

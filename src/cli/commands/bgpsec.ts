@@ -7,46 +7,27 @@ import { readFileSync } from 'node:fs'
 import { calls } from '../../client/calls.js'
 import { parseAsn } from '../../resources/asn.js'
 import { toBase64 } from '../../util/base64.js'
-import type { CommandDef } from '../command.js'
+import { action, required, view, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
 
 export const bgpsecCommands: CommandDef[] = [
-  {
-    path: ['bgpsec', 'list'],
-    summary: 'Show the BGPsec router keys',
-    async run(ctx) {
-      const keys = await ctx.send(calls.caBgpSecList(ctx.ca()))
-      return { json: keys, text: keys.map((k) => `AS${k.asn} ${k.key_identifier}`).join('\n') }
-    },
-  },
-  {
-    path: ['bgpsec', 'add'],
-    summary: "Add a router key: the CA issues a router certificate for the request's key (ECDSA P-256)",
-    options: [
-      { flags: '--asn <asn>', description: 'the AS of the router, e.g. AS65000', required: true },
-      { flags: '--csr <file>', description: "the router's PKCS#10 request, DER or PEM", required: true },
-    ],
-    async run(ctx, opts) {
-      const asn = asnOption(opts.asn, '--asn')
-      await ctx.send(calls.caBgpSecUpdate(ctx.ca(), { add: [{ asn, csr: readCsr(String(opts.csr)) }], remove: [] }))
-      return { text: '' }
-    },
-  },
-  {
-    path: ['bgpsec', 'remove'],
-    summary: 'Remove a router key: its router certificate is withdrawn',
-    options: [
-      { flags: '--asn <asn>', description: 'the AS of the router, e.g. AS65000', required: true },
-      { flags: '--key <key id>', description: 'the key identifier, 40 hex digits (as `bgpsec list` shows it)', required: true },
-    ],
-    async run(ctx, opts) {
-      const asn = asnOption(opts.asn, '--asn')
-      const key = String(opts.key)
-      if (!/^[0-9A-Fa-f]{40}$/.test(key)) throw new UsageError(`--key '${key}' is not a key identifier (40 hex digits)`)
-      await ctx.send(calls.caBgpSecUpdate(ctx.ca(), { add: [], remove: [`ROUTER-${asn.toString(16).toUpperCase().padStart(8, '0')}-${key.toUpperCase()}`] }))
-      return { text: '' }
-    },
-  },
+  view(['bgpsec', 'list'], 'Show the BGPsec router keys', [], (ctx) => calls.caBgpSecList(ctx.ca()), (keys) => keys.map((k) => `AS${k.asn} ${k.key_identifier}`).join('\n')),
+  action(['bgpsec', 'add'], "Add a router key: the CA issues a router certificate for the request's key (ECDSA P-256)", [
+    required('--asn <asn>', 'the AS of the router, e.g. AS65000'),
+    required('--csr <file>', "the router's PKCS#10 request, DER or PEM"),
+  ], (ctx, opts) => {
+    const asn = asnOption(opts.asn, '--asn')
+    return calls.caBgpSecUpdate(ctx.ca(), { add: [{ asn, csr: readCsr(String(opts.csr)) }], remove: [] })
+  }),
+  action(['bgpsec', 'remove'], 'Remove a router key: its router certificate is withdrawn', [
+    required('--asn <asn>', 'the AS of the router, e.g. AS65000'),
+    required('--key <key id>', 'the key identifier, 40 hex digits (as `bgpsec list` shows it)'),
+  ], (ctx, opts) => {
+    const asn = asnOption(opts.asn, '--asn')
+    const key = String(opts.key)
+    if (!/^[0-9A-Fa-f]{40}$/.test(key)) throw new UsageError(`--key '${key}' is not a key identifier (40 hex digits)`)
+    return calls.caBgpSecUpdate(ctx.ca(), { add: [], remove: [`ROUTER-${asn.toString(16).toUpperCase().padStart(8, '0')}-${key.toUpperCase()}`] })
+  }),
 ]
 
 function asnOption(v: unknown, flag: string): number {

@@ -3,51 +3,23 @@ import { MAX_HISTORY_ROWS, type CaIssuesJson, type CertAuthInfo } from '../../ap
 import { calls } from '../../client/calls.js'
 import { idCertPem } from '../../protocol/id-cert.js'
 import { fromBase64 } from '../../util/base64.js'
-import type { CommandDef } from '../command.js'
+import { action, option, required, view, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
 
 export const caCommands: CommandDef[] = [
-  {
-    path: ['list'],
-    summary: 'List the CAs',
-    async run(ctx) {
-      const list = await ctx.send(calls.caList())
-      return { json: list, text: list.cas.map((c) => c.handle).join('\n') }
-    },
-  },
-  {
-    path: ['add'],
-    summary: 'Add a CA (-c <name>; a-z, A-Z, 0-9, - and _ only)',
-    async run(ctx) {
-      await ctx.send(calls.caAdd(ctx.ca()))
-      return { text: '' }
-    },
-  },
-  {
-    path: ['show'],
-    summary: 'Show CA details',
-    async run(ctx) {
-      const info = await ctx.send(calls.caShow(ctx.ca()))
-      return { json: info, text: showText(info) }
-    },
-  },
-  {
-    path: ['delete'],
-    summary: 'Delete a CA: revoke its children, withdraw its objects, tell its parents (best effort)',
-    async run(ctx) {
-      await ctx.send(calls.caDelete(ctx.ca()))
-      return { text: '' }
-    },
-  },
+  view(['list'], 'List the CAs', [], (ctx) => calls.caList(), (list) => list.cas.map((c) => c.handle).join('\n')),
+  action(['add'], 'Add a CA (-c <name>; a-z, A-Z, 0-9, - and _ only)', [], (ctx) => calls.caAdd(ctx.ca())),
+  view(['show'], 'Show CA details', [], (ctx) => calls.caShow(ctx.ca()), (info) => showText(info)),
+  action(['delete'], 'Delete a CA: revoke its children, withdraw its objects, tell its parents (best effort)', [], (ctx) => calls.caDelete(ctx.ca())),
   {
     path: ['history'],
     summary: 'Show the history of a CA',
     options: [
-      { flags: '--full', description: 'include publication entries' },
-      { flags: '--after <time>', description: 'only commands after this RFC 3339 time' },
-      { flags: '--before <time>', description: 'only commands before this RFC 3339 time' },
-      { flags: '--offset <number>', description: 'number of results to skip' },
-      { flags: '--rows <number>', description: 'number of results (max 250)' },
+      option('--full', 'include publication entries'),
+      option('--after <time>', 'only commands after this RFC 3339 time'),
+      option('--before <time>', 'only commands before this RFC 3339 time'),
+      option('--offset <number>', 'number of results to skip'),
+      option('--rows <number>', 'number of results (max 250)'),
     ],
     async run(ctx, opts) {
       const rows = count(opts.rows, '--rows', 100)
@@ -61,7 +33,7 @@ export const caCommands: CommandDef[] = [
   {
     path: ['action'],
     summary: 'Show one historic CA action',
-    options: [{ flags: '--key <key>', description: 'action key string (from history)', required: true }],
+    options: [required('--key <key>', 'action key string (from history)')],
     async run(ctx, opts) {
       const d = await ctx.send(calls.caHistoryDetails(ctx.ca(), String(opts.key)))
       const lines = [`time:   ${d.time}`, `actor:  ${d.actor}`, `action: ${d.msg}`]

@@ -28,7 +28,7 @@ import {
 } from '../../objects/offline-checks.js'
 import { detectIdExchange, type IdExchangeDocument } from '../../protocol/idexchange.js'
 import { DecodeError, LibraryError } from '../../util/errors.js'
-import type { CommandDef } from '../command.js'
+import { option, type CommandDef } from '../command.js'
 import { type Report, UsageError } from '../report.js'
 import {
   aspaView, certView, crlView, csrView, manifestView, roaView, rscView, signedObjectView, talView, type View,
@@ -41,8 +41,8 @@ export const inspectCommands: CommandDef[] = [
     summary: 'Decode an RPKI object, TAL or RFC 8183 document offline, verify what it proves alone, and list its problems (exit 0 ok, 1 problems, 2 undecodable)',
     args: '<file>',
     options: [
-      { flags: '--issuer <cert>', description: "the issuer's certificate: verify the certificate, CRL or EE certificate one step up the chain" },
-      { flags: '--dir <folder>', description: 'for a signed checklist (RFC 9323 .sig): check the SHA-256 of the files it names in this folder' },
+      option('--issuer <cert>', "the issuer's certificate: verify the certificate, CRL or EE certificate one step up the chain"),
+      option('--dir <folder>', 'for a signed checklist (RFC 9323 .sig): check the SHA-256 of the files it names in this folder'),
     ],
     async run(_ctx, opts, args) {
       return inspectFile(args[0], typeof opts.issuer === 'string' ? opts.issuer : undefined, typeof opts.dir === 'string' ? opts.dir : undefined)

@@ -3,72 +3,26 @@ import { childRequestFromJson, parentResponseJson, type AddParentJson } from '..
 import { calls } from '../../client/calls.js'
 import { decodeParentResponse, encodeChildRequest } from '../../protocol/idexchange.js'
 import type { CliContext } from '../args.js'
-import type { CommandDef, OptionDef } from '../command.js'
+import { action, documentView, required, view, type CommandDef } from '../command.js'
 import { isoWithOffset, UsageError } from '../report.js'
 
-const parent: OptionDef = { flags: '-p, --parent <name>', description: 'local name of the parent', required: true }
-const response: OptionDef = { flags: '-r, --response <file>', description: "the parent's RFC 8183 parent response XML", required: true }
+const parent = required('-p, --parent <name>', 'local name of the parent')
+const response = required('-r, --response <file>', "the parent's RFC 8183 parent response XML")
 
 export const parentsCommands: CommandDef[] = [
-  {
-    path: ['parents', 'request'],
-    summary: "Show this CA's RFC 8183 child request",
-    async run(ctx) {
-      const json = await ctx.send(calls.caChildRequest(ctx.ca()))
-      const xml = encodeChildRequest(childRequestFromJson(json))
-      return { json, text: xml, xml }
-    },
-  },
-  {
-    path: ['parents', 'add'],
-    summary: 'Add a parent from its RFC 8183 parent response',
-    options: [parent, response],
-    async run(ctx, opts) {
-      await ctx.send(calls.caParentAdd(ctx.ca(), parentBody(ctx, String(opts.parent), String(opts.response))))
-      return { text: '' }
-    },
-  },
-  {
-    path: ['parents', 'contact'],
-    summary: 'Show the contact information of a parent',
-    options: [parent],
-    async run(ctx, opts) {
-      const c = await ctx.send(calls.caParentContact(ctx.ca(), String(opts.parent)))
-      const text = [`type: RFC 6492 Parent`, `service uri: ${c.service_uri}`, `parent handle: ${c.parent_handle}`, `child handle: ${c.child_handle}`, `id cert hash: ${c.id_cert.hash}`].join('\n')
-      return { json: c, text }
-    },
-  },
-  {
-    path: ['parents', 'statuses'],
-    summary: 'Show the last exchange with each parent',
-    async run(ctx) {
-      const st = await ctx.send(calls.caParentStatuses(ctx.ca()))
-      const lines = Object.entries(st).map(([p, s]) => {
-        const last = s.last_exchange
-        const result = !last ? 'never contacted' : last.result === 'Success' ? 'success' : `failure: ${last.result.Failure.msg}`
-        return `${p}: ${last ? isoWithOffset(new Date(last.timestamp * 1000)) + ' ' : ''}${result}`
-      })
-      return { json: st, text: lines.join('\n') }
-    },
-  },
-  {
-    path: ['parents', 'update'],
-    summary: 'Replace the parent response of a parent (adds it when it is not there yet, as Krill)',
-    options: [parent, response],
-    async run(ctx, opts) {
-      await ctx.send(calls.caParentUpdate(ctx.ca(), String(opts.parent), parentBody(ctx, String(opts.parent), String(opts.response))))
-      return { text: '' }
-    },
-  },
-  {
-    path: ['parents', 'remove'],
-    summary: 'Remove a parent: request revocation and withdraw objects',
-    options: [parent],
-    async run(ctx, opts) {
-      await ctx.send(calls.caParentRemove(ctx.ca(), String(opts.parent)))
-      return { text: '' }
-    },
-  },
+  documentView(['parents', 'request'], "Show this CA's RFC 8183 child request", [], (ctx) => calls.caChildRequest(ctx.ca()), (json) => encodeChildRequest(childRequestFromJson(json))),
+  action(['parents', 'add'], 'Add a parent from its RFC 8183 parent response', [parent, response], (ctx, opts) => calls.caParentAdd(ctx.ca(), parentBody(ctx, String(opts.parent), String(opts.response)))),
+  view(['parents', 'contact'], 'Show the contact information of a parent', [parent], (ctx, opts) => calls.caParentContact(ctx.ca(), String(opts.parent)), (c) =>
+    [`type: RFC 6492 Parent`, `service uri: ${c.service_uri}`, `parent handle: ${c.parent_handle}`, `child handle: ${c.child_handle}`, `id cert hash: ${c.id_cert.hash}`].join('\n')),
+  view(['parents', 'statuses'], 'Show the last exchange with each parent', [], (ctx) => calls.caParentStatuses(ctx.ca()), (st) =>
+    Object.entries(st).map(([p, s]) => {
+      const last = s.last_exchange
+      const result = !last ? 'never contacted' : last.result === 'Success' ? 'success' : `failure: ${last.result.Failure.msg}`
+      return `${p}: ${last ? isoWithOffset(new Date(last.timestamp * 1000)) + ' ' : ''}${result}`
+    }).join('\n')),
+  action(['parents', 'update'], 'Replace the parent response of a parent (adds it when it is not there yet, as Krill)', [parent, response], (ctx, opts) =>
+    calls.caParentUpdate(ctx.ca(), String(opts.parent), parentBody(ctx, String(opts.parent), String(opts.response)))),
+  action(['parents', 'remove'], 'Remove a parent: request revocation and withdraw objects', [parent], (ctx, opts) => calls.caParentRemove(ctx.ca(), String(opts.parent))),
 ]
 
 function parentBody(ctx: CliContext, name: string, file: string): AddParentJson {

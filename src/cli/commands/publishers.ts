@@ -3,18 +3,18 @@ import { publisherRequestJson, repositoryResponseFromJson, type RepositoryRespon
 import { calls } from '../../client/calls.js'
 import { decodePublisherRequest, encodeRepositoryResponse } from '../../protocol/idexchange.js'
 import { fromBase64 } from '../../util/base64.js'
-import type { CommandDef, OptionDef } from '../command.js'
-import { isoWithOffset, UsageError, type Report } from '../report.js'
+import { action, documentReport, documentView, option, required, view, type CommandDef, type OptionDef } from '../command.js'
+import { isoWithOffset, UsageError } from '../report.js'
 
-const publisher: OptionDef = { flags: '-p, --publisher <handle>', description: 'publisher handle', required: true }
+const publisher: OptionDef = required('-p, --publisher <handle>', 'publisher handle')
 
 export const publishersCommands: CommandDef[] = [
   {
     path: ['publishers', 'add'],
     summary: 'Add a publisher from its RFC 8183 publisher request; prints the repository response',
     options: [
-      { flags: '-r, --request <file>', description: 'RFC 8183 publisher request XML (the tag is ignored)', required: true },
-      { flags: '-p, --publisher <handle>', description: 'use this handle instead of the one in the request' },
+      required('-r, --request <file>', 'RFC 8183 publisher request XML (the tag is ignored)'),
+      option('-p, --publisher <handle>', 'use this handle instead of the one in the request'),
     ],
     async run(ctx, opts) {
       const xml = ctx.readFile(String(opts.request), '--request')
@@ -26,34 +26,12 @@ export const publishersCommands: CommandDef[] = [
       }
       const json = { ...publisherRequestJson(req), tag: null }
       if (typeof opts.publisher === 'string') json.publisher_handle = opts.publisher
-      return responseReport(await ctx.send(calls.pubdPublisherAdd(json)))
+      return documentReport(await ctx.send(calls.pubdPublisherAdd(json)), repositoryResponseXml)
     },
   },
-  {
-    path: ['publishers', 'list'],
-    summary: 'List all publishers',
-    async run(ctx) {
-      const list = await ctx.send(calls.pubdPublishers())
-      return { json: list, text: list.publishers.map((p) => p.handle).join('\n') }
-    },
-  },
-  {
-    path: ['publishers', 'remove'],
-    summary: 'Remove a publisher and all its content',
-    options: [publisher],
-    async run(ctx, opts) {
-      await ctx.send(calls.pubdPublisherRemove(String(opts.publisher)))
-      return { text: '' }
-    },
-  },
-  {
-    path: ['publishers', 'response'],
-    summary: 'Show the RFC 8183 repository response of a publisher',
-    options: [publisher],
-    async run(ctx, opts) {
-      return responseReport(await ctx.send(calls.pubdPublisherResponse(String(opts.publisher))))
-    },
-  },
+  view(['publishers', 'list'], 'List all publishers', [], (ctx) => calls.pubdPublishers(), (list) => list.publishers.map((p) => p.handle).join('\n')),
+  action(['publishers', 'remove'], 'Remove a publisher and all its content', [publisher], (ctx, opts) => calls.pubdPublisherRemove(String(opts.publisher))),
+  documentView(['publishers', 'response'], 'Show the RFC 8183 repository response of a publisher', [publisher], (ctx, opts) => calls.pubdPublisherResponse(String(opts.publisher)), repositoryResponseXml),
   {
     path: ['publishers', 'show'],
     summary: 'Show a publisher: handle, id cert key hash and rsync jail (JSON adds its files and id certificate)',
@@ -65,17 +43,11 @@ export const publishersCommands: CommandDef[] = [
       return { json: p, text: [`handle: ${p.handle}`, `id: ${p.id_cert.hash}`, `base uri: ${p.base_uri}`, ...use].join('\n') }
     },
   },
-  {
-    path: ['publishers', 'stale'],
-    summary: 'List publishers that have not published for a number of seconds',
-    options: [{ flags: '--seconds <seconds>', description: 'seconds', required: true }],
-    async run(ctx, opts) {
-      const seconds = String(opts.seconds)
-      if (!/^[0-9]{1,10}$/.test(seconds)) throw new UsageError(`--seconds '${seconds}' is not a number of seconds`)
-      const list = await ctx.send(calls.pubdStale(Number(seconds)))
-      return { json: list, text: list.publishers.map((p) => p.handle).join('\n') }
-    },
-  },
+  view(['publishers', 'stale'], 'List publishers that have not published for a number of seconds', [required('--seconds <seconds>', 'seconds')], (ctx, opts) => {
+    const seconds = String(opts.seconds)
+    if (!/^[0-9]{1,10}$/.test(seconds)) throw new UsageError(`--seconds '${seconds}' is not a number of seconds`)
+    return calls.pubdStale(Number(seconds))
+  }, (list) => list.publishers.map((p) => p.handle).join('\n')),
   {
     path: ['publishers', 'stats'],
     summary: 'Show publication server statistics',
@@ -96,27 +68,13 @@ export const publishersCommands: CommandDef[] = [
       return { json: s, text: lines.join('\n') }
     },
   },
-  {
-    path: ['publishers', 'release'],
-    summary: 'Release output the safety floor holds back (a cycle that removes too many objects at once); check first',
-    async run(ctx) {
-      await ctx.send(calls.pubdRelease())
-      return { text: '' }
-    },
-  },
-  {
-    path: ['publishers', 'session-reset'],
-    summary: 'Start a new RRDP session (new session id, serial 1, a full snapshot; relying parties re-fetch everything)',
-    async run(ctx) {
-      await ctx.send(calls.pubdSessionReset())
-      return { text: '' }
-    },
-  },
+  action(['publishers', 'release'], 'Release output the safety floor holds back (a cycle that removes too many objects at once); check first', [], (ctx) => calls.pubdRelease()),
+  action(['publishers', 'session-reset'], 'Start a new RRDP session (new session id, serial 1, a full snapshot; relying parties re-fetch everything)', [], (ctx) => calls.pubdSessionReset()),
 ]
 
 /** The repository response: RFC 8183 XML as text (what an operator hands over), the API JSON with --format json. */
-function responseReport(json: RepositoryResponseJson): Report {
-  const xml = encodeRepositoryResponse(repositoryResponseFromJson(json))
-  return { json, text: xml, xml }
+/** The RFC 8183 document of the API's JSON. */
+function repositoryResponseXml(json: RepositoryResponseJson): string {
+  return encodeRepositoryResponse(repositoryResponseFromJson(json))
 }
 

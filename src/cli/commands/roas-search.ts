@@ -1,7 +1,7 @@
 /** `svcc roas search`: the configured ROAs matching a text, sorted and paged on the server (GET …/routes/page). */
 import { ROA_SORTS, ROAS_PAGE_MAX, type RoaRowJson, type RoaSort } from '../../api/cas.js'
 import { calls } from '../../client/calls.js'
-import type { CommandDef } from '../command.js'
+import { option, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
 
 export const roasSearchCommands: CommandDef[] = [
@@ -9,11 +9,11 @@ export const roasSearchCommands: CommandDef[] = [
     path: ['roas', 'search'],
     summary: 'Find configured ROAs by text (prefix, "AS<asn>" or comment), sorted, one page',
     options: [
-      { flags: '--text <text>', description: 'case-insensitive text in "<prefix>-<max length> => AS<asn>" or the comment (default: all)' },
-      { flags: '--sort <key>', description: `sort key: ${ROA_SORTS.join(', ')} (default prefix)` },
-      { flags: '--desc', description: 'descending order' },
-      { flags: '--offset <number>', description: 'matches to skip (default 0)' },
-      { flags: '--limit <number>', description: `rows to show, 1 to ${ROAS_PAGE_MAX} (default 100)` },
+      option('--text <text>', 'case-insensitive text in "<prefix>-<max length> => AS<asn>" or the comment (default: all)'),
+      option('--sort <key>', `sort key: ${ROA_SORTS.join(', ')} (default prefix)`),
+      option('--desc', 'descending order'),
+      option('--offset <number>', 'matches to skip (default 0)'),
+      option('--limit <number>', `rows to show, 1 to ${ROAS_PAGE_MAX} (default 100)`),
     ],
     async run(ctx, opts) {
       const sort = opts.sort === undefined ? 'prefix' : String(opts.sort)

@@ -5,7 +5,7 @@ import { calls } from '../../client/calls.js'
 import { formatPrefix } from '../../resources/ip.js'
 import { formatRoaPayload, parseRoaDelta, parseRoaPayload, type RoaDelta, type RoaPayload } from '../../resources/roa-payload.js'
 import type { CliContext } from '../args.js'
-import type { CommandDef } from '../command.js'
+import { option, view, type CommandDef } from '../command.js'
 import { reportText, suggestionText } from './bgp-report.js'
 import { deltaErrorLines } from '../error-details.js'
 import { DetailedServerError, UsageError } from '../report.js'
@@ -15,8 +15,8 @@ export const roasCommands: CommandDef[] = [
     path: ['roas', 'list'],
     summary: 'Show the current authorisations',
     options: [
-      { flags: '--offset <number>', description: 'authorisations to skip' },
-      { flags: '--limit <number>', description: `one page of at most this many authorisations (1 to ${ROAS_PAGE_MAX}); without it, every page` },
+      option('--offset <number>', 'authorisations to skip'),
+      option('--limit <number>', `one page of at most this many authorisations (1 to ${ROAS_PAGE_MAX}); without it, every page`),
     ],
     async run(ctx, opts) {
       const ca = ctx.ca()
@@ -40,10 +40,10 @@ export const roasCommands: CommandDef[] = [
     path: ['roas', 'update'],
     summary: 'Add and remove authorisations: a delta file (A: / R: lines, # comments), --add, --remove; --dryrun shows the BGP analysis it would lead to',
     options: [
-      { flags: '--delta <file>', description: 'ROA delta file' },
-      { flags: '--add <roa>', description: "an authorisation to add, '<prefix>[-<max>] => <asn> [# comment]' (more at once: --delta)" },
-      { flags: '--remove <roa>', description: "an authorisation to remove, '<prefix>[-<max>] => <asn>'" },
-      { flags: '--dryrun', description: 'change nothing: show the BGP analysis of the ROAs the update would leave' },
+      option('--delta <file>', 'ROA delta file'),
+      option('--add <roa>', "an authorisation to add, '<prefix>[-<max>] => <asn> [# comment]' (more at once: --delta)"),
+      option('--remove <roa>', "an authorisation to remove, '<prefix>[-<max>] => <asn>'"),
+      option('--dryrun', 'change nothing: show the BGP analysis of the ROAs the update would leave'),
     ],
     async run(ctx, opts) {
       if (opts.delta === undefined && opts.add === undefined && opts.remove === undefined) throw new UsageError('roas update needs --delta, --add or --remove')
@@ -64,28 +64,15 @@ export const roasCommands: CommandDef[] = [
       return { text: '' }
     },
   },
-  {
-    path: ['roas', 'bgp', 'analyze'],
-    summary: 'Show the BGP analysis of the ROAs: each ROA and each announcement in the resources, with its state (RIS whois dumps: config bgp_riswhois_*)',
-    async run(ctx) {
-      const report = await ctx.send(calls.caRoutesAnalysis(ctx.ca()))
-      return { json: report, text: reportText(report) }
-    },
-  },
-  {
-    path: ['roas', 'bgp', 'suggest'],
-    summary: 'Show ROA changes the BGP announcements suggest (none without BGP data)',
-    options: [
-      { flags: '-4, --ipv4 <prefixes>', description: 'only for these IPv4 resources' },
-      { flags: '-6, --ipv6 <prefixes>', description: 'only for these IPv6 resources' },
-    ],
-    async run(ctx, opts) {
-      const scoped = opts.ipv4 !== undefined || opts.ipv6 !== undefined
-      const scope = { asn: '', ipv4: typeof opts.ipv4 === 'string' ? opts.ipv4 : '', ipv6: typeof opts.ipv6 === 'string' ? opts.ipv6 : '' }
-      const suggestion = await ctx.send(scoped ? calls.caRoutesSuggestScoped(ctx.ca(), scope) : calls.caRoutesSuggest(ctx.ca()))
-      return { json: suggestion, text: suggestionText(suggestion) }
-    },
-  },
+  view(['roas', 'bgp', 'analyze'], 'Show the BGP analysis of the ROAs: each ROA and each announcement in the resources, with its state (RIS whois dumps: config bgp_riswhois_*)', [], (ctx) => calls.caRoutesAnalysis(ctx.ca()), (report) => reportText(report)),
+  view(['roas', 'bgp', 'suggest'], 'Show ROA changes the BGP announcements suggest (none without BGP data)', [
+    option('-4, --ipv4 <prefixes>', 'only for these IPv4 resources'),
+    option('-6, --ipv6 <prefixes>', 'only for these IPv6 resources'),
+  ], (ctx, opts) => {
+    const scoped = opts.ipv4 !== undefined || opts.ipv6 !== undefined
+    const scope = { asn: '', ipv4: typeof opts.ipv4 === 'string' ? opts.ipv4 : '', ipv6: typeof opts.ipv6 === 'string' ? opts.ipv6 : '' }
+    return scoped ? calls.caRoutesSuggestScoped(ctx.ca(), scope) : calls.caRoutesSuggest(ctx.ca())
+  }, (suggestion) => suggestionText(suggestion)),
 ]
 
 /** The delta of --delta, --add and --remove together, and its text (for errors by line): --add and --remove come after the file's lines. */

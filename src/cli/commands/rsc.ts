@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { calls } from '../../client/calls.js'
 import { fromBase64 } from '../../util/base64.js'
-import type { CommandDef } from '../command.js'
+import { option, required, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
 import { sha256Hex } from '../../crypto/digest.js'
 
@@ -17,12 +17,12 @@ export const rscCommands: CommandDef[] = [
     path: ['rsc', 'sign'],
     summary: 'Sign a checklist of files (RFC 9323 RSC) under the CA; only their SHA-256 digests are sent',
     options: [
-      { flags: '--file <files...>', description: 'a file to list (repeatable); its name in the checklist is the base name', required: true },
-      { flags: '-a, --asn <resources>', description: 'AS resources of the checklist, e.g. "AS65000"' },
-      { flags: '-4, --ipv4 <resources>', description: 'IPv4 resources of the checklist, e.g. "10.0.0.0/24"' },
-      { flags: '-6, --ipv6 <resources>', description: 'IPv6 resources of the checklist, e.g. "2001:db8::/48"' },
-      { flags: '--validity <days>', description: "days the checklist is valid (default 365, never beyond the CA's certificate)" },
-      { flags: '--out <file>', description: 'where to write the signed checklist (DER), e.g. files.sig', required: true },
+      required('--file <files...>', 'a file to list (repeatable); its name in the checklist is the base name'),
+      option('-a, --asn <resources>', 'AS resources of the checklist, e.g. "AS65000"'),
+      option('-4, --ipv4 <resources>', 'IPv4 resources of the checklist, e.g. "10.0.0.0/24"'),
+      option('-6, --ipv6 <resources>', 'IPv6 resources of the checklist, e.g. "2001:db8::/48"'),
+      option('--validity <days>', "days the checklist is valid (default 365, never beyond the CA's certificate)"),
+      required('--out <file>', 'where to write the signed checklist (DER), e.g. files.sig'),
     ],
     async run(ctx, opts) {
       const ca = ctx.ca()

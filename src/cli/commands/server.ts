@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto'
 import { calls } from '../../client/calls.js'
 import { rsyncUri, httpsUri } from '../../util/uri.js'
-import type { CommandDef } from '../command.js'
+import { required, type CommandDef } from '../command.js'
 import { isoWithOffset, UsageError } from '../report.js'
 
 const dataOption = { flags: '-d, --data <path>', description: "data directory, must end with '/'", default: './data/' }
@@ -60,8 +60,8 @@ export const serverCommands: CommandDef[] = [
     path: ['config', 'repo'],
     summary: 'Print a server configuration with a self-hosted repository (publication server)',
     options: [
-      { flags: '--rrdp <uri>', description: "base https URI of the RRDP files (ends with '/', excludes notification.xml)", required: true },
-      { flags: '--rsync <uri>', description: "base rsync URI of the repository (ends with '/')", required: true },
+      required('--rrdp <uri>', "base https URI of the RRDP files (ends with '/', excludes notification.xml)"),
+      required('--rsync <uri>', "base rsync URI of the repository (ends with '/')"),
       dataOption,
       logOption,
     ],

@@ -5,33 +5,12 @@
  */
 import type { TaKeyJson, TaKeyRollJson } from '../../api/ta.js'
 import { calls } from '../../client/calls.js'
-import type { CommandDef } from '../command.js'
+import { action, view, type CommandDef } from '../command.js'
 
 export const taCommands: CommandDef[] = [
-  {
-    path: ['ta', 'keyroll', 'show'],
-    summary: "Show the trust anchor's keys: current, and during a TA key roll the successor or the previous key",
-    async run(ctx) {
-      const r = await ctx.send(calls.taKeyRoll())
-      return { json: r, text: keyRollText(r) }
-    },
-  },
-  {
-    path: ['ta', 'keyroll', 'init'],
-    summary: 'Start a TA key roll (RFC 9691): publish a successor key, its certificate, and a TAK naming it; its TAL is at /ta/ta-next.tal',
-    async run(ctx) {
-      await ctx.send(calls.taKeyRollInit())
-      return { text: '' }
-    },
-  },
-  {
-    path: ['ta', 'keyroll', 'activate'],
-    summary: 'Make the successor the current TA key (children re-issued, /ta/ta.tal its TAL); the previous key is retired later',
-    async run(ctx) {
-      await ctx.send(calls.taKeyRollActivate())
-      return { text: '' }
-    },
-  },
+  view(['ta', 'keyroll', 'show'], "Show the trust anchor's keys: current, and during a TA key roll the successor or the previous key", [], (ctx) => calls.taKeyRoll(), (r) => keyRollText(r)),
+  action(['ta', 'keyroll', 'init'], 'Start a TA key roll (RFC 9691): publish a successor key, its certificate, and a TAK naming it; its TAL is at /ta/ta-next.tal', [], (ctx) => calls.taKeyRollInit()),
+  action(['ta', 'keyroll', 'activate'], 'Make the successor the current TA key (children re-issued, /ta/ta.tal its TAL); the previous key is retired later', [], (ctx) => calls.taKeyRollActivate()),
 ]
 
 /** The text report of `ta keyroll show`. */
