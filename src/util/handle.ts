@@ -21,29 +21,25 @@ function check(kind: string, text: string, pattern: RegExp, rule: string): void 
   }
 }
 
-/** A local CA name (spec §2.1). */
-export function caHandle(text: string): CaHandle {
-  check('CA handle', text, LOCAL_HANDLE, 'spec §2.1')
-  return text as CaHandle
+/** The parser of one kind of handle: `text` checked against `pattern` (a ParseError citing `rule`), then branded. */
+function handleParser<H extends string>(kind: string, pattern: RegExp, rule: string): (text: string) => H {
+  return (text) => {
+    check(kind, text, pattern, rule)
+    return text as H
+  }
 }
+
+/** A local CA name (spec §2.1). */
+export const caHandle = handleParser<CaHandle>('CA handle', LOCAL_HANDLE, 'spec §2.1')
 
 /** A child's handle as the parent knows it; RFC 8183 allows `/` in handles on the wire. */
-export function childHandle(text: string): ChildHandle {
-  check('child handle', text, WIRE_HANDLE, 'RFC 8183 §5')
-  return text as ChildHandle
-}
+export const childHandle = handleParser<ChildHandle>('child handle', WIRE_HANDLE, 'RFC 8183 §5')
 
 /** A parent's handle (local parent name or the parent_handle of a parent response). */
-export function parentHandle(text: string): ParentHandle {
-  check('parent handle', text, WIRE_HANDLE, 'RFC 8183 §5')
-  return text as ParentHandle
-}
+export const parentHandle = handleParser<ParentHandle>('parent handle', WIRE_HANDLE, 'RFC 8183 §5')
 
 /** A publisher's handle at a publication server; it also names the publisher's rsync jail, so no `/`. */
-export function publisherHandle(text: string): PublisherHandle {
-  check('publisher handle', text, LOCAL_HANDLE, 'RFC 8183 §5')
-  return text as PublisherHandle
-}
+export const publisherHandle = handleParser<PublisherHandle>('publisher handle', LOCAL_HANDLE, 'RFC 8183 §5')
 
 /** True when the text is a valid RFC 8183 wire handle. */
 export function isWireHandle(text: string): boolean {
