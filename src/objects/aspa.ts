@@ -13,7 +13,7 @@ import { DecodeError, VerificationError } from '../util/errors.js'
 import type { Cert, ResourceCert } from './cert.js'
 import { type Problem, problem } from './problem.js'
 import {
-  buildSignedObject, decodeSignedObject, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject,
+  buildSignedObject, decodeSignedObjectOf, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject,
   verifySignedObject,
 } from './signed-object.js'
 
@@ -40,8 +40,7 @@ const PROFILE = 'draft-ietf-sidrops-aspa-profile'
 
 /** Decode an ASPA (signed object with id-ct-ASPA) in the current profile. */
 export function decodeAspa(bytes: Uint8Array): Aspa {
-  const so = decodeSignedObject(bytes)
-  if (so.eContentType !== oids.idCtAspa) throw new DecodeError(`${PROFILE} §2`, `eContentType is ${oids.oidName(so.eContentType)}, not id-ct-ASPA`)
+  const so = decodeSignedObjectOf(bytes, oids.idCtAspa, 'id-ct-ASPA', `${PROFILE} §2`)
   return { signedObject: so, ee: so.ee, ...readAspaContent(so.eContent) }
 }
 

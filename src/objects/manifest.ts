@@ -6,17 +6,17 @@
  */
 import { bitString, EncodeError, generalizedTime, ia5String, int, oid, seq, seqOf } from '../asn1/der.js'
 import {
-  children, cursor, expectSequence, parseDer, readBigInt, readBitString, readInt, readOid, readStringOf, readTime,
+  children, expectSequence, parseDer, readBigInt, readBitString, readOid, readStringOf, readTime,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { OneOffKey, SigningKey } from '../crypto/signer.js'
 import { bytesEqual } from '../util/bytes.js'
-import { DecodeError, VerificationError } from '../util/errors.js'
+import { VerificationError } from '../util/errors.js'
 import { toHex } from '../util/hex.js'
 import type { Cert, ResourceCert } from './cert.js'
 import { note, type Problem, problem } from './problem.js'
 import {
-  buildSignedObject, decodeSignedObject, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject,
+  buildSignedObject, decodeSignedObjectOf, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject, readContentVersion,
   verifySignedObject,
 } from './signed-object.js'
 import { sha256 } from '../crypto/digest.js'
@@ -65,10 +65,7 @@ const RULE = 'RFC 9286 §4.2.1'
 
 /** Decode a manifest (signed object with id-ct-rpkiManifest); syntax errors are DecodeErrors. */
 export function decodeManifest(bytes: Uint8Array): Manifest {
-  const so = decodeSignedObject(bytes)
-  if (so.eContentType !== oids.idCtRpkiManifest) {
-    throw new DecodeError('RFC 9286 §4.1', `eContentType is ${oids.oidName(so.eContentType)}, not id-ct-rpkiManifest`)
-  }
+  const so = decodeSignedObjectOf(bytes, oids.idCtRpkiManifest, 'id-ct-rpkiManifest', 'RFC 9286 §4.1')
   return { signedObject: so, ee: so.ee, ...readManifestContent(so.eContent) }
 }
 
@@ -76,13 +73,7 @@ type Content = Omit<Manifest, 'signedObject' | 'ee'>
 
 function readManifestContent(eContent: Uint8Array): Content {
   const c = expectSequence(parseDer(eContent), RULE, 'Manifest')
-  const v = c.optional(0xa0)
-  let version = 0
-  if (v !== undefined) {
-    const vc = cursor(v)
-    version = readInt(vc.next(RULE, 0x02, 'version'), RULE)
-    vc.end(RULE)
-  }
+  const { version, explicit } = readContentVersion(c, RULE)
   const numberNode = c.next(RULE, 0x02, 'manifestNumber')
   const tu = c.next(RULE, undefined, 'thisUpdate')
   const nu = c.next(RULE, undefined, 'nextUpdate')
@@ -99,7 +90,7 @@ function readManifestContent(eContent: Uint8Array): Content {
     return { file, hash: hash.bytes }
   })
   return {
-    version, versionExplicit: v !== undefined, manifestNumber: readBigInt(numberNode, RULE), manifestNumberOctets: numberNode.length,
+    version, versionExplicit: explicit, manifestNumber: readBigInt(numberNode, RULE), manifestNumberOctets: numberNode.length,
     thisUpdate: readTime(tu, RULE), nextUpdate: readTime(nu, RULE), timeTags: [tu.tag, nu.tag], fileHashAlg, files, hashUnusedBits,
   }
 }

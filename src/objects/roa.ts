@@ -6,7 +6,7 @@
  */
 import { bitString, EncodeError, int, octetString, seq, seqOf } from '../asn1/der.js'
 import {
-  children, cursor, type DerNode, expectSequence, parseDer, readBitString, readInt, readOctetString, readUint32,
+  children, type DerNode, expectSequence, parseDer, readBitString, readInt, readOctetString, readUint32,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { SigningKey } from '../crypto/signer.js'
@@ -17,7 +17,7 @@ import { DecodeError, VerificationError } from '../util/errors.js'
 import type { Cert, ResourceCert } from './cert.js'
 import { note, type Problem, problem } from './problem.js'
 import {
-  buildSignedObject, decodeSignedObject, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject,
+  buildSignedObject, decodeSignedObjectOf, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject, readContentVersion,
   verifySignedObject,
 } from './signed-object.js'
 
@@ -62,29 +62,20 @@ const RULE = 'RFC 9582 §4'
 
 /** Decode a ROA (signed object with id-ct-routeOriginAuthz). */
 export function decodeRoa(bytes: Uint8Array): Roa {
-  const so = decodeSignedObject(bytes)
-  if (so.eContentType !== oids.idCtRouteOriginAuthz) {
-    throw new DecodeError('RFC 9582 §3', `eContentType is ${oids.oidName(so.eContentType)}, not id-ct-routeOriginAuthz`)
-  }
+  const so = decodeSignedObjectOf(bytes, oids.idCtRouteOriginAuthz, 'id-ct-routeOriginAuthz', 'RFC 9582 §3')
   return { signedObject: so, ee: so.ee, ...readRoaContent(so.eContent) }
 }
 
 function readRoaContent(eContent: Uint8Array): Omit<Roa, 'signedObject' | 'ee'> {
   const c = expectSequence(parseDer(eContent), RULE, 'RouteOriginAttestation')
-  const v = c.optional(0xa0)
-  let version = 0
-  if (v !== undefined) {
-    const vc = cursor(v)
-    version = readInt(vc.next('RFC 9582 §4.1', 0x02, 'version'), 'RFC 9582 §4.1')
-    vc.end('RFC 9582 §4.1')
-  }
+  const { version, explicit } = readContentVersion(c, 'RFC 9582 §4.1')
   const asn = readUint32(c.next('RFC 9582 §4.2', 0x02, 'asID'), 'RFC 9582 §4.2')
   const blocks = c.next('RFC 9582 §4.3', 0x30, 'ipAddrBlocks')
   c.end(RULE)
   const families = children(blocks).map(readFamily)
   const payloads: RoaPayload[] = []
   for (const f of families) for (const a of f.addresses) payloads.push({ asn, prefix: a.prefix, maxLength: a.maxLength ?? a.prefix.len })
-  return { version, versionExplicit: v !== undefined, asn, families, payloads }
+  return { version, versionExplicit: explicit, asn, families, payloads }
 }
 
 function readFamily(node: DerNode): RoaFamily {

@@ -7,7 +7,7 @@
  */
 import { bitString, EncodeError, explicit, ia5String, int, octetString, seq, seqOf, x509Time } from '../asn1/der.js'
 import {
-  children, cursor, type DerNode, expectSequence, parseDer, readInt, readOctetString, readStringOf,
+  children, cursor, type DerNode, expectSequence, parseDer, readOctetString, readStringOf,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import { decodeAsIdentifiers, decodeIpAddrBlocks, encodeAsIdentifiers, encodeIpAddrBlocks } from '../asn1/rfc3779.js'
@@ -27,7 +27,7 @@ import {
 import { encodeName, type NameSpec } from './distinguished-name.js'
 import { note, type Problem, problem, problemFromText } from './problem.js'
 import {
-  decodeSignedObject, encodeSignedData, inspectSignedObject, type ObjectIssuer, type SignedObject, verifySignedObject,
+  decodeSignedObjectOf, encodeSignedData, readContentVersion, inspectSignedObject, type ObjectIssuer, type SignedObject, verifySignedObject,
 } from './signed-object.js'
 import { sha256Hex } from '../crypto/digest.js'
 
@@ -79,26 +79,19 @@ const SHA256_LENGTH = 32
 
 /** Decode an RSC (signed object with id-ct-signedChecklist). */
 export function decodeRsc(bytes: Uint8Array): Rsc {
-  const so = decodeSignedObject(bytes)
-  if (so.eContentType !== oids.idCtSignedChecklist) throw new DecodeError('RFC 9323 §3', `eContentType is ${oids.oidName(so.eContentType)}, not id-ct-signedChecklist`)
+  const so = decodeSignedObjectOf(bytes, oids.idCtSignedChecklist, 'id-ct-signedChecklist', 'RFC 9323 §3')
   return { signedObject: so, ee: so.ee, ...readChecklist(so.eContent) }
 }
 
 function readChecklist(eContent: Uint8Array): Omit<Rsc, 'signedObject' | 'ee'> {
   const rule = 'RFC 9323 §4'
   const c = expectSequence(parseDer(eContent), rule, 'RpkiSignedChecklist')
-  const v = c.optional(0xa0)
-  let version = 0
-  if (v !== undefined) {
-    const vc = cursor(v)
-    version = readInt(vc.next('RFC 9323 §4.1', 0x02, 'version'), 'RFC 9323 §4.1')
-    vc.end('RFC 9323 §4.1')
-  }
+  const { version, explicit } = readContentVersion(c, 'RFC 9323 §4.1')
   const block = readResourceBlock(c.next('RFC 9323 §4.2', 0x30, 'resources'))
   const digestAlgorithm = readAlgorithm(c.next('RFC 9323 §4.3', 0x30, 'digestAlgorithm'), 'RFC 9323 §4.3', 'digestAlgorithm')
   const files = children(c.next('RFC 9323 §4.4', 0x30, 'checkList')).map(readFileAndHash)
   c.end(rule)
-  return { version, versionEncoded: v !== undefined, ...block, digestAlgorithm, files }
+  return { version, versionEncoded: explicit, ...block, digestAlgorithm, files }
 }
 
 /** ResourceBlock: asID [0] ConstrainedASIdentifiers, ipAddrBlocks [1] ConstrainedIPAddrBlocks; no inherit anywhere. */

@@ -8,7 +8,7 @@
 import { type BerSignedData, type BerSignerInfo, decodeBerSignedData, isStrictDer } from '../asn1/ber.js'
 import { explicit, implicit, octetString, oid, retag, seq, set, tlv } from '../asn1/der.js'
 import {
-  children, cursor, type DerNode, expectSequence, oidIs, parseDer, readInt, readOctetString,
+  children, cursor, type DerCursor, type DerNode, expectSequence, oidIs, parseDer, readInt, readOctetString,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { SigningKey } from '../crypto/signer.js'
@@ -111,6 +111,23 @@ export function decodeSignedObject(input: Uint8Array): SignedObject {
     berFallback(bytes, e)
     return fromBer(bytes, decodeBerSignedData(bytes))
   }
+}
+
+/** Decode a signed object whose eContentType must be `contentType` (`name` in the message); another is a DecodeError. */
+export function decodeSignedObjectOf(bytes: Uint8Array, contentType: string, name: string, rule: string): SignedObject {
+  const so = decodeSignedObject(bytes)
+  if (so.eContentType !== contentType) throw new DecodeError(rule, `eContentType is ${oids.oidName(so.eContentType)}, not ${name}`)
+  return so
+}
+
+/** The `version [0] INTEGER DEFAULT 0` that opens an eContent (ROA, manifest, RSC): 0 when absent, and whether it was there. */
+export function readContentVersion(c: DerCursor, rule: string): { version: number; explicit: boolean } {
+  const v = c.optional(0xa0)
+  if (v === undefined) return { version: 0, explicit: false }
+  const vc = cursor(v)
+  const version = readInt(vc.next(rule, 0x02, 'version'), rule)
+  vc.end(rule)
+  return { version, explicit: true }
 }
 
 function readSignedObject(root: DerNode, bytes: Uint8Array): SignedObject {

@@ -11,13 +11,13 @@ import * as oids from '../asn1/oids.js'
 import { keyIdentifier } from '../crypto/key-id.js'
 import type { OneOffKey, SigningKey } from '../crypto/signer.js'
 import { bytesEqual } from '../util/bytes.js'
-import { DecodeError, VerificationError } from '../util/errors.js'
+import { VerificationError } from '../util/errors.js'
 import { parseUri } from '../util/uri.js'
 import { readPublicKeyInfo } from './algorithm.js'
 import type { Cert, ResourceCert } from './cert.js'
 import { type Problem, problem } from './problem.js'
 import {
-  buildSignedObject, decodeSignedObject, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject,
+  buildSignedObject, decodeSignedObjectOf, inspectSignedObject, type ObjectEe, type ObjectIssuer, type SignedObject,
   verifySignedObject,
 } from './signed-object.js'
 import { encodeTal } from './tal.js'
@@ -56,8 +56,7 @@ const RULE = 'RFC 9691 §3'
 
 /** Decode a TAK (signed object with id-ct-SignedTAL). */
 export function decodeTak(bytes: Uint8Array): Tak {
-  const so = decodeSignedObject(bytes)
-  if (so.eContentType !== oids.idCtSignedTal) throw new DecodeError(RULE, `eContentType is ${oids.oidName(so.eContentType)}, not id-ct-SignedTAL`)
+  const so = decodeSignedObjectOf(bytes, oids.idCtSignedTal, 'id-ct-SignedTAL', RULE)
   return { signedObject: so, ee: so.ee, ...readTakContent(so.eContent) }
 }
 

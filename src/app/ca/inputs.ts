@@ -5,30 +5,28 @@
  */
 import { checkAddParent, parentResponseFromJson, resourcesFromJson, type AddChildJson, type AddParentJson, type ParentResponseJson } from '../../api/cas.js'
 import { publisherRequestFromJson, repositoryResponseFromJson, type PublisherRequestJson, type RepositoryResponseJson } from '../../api/pubd.js'
-import { AppError, reasonOf } from '../../errors.js'
+import { AppError, reasonOf, type ErrorLabel } from '../../errors.js'
 import { inspectIdCert } from '../../protocol/id-cert.js'
 import { decodeChildRequest, decodeParentResponse, decodePublisherRequest, decodeRepositoryResponse, type ParentResponse, type PublisherRequest, type RepositoryResponse } from '../../protocol/idexchange.js'
 import { inspectChildRequest, inspectParentResponse, inspectPublisherRequest, inspectRepositoryResponse } from '../../protocol/idexchange-inspect.js'
 import { ResourceSet, type ResourceSetText } from '../../resources/resource-set.js'
 import { fromBase64, toBase64 } from '../../util/base64.js'
-import { caHandle, childHandle, isWireHandle, publisherHandle } from '../../util/handle.js'
+import { caHandle, childHandle, isWireHandle, publisherHandle, type CaHandle, type ChildHandle, type PublisherHandle } from '../../util/handle.js'
+
+/** `parse(text)`: the handle, branded; or the AppError `label` with `args` and the reason the text is no handle. */
+function handleOr<H extends string>(parse: (text: string) => H, text: string, label: ErrorLabel, args: Record<string, string> = {}): H {
+  try {
+    return parse(text)
+  } catch (e) {
+    throw new AppError(label, { ...args, reason: reasonOf(e) })
+  }
+}
 
 /** A CA handle taken from a URL path: checked (404 comes from the lookup). */
-export function caPath(text: string): string {
-  try {
-    return caHandle(text)
-  } catch (e) {
-    throw new AppError('api-invalid-path-handle', { handle: text, reason: reasonOf(e) })
-  }
-}
+export const caPath = (text: string): CaHandle => handleOr(caHandle, text, 'api-invalid-path-handle', { handle: text })
 
-export function checkChild(text: string): string {
-  try {
-    return childHandle(text)
-  } catch (e) {
-    throw new AppError('api-invalid-body', { reason: reasonOf(e) })
-  }
-}
+/** A child handle from a JSON body: checked, or 400 `api-invalid-body`. */
+export const checkChild = (text: string): ChildHandle => handleOr(childHandle, text, 'api-invalid-body')
 
 /** A child's resources as given in the JSON API (or by the testbed): parsed, or 400 `ca-child-resources-invalid` (issue 22 defect 9). */
 export function childResources(child: string, json: AddChildJson['resources'] | undefined): ResourceSetText {
@@ -58,22 +56,10 @@ export function childRequestInput(xml: string, now: Date): string {
 }
 
 /** A handle taken from a URL path: checked, or 400 `api-invalid-path-handle`. */
-export function pathHandle(text: string): string {
-  try {
-    return publisherHandle(text)
-  } catch (e) {
-    throw new AppError('api-invalid-path-handle', { handle: text, reason: reasonOf(e) })
-  }
-}
+export const pathHandle = (text: string): PublisherHandle => handleOr(publisherHandle, text, 'api-invalid-path-handle', { handle: text })
 
 /** A publisher handle from a publisher request: checked, or 400 `pub-request-invalid-xml`. */
-export function checkedPublisherHandle(text: string): string {
-  try {
-    return publisherHandle(text)
-  } catch (e) {
-    throw new AppError('pub-request-invalid-xml', { reason: reasonOf(e) })
-  }
-}
+export const checkedPublisherHandle = (text: string): PublisherHandle => handleOr(publisherHandle, text, 'pub-request-invalid-xml')
 
 /** An RFC 8183 parent response from the API: raw XML, or `{"handle","response"}` JSON (`contact` as alias). */
 export function parentInput(input: { json: unknown } | { xml: string }, pathName: string | undefined, now: Date): { name: string; response: ParentResponse } {

@@ -4,15 +4,11 @@ import { calls } from '../../client/calls.js'
 import { decodeChildRequest, encodeParentResponse } from '../../protocol/idexchange.js'
 import { toBase64 } from '../../util/base64.js'
 import { readFileSync } from 'node:fs'
-import { action, documentReport, documentView, option, required, type CommandDef, type OptionDef } from '../command.js'
+import { action, documentReport, documentView, option, required, resourceOptions, type CommandDef, type OptionDef } from '../command.js'
 import { UsageError } from '../report.js'
 
 const child: OptionDef = required('--child <name>', 'name of the child CA')
-const resources: OptionDef[] = [
-  option('-a, --asn <resources>', 'AS resources, e.g. "AS1, AS3-AS4"'),
-  option('-4, --ipv4 <resources>', 'IPv4 resources, e.g. "10.0.0.0/8, 192.168.0.0-192.168.1.255"'),
-  option('-6, --ipv6 <resources>', 'IPv6 resources, e.g. "2001:db8::/32"'),
-]
+const resources = resourceOptions('', '"AS1, AS3-AS4"', '"10.0.0.0/8, 192.168.0.0-192.168.1.255"', '"2001:db8::/32"')
 
 const resourceBody = (opts: Record<string, unknown>) => ({ asn: String(opts.asn ?? ''), ipv4: String(opts.ipv4 ?? ''), ipv6: String(opts.ipv6 ?? '') })
 

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { basename } from 'node:path'
 import { calls } from '../../client/calls.js'
 import { fromBase64 } from '../../util/base64.js'
-import { option, required, type CommandDef } from '../command.js'
+import { option, required, resourceOptions, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
 import { sha256Hex } from '../../crypto/digest.js'
 
@@ -18,9 +18,7 @@ export const rscCommands: CommandDef[] = [
     summary: 'Sign a checklist of files (RFC 9323 RSC) under the CA; only their SHA-256 digests are sent',
     options: [
       required('--file <files...>', 'a file to list (repeatable); its name in the checklist is the base name'),
-      option('-a, --asn <resources>', 'AS resources of the checklist, e.g. "AS65000"'),
-      option('-4, --ipv4 <resources>', 'IPv4 resources of the checklist, e.g. "10.0.0.0/24"'),
-      option('-6, --ipv6 <resources>', 'IPv6 resources of the checklist, e.g. "2001:db8::/48"'),
+      ...resourceOptions(' of the checklist', '"AS65000"', '"10.0.0.0/24"', '"2001:db8::/48"'),
       option('--validity <days>', "days the checklist is valid (default 365, never beyond the CA's certificate)"),
       required('--out <file>', 'where to write the signed checklist (DER), e.g. files.sig'),
     ],
