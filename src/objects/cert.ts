@@ -6,10 +6,9 @@
  * Used by the CA (issuing), signed-object.ts (EE certificates), protocol/ (ID certificates) and `svcc inspect`.
  */
 import { createPublicKey, type KeyObject, verify } from 'node:crypto'
-import { toDer } from '../asn1/ber.js'
 import { bitString, EncodeError, explicit, int, seq, x509Time } from '../asn1/der.js'
 import {
-  cursor, type DerNode, expectSequence, parseDer, readBitString, readInt, readIntegerContent, readTime,
+  cursor, type DerNode, expectSequence, readBitString, readInt, readIntegerContent, readTime,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { AsChoice, IpChoice } from '../asn1/rfc3779.js'
@@ -18,7 +17,7 @@ import type { SigningKey } from '../crypto/signer.js'
 import { AsBlocks } from '../resources/asn.js'
 import { IpBlocks } from '../resources/ip.js'
 import { ResourceSet } from '../resources/resource-set.js'
-import { asBytes, bytesEqual } from '../util/bytes.js'
+import { bytesEqual } from '../util/bytes.js'
 import { DecodeError, VerificationError } from '../util/errors.js'
 import { httpsUri, rsyncUri } from '../util/uri.js'
 import { ALG_SHA256_WITH_RSA, type AlgorithmId, type PublicKeyInfo, readAlgorithm, readPublicKeyInfo } from './algorithm.js'
@@ -29,7 +28,7 @@ import {
 } from './cert-extensions.js'
 import { certRole, type CertRole, inspectCertProfile } from './cert-profile.js'
 import { type DistinguishedName, encodeName, type NameSpec, readName, sameName } from './distinguished-name.js'
-import { berFallback } from './encoding.js'
+import { decodeDerOrBer } from './encoding.js'
 import type { Problem } from './problem.js'
 
 export type { CertRole } from './cert-profile.js'
@@ -119,16 +118,7 @@ const RULE = 'RFC 5280 §4.1'
 
 /** Decode a certificate: strict DER, or BER re-encoded as DER (the signature still covers the received TBS). */
 export function decodeCert(input: Uint8Array): Cert {
-  const bytes = asBytes(input)
-  try {
-    return readCert(parseDer(bytes), 'der')
-  } catch (e) {
-    const tree = berFallback(bytes, e)
-    const der = toDer(tree)
-    const cert = readCert(parseDer(der), 'ber')
-    const tbs = tree.children[0]?.raw ?? cert.tbs
-    return { ...cert, tbs }
-  }
+  return decodeDerOrBer(input, readCert)
 }
 
 /** Read a Certificate from a DER node (e.g. inside a CMS SignedData, sharing its budget). */

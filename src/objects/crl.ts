@@ -4,20 +4,19 @@
  * implementations; the empty-SEQUENCE form of Krill and LACNIC is accepted and noted), inspectCrl, verifyCrl, buildCrl.
  * Used by the CA (one CRL per key), protocol/ (the BPKI CRL in RFC 6492/8181 CMS) and `svcc inspect`.
  */
-import { toDer } from '../asn1/ber.js'
 import { bitString, EncodeError, explicit, int, seq, seqOf, x509Time } from '../asn1/der.js'
 import {
-  children, cursor, type DerNode, expectSequence, parseDer, readBigInt, readBitString, readInt, readTime,
+  children, cursor, type DerNode, expectSequence, readBigInt, readBitString, readInt, readTime,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { SigningKey } from '../crypto/signer.js'
-import { asBytes, bytesEqual } from '../util/bytes.js'
+import { bytesEqual } from '../util/bytes.js'
 import { DecodeError, VerificationError } from '../util/errors.js'
 import { ALG_SHA256_WITH_RSA, type AlgorithmId, readAlgorithm } from './algorithm.js'
 import { type ResourceCert, signatureValid } from './cert.js'
 import { akiExtension, type CertExtensions, extension, readExtensions } from './cert-extensions.js'
 import { type DistinguishedName, encodeName, inspectRpkiName, type NameSpec, readName, sameName } from './distinguished-name.js'
-import { berFallback } from './encoding.js'
+import { decodeDerOrBer } from './encoding.js'
 import { note, type Problem, problem } from './problem.js'
 
 //------------ Types ---------------------------------------------------------------------------------------------------
@@ -65,14 +64,7 @@ const RULE = 'RFC 5280 §5.1'
 
 /** Decode a CRL (strict DER, or BER re-encoded as DER with the received TBS kept for the signature). */
 export function decodeCrl(input: Uint8Array): Crl {
-  const bytes = asBytes(input)
-  try {
-    return readCrl(parseDer(bytes), 'der')
-  } catch (e) {
-    const tree = berFallback(bytes, e)
-    const crl = readCrl(parseDer(toDer(tree)), 'ber')
-    return { ...crl, tbs: tree.children[0]?.raw ?? crl.tbs }
-  }
+  return decodeDerOrBer(input, readCrl)
 }
 
 /** Read a CertificateList from a DER node. */

@@ -4,7 +4,9 @@
  * reader and, only when the input is valid BER that is not DER, re-read it through asn1/ber.ts. Used by cert.ts,
  * crl.ts and signed-object.ts.
  */
-import { type BerNode, isStrictDer, parseBer } from '../asn1/ber.js'
+import { type BerNode, isStrictDer, parseBer, toDer } from '../asn1/ber.js'
+import { type DerNode, parseDer } from '../asn1/der-reader.js'
+import { asBytes } from '../util/bytes.js'
 import { DecodeError } from '../util/errors.js'
 
 const BER_ONLY = /^X\.690 §(8\.1\.5|10|11)/
@@ -25,4 +27,19 @@ export function berFallback(bytes: Uint8Array, derError: unknown): BerNode {
   }
   if (isStrictDer(bytes)) throw derError
   return tree
+}
+
+/**
+ * A signed X.509 structure (certificate, CRL) read with `read`: from strict DER, or from BER re-encoded as DER, keeping
+ * the received TBS (its first element), which is what the signature covers.
+ */
+export function decodeDerOrBer<T extends { tbs: Uint8Array }>(input: Uint8Array, read: (node: DerNode, encoding: 'der' | 'ber') => T): T {
+  const bytes = asBytes(input)
+  try {
+    return read(parseDer(bytes), 'der')
+  } catch (e) {
+    const tree = berFallback(bytes, e)
+    const value = read(parseDer(toDer(tree)), 'ber')
+    return { ...value, tbs: tree.children[0]?.raw ?? value.tbs }
+  }
 }

@@ -177,13 +177,22 @@ function basicConstraintsCa(node: DerNode): boolean {
   return first?.tag === 0x01 && first.length === 1 && first.content()[0] !== 0
 }
 
+/**
+ * The outer SEQUENCE of a signed X.509 structure (`names`: its type and its TBS part): the TBS, the signature
+ * algorithm (`section`.2) and the signature value (`section`.3, RFC 5280 §4.1.1 or §5.1.1).
+ */
+function readSigned(der: Uint8Array, what: 'certificate' | 'CRL', rule: string, names: [string, string], section: string) {
+  const c = expectSequence(parseX509(der, what), rule, names[0])
+  const tbsNode = c.next(rule, 0x30, names[1])
+  const signatureAlgorithm = algorithm(c, `${section}.2`)
+  const signature = signatureBits(c.next(rule, 0x03, 'signatureValue'), `${section}.3`)
+  c.end(rule)
+  return { tbsNode, signatureAlgorithm, signature }
+}
+
 /** Decode an X.509 certificate (RFC 5280 §4.1) as plain data. Syntax only: no profile, no signature check. */
 export function decodeBpkiCert(der: Uint8Array): BpkiCert {
-  const c = expectSequence(parseX509(der, 'certificate'), CERT, 'Certificate')
-  const tbsNode = c.next(CERT, 0x30, 'tbsCertificate')
-  const signatureAlgorithm = algorithm(c, 'RFC 5280 §4.1.1.2')
-  const signature = signatureBits(c.next(CERT, 0x03, 'signatureValue'), 'RFC 5280 §4.1.1.3')
-  c.end(CERT)
+  const { tbsNode, signatureAlgorithm, signature } = readSigned(der, 'certificate', CERT, ['Certificate', 'tbsCertificate'], 'RFC 5280 §4.1.1')
   const t = cursor(tbsNode)
   const v = t.optional(0xa0)
   const version = v === undefined ? 1 : Number(readBigInt(cursor(v).next(CERT, 0x02, 'version'))) + 1
@@ -212,11 +221,7 @@ export function decodeBpkiCert(der: Uint8Array): BpkiCert {
 
 /** Decode an X.509 v2 CRL (RFC 5280 §5.1) as plain data. Syntax only. */
 export function decodeBpkiCrl(der: Uint8Array): BpkiCrl {
-  const c = expectSequence(parseX509(der, 'CRL'), CRL, 'CertificateList')
-  const tbsNode = c.next(CRL, 0x30, 'tbsCertList')
-  const signatureAlgorithm = algorithm(c, 'RFC 5280 §5.1.1.2')
-  const signature = signatureBits(c.next(CRL, 0x03, 'signatureValue'), 'RFC 5280 §5.1.1.3')
-  c.end(CRL)
+  const { tbsNode, signatureAlgorithm, signature } = readSigned(der, 'CRL', CRL, ['CertificateList', 'tbsCertList'], 'RFC 5280 §5.1.1')
   const t = cursor(tbsNode)
   t.optional(0x02)
   if (algorithm(t, 'RFC 5280 §5.1.2.2') !== signatureAlgorithm) {

@@ -8,7 +8,7 @@ import { DecodeError, InspectionError } from '../util/errors.js'
 import { isWireHandle } from '../util/handle.js'
 import { parseUri } from '../util/uri.js'
 import { buildXml, parseXml, type XmlElement, type XmlNode } from './xml.js'
-import { attr, noChildren, noText, optAttr, show } from './xml-read.js'
+import { attr, noChildren, noText, optAttr, show, withTag } from './xml-read.js'
 
 export const IDEXCHANGE_NS = 'http://www.hactrn.net/uris/rpki/rpki-setup/'
 /** Krill 0.9 (NIC.br) wrote the namespace without its trailing slash; rpki-rs accepts it, so do we. */
@@ -237,12 +237,6 @@ function base64(el: XmlElement, rule: string): Uint8Array {
   }
   if (bytes.length === 0) throw new DecodeError(rule, `<${el.name}> is empty`)
   return bytes
-}
-
-function withTag<T extends { tag?: string }>(doc: T, el: XmlElement): T {
-  const tag = optAttr(el, 'tag')
-  if (tag !== undefined) doc.tag = tag
-  return doc
 }
 
 //------------ Encoding ---------------------------------------------------------------------------------------------

@@ -139,13 +139,23 @@ function classFrom(el: XmlElement, rule: string): ResourceClassEntitlement {
 function certificateFrom(el: XmlElement, rule: string): IssuedCertificate {
   noChildren(el, rule)
   const cert: IssuedCertificate = { certUrl: attr(el, 'cert_url', rule), cert: base64Text(el.text, rule, '<certificate>') }
-  const as = optResourceSet(el, 'req_resource_set_as', RESOURCE_SET.as, rule)
+  const req = requestedResources(el, rule)
+  if (req.asn !== undefined) cert.reqResourceSetAs = req.asn
+  if (req.ipv4 !== undefined) cert.reqResourceSetIpv4 = req.ipv4
+  if (req.ipv6 !== undefined) cert.reqResourceSetIpv6 = req.ipv6
+  return cert
+}
+
+/** The req_resource_set_* attributes of `el` that are present (RFC 6492 §3.4.1, §3.5.1). */
+function requestedResources(el: XmlElement, rule: string): { asn?: string; ipv4?: string; ipv6?: string } {
+  const out: { asn?: string; ipv4?: string; ipv6?: string } = {}
+  const asn = optResourceSet(el, 'req_resource_set_as', RESOURCE_SET.as, rule)
   const ipv4 = optResourceSet(el, 'req_resource_set_ipv4', RESOURCE_SET.ipv4, rule)
   const ipv6 = optResourceSet(el, 'req_resource_set_ipv6', RESOURCE_SET.ipv6, rule)
-  if (as !== undefined) cert.reqResourceSetAs = as
-  if (ipv4 !== undefined) cert.reqResourceSetIpv4 = ipv4
-  if (ipv6 !== undefined) cert.reqResourceSetIpv6 = ipv6
-  return cert
+  if (asn !== undefined) out.asn = asn
+  if (ipv4 !== undefined) out.ipv4 = ipv4
+  if (ipv6 !== undefined) out.ipv6 = ipv6
+  return out
 }
 
 function issueFrom(el: XmlElement): ProvisioningPayload {
@@ -157,14 +167,8 @@ function issueFrom(el: XmlElement): ProvisioningPayload {
     className: token(req, 'class_name', ISSUE),
     csr: base64Text(req.text, ISSUE, '<request>'),
   }
-  const limits: { asn?: string; ipv4?: string; ipv6?: string } = {}
-  const asn = optResourceSet(req, 'req_resource_set_as', RESOURCE_SET.as, ISSUE)
-  const ipv4 = optResourceSet(req, 'req_resource_set_ipv4', RESOURCE_SET.ipv4, ISSUE)
-  const ipv6 = optResourceSet(req, 'req_resource_set_ipv6', RESOURCE_SET.ipv6, ISSUE)
-  if (asn !== undefined) limits.asn = asn
-  if (ipv4 !== undefined) limits.ipv4 = ipv4
-  if (ipv6 !== undefined) limits.ipv6 = ipv6
-  if (asn !== undefined || ipv4 !== undefined || ipv6 !== undefined) payload.limits = limits
+  const limits = requestedResources(req, ISSUE)
+  if (Object.keys(limits).length > 0) payload.limits = limits
   return payload
 }
 

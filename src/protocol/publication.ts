@@ -6,7 +6,7 @@
 import { toBase64 } from '../util/base64.js'
 import { DecodeError } from '../util/errors.js'
 import { buildXml, parseXml, type XmlElement, type XmlNode } from './xml.js'
-import { attr, base64Text, hexHash, noChildren, noText, onlyChild, optAttr, show } from './xml-read.js'
+import { attr, base64Text, hexHash, noChildren, noText, onlyChild, optAttr, show, withTag } from './xml-read.js'
 
 /** RFC 8181 §2.1: the media type of a publication message, in queries and replies. */
 export const PUBLICATION_CONTENT_TYPE = 'application/rpki-publication'
@@ -147,12 +147,6 @@ function uriOf(el: XmlElement): string {
   const uri = attr(el, 'uri', el.name === 'list' ? LIST : PUBLISH)
   if (uri === '') throw new DecodeError(PUBLISH, `<${el.name}> has an empty uri`)
   return uri
-}
-
-function withTag<T extends { tag?: string }>(value: T, el: XmlElement): T {
-  const tag = optAttr(el, 'tag')
-  if (tag !== undefined) value.tag = tag
-  return value
 }
 
 //------------ Encoding ---------------------------------------------------------------------------------------------

@@ -80,3 +80,10 @@ export function hexHash(value: string, rule: string, where: string, length?: num
   }
   return value.toLowerCase()
 }
+
+/** `value` with the optional `tag` attribute of `el` (RFC 8183 §5, RFC 8181 §2.3), when there is one. */
+export function withTag<T extends { tag?: string }>(value: T, el: XmlElement): T {
+  const tag = optAttr(el, 'tag')
+  if (tag !== undefined) value.tag = tag
+  return value
+}
