@@ -8,7 +8,7 @@
 import { createPublicKey, type KeyObject, verify } from 'node:crypto'
 import { bitString, EncodeError, explicit, int, seq, x509Time } from '../asn1/der.js'
 import {
-  cursor, type DerNode, expectSequence, readBitString, readInt, readIntegerContent, readTime,
+  cursor, type DerNode, expectSequence, readInt, readIntegerContent, readTime,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { AsChoice, IpChoice } from '../asn1/rfc3779.js'
@@ -18,7 +18,7 @@ import { AsBlocks } from '../resources/asn.js'
 import { IpBlocks } from '../resources/ip.js'
 import { ResourceSet } from '../resources/resource-set.js'
 import { bytesEqual } from '../util/bytes.js'
-import { DecodeError, VerificationError } from '../util/errors.js'
+import { VerificationError } from '../util/errors.js'
 import { httpsUri, rsyncUri } from '../util/uri.js'
 import { ALG_SHA256_WITH_RSA, type AlgorithmId, type PublicKeyInfo, readAlgorithm, readPublicKeyInfo } from './algorithm.js'
 import {
@@ -28,7 +28,7 @@ import {
 } from './cert-extensions.js'
 import { certRole, type CertRole, inspectCertProfile } from './cert-profile.js'
 import { type DistinguishedName, encodeName, type NameSpec, readName, sameName } from './distinguished-name.js'
-import { decodeDerOrBer } from './encoding.js'
+import { decodeDerOrBer, readSignedParts } from './encoding.js'
 import type { Problem } from './problem.js'
 
 export type { CertRole } from './cert-profile.js'
@@ -123,12 +123,7 @@ export function decodeCert(input: Uint8Array): Cert {
 
 /** Read a Certificate from a DER node (e.g. inside a CMS SignedData, sharing its budget). */
 export function readCert(node: DerNode, encoding: 'der' | 'ber' = 'der'): Cert {
-  const c = expectSequence(node, RULE, 'Certificate')
-  const tbsNode = c.next(RULE, 0x30, 'tbsCertificate')
-  const signatureAlgorithm = readAlgorithm(c.next(RULE, 0x30, 'signatureAlgorithm'), 'RFC 5280 §4.1.1.2')
-  const sig = readBitString(c.next(RULE, 0x03, 'signatureValue'), 'RFC 5280 §4.1.1.3')
-  c.end(RULE)
-  if (sig.unusedBits !== 0) throw new DecodeError('RFC 5280 §4.1.1.3', 'signatureValue has unused bits')
+  const { tbsNode, signatureAlgorithm, signature } = readSignedParts(node, RULE, ['Certificate', 'tbsCertificate'], 'RFC 5280 §4.1.1')
   const t = expectSequence(tbsNode, RULE, 'TBSCertificate')
   const v = t.optional(0xa0)
   const version = v === undefined ? 1 : readExplicitInt(v) + 1
@@ -148,7 +143,7 @@ export function readCert(node: DerNode, encoding: 'der' | 'ber' = 'der'): Cert {
     bytes: node.raw(), encoding, tbs: tbsNode.raw(), version, serial: readSerial(serialNode),
     serialOctets: serialNode.length, tbsSignature, signatureAlgorithm, issuer, subject, notBefore: readTime(nb), notAfter: readTime(na),
     validityTags: [nb.tag, na.tag], spki: spkiNode.raw(), publicKey: readPublicKeyInfo(spkiNode), uniqueIds,
-    extensions: readExtensionsWrapper(ext), signature: sig.bytes,
+    extensions: readExtensionsWrapper(ext), signature,
   }
 }
 

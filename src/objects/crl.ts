@@ -6,17 +6,17 @@
  */
 import { bitString, EncodeError, explicit, int, seq, seqOf, x509Time } from '../asn1/der.js'
 import {
-  children, cursor, type DerNode, expectSequence, readBigInt, readBitString, readInt, readTime,
+  children, cursor, type DerNode, expectSequence, readBigInt, readInt, readTime,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { SigningKey } from '../crypto/signer.js'
 import { bytesEqual } from '../util/bytes.js'
-import { DecodeError, VerificationError } from '../util/errors.js'
+import { VerificationError } from '../util/errors.js'
 import { ALG_SHA256_WITH_RSA, type AlgorithmId, readAlgorithm } from './algorithm.js'
 import { type ResourceCert, signatureValid } from './cert.js'
 import { akiExtension, type CertExtensions, extension, readExtensions } from './cert-extensions.js'
 import { type DistinguishedName, encodeName, inspectRpkiName, type NameSpec, readName, sameName } from './distinguished-name.js'
-import { decodeDerOrBer } from './encoding.js'
+import { decodeDerOrBer, readSignedParts } from './encoding.js'
 import { note, type Problem, problem } from './problem.js'
 
 //------------ Types ---------------------------------------------------------------------------------------------------
@@ -69,13 +69,8 @@ export function decodeCrl(input: Uint8Array): Crl {
 
 /** Read a CertificateList from a DER node. */
 export function readCrl(node: DerNode, encoding: 'der' | 'ber' = 'der'): Crl {
-  const c = expectSequence(node, RULE, 'CertificateList')
-  const tbsNode = c.next(RULE, 0x30, 'tbsCertList')
-  const signatureAlgorithm = readAlgorithm(c.next(RULE, 0x30, 'signatureAlgorithm'), 'RFC 5280 §5.1.1.2')
-  const sig = readBitString(c.next(RULE, 0x03, 'signatureValue'), 'RFC 5280 §5.1.1.3')
-  c.end(RULE)
-  if (sig.unusedBits !== 0) throw new DecodeError('RFC 5280 §5.1.1.3', 'signatureValue has unused bits')
-  return { ...readTbsCertList(tbsNode), bytes: node.raw(), encoding, tbs: tbsNode.raw(), signatureAlgorithm, signature: sig.bytes }
+  const { tbsNode, signatureAlgorithm, signature } = readSignedParts(node, RULE, ['CertificateList', 'tbsCertList'], 'RFC 5280 §5.1.1')
+  return { ...readTbsCertList(tbsNode), bytes: node.raw(), encoding, tbs: tbsNode.raw(), signatureAlgorithm, signature }
 }
 
 type TbsCertList = Omit<Crl, 'bytes' | 'encoding' | 'tbs' | 'signatureAlgorithm' | 'signature'>

@@ -5,7 +5,8 @@
  * crl.ts and signed-object.ts.
  */
 import { type BerNode, isStrictDer, parseBer, toDer } from '../asn1/ber.js'
-import { type DerNode, parseDer } from '../asn1/der-reader.js'
+import { type DerNode, expectSequence, parseDer, readBitString } from '../asn1/der-reader.js'
+import { type AlgorithmId, readAlgorithm } from './algorithm.js'
 import { asBytes } from '../util/bytes.js'
 import { DecodeError } from '../util/errors.js'
 
@@ -42,4 +43,18 @@ export function decodeDerOrBer<T extends { tbs: Uint8Array }>(input: Uint8Array,
     const value = read(parseDer(toDer(tree)), 'ber')
     return { ...value, tbs: tree.children[0]?.raw ?? value.tbs }
   }
+}
+
+/**
+ * The outer SEQUENCE of a signed X.509 structure (`names`: its type and its TBS part): the TBS node, the signature
+ * algorithm (`section`.2) and the signature value, without unused bits (`section`.3; RFC 5280 §4.1.1 or §5.1.1).
+ */
+export function readSignedParts(node: DerNode, rule: string, names: [string, string], section: string): { tbsNode: DerNode; signatureAlgorithm: AlgorithmId; signature: Uint8Array } {
+  const c = expectSequence(node, rule, names[0])
+  const tbsNode = c.next(rule, 0x30, names[1])
+  const signatureAlgorithm = readAlgorithm(c.next(rule, 0x30, 'signatureAlgorithm'), `${section}.2`)
+  const sig = readBitString(c.next(rule, 0x03, 'signatureValue'), `${section}.3`)
+  c.end(rule)
+  if (sig.unusedBits !== 0) throw new DecodeError(`${section}.3`, 'signatureValue has unused bits')
+  return { tbsNode, signatureAlgorithm, signature: sig.bytes }
 }
