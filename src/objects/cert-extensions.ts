@@ -151,6 +151,15 @@ const EXTENSION_IDS = new OidTable([
 const ACCESS_METHODS = new OidTable([oids.idAdCaIssuers, oids.idAdCaRepository, oids.idAdRpkiManifest, oids.idAdSignedObject, oids.idAdRpkiNotify])
 const POLICIES = new OidTable([oids.idCpIpAddrAsNumber, oids.idQtCps])
 
+/** The explicitly tagged extensions of a TBS (`wrapper`: TBSCertificate [3] or TBSCertList [0]; `what` under `rule`), none when absent. */
+export function readTaggedExtensions(wrapper: DerNode | undefined, rule: string, what: string): CertExtensions {
+  if (wrapper === undefined) return { list: [], duplicates: [] }
+  const c = cursor(wrapper)
+  const ext = readExtensions(c.next(rule, 0x30, what))
+  c.end(rule)
+  return ext
+}
+
 /** Read the Extensions SEQUENCE (the contents of TBSCertificate [3]); each known extension is decoded. */
 export function readExtensions(node: DerNode): CertExtensions {
   const exts: Extension[] = []

@@ -23,7 +23,7 @@ import { httpsUri, rsyncUri } from '../util/uri.js'
 import { ALG_SHA256_WITH_RSA, type AlgorithmId, type PublicKeyInfo, readAlgorithm, readPublicKeyInfo } from './algorithm.js'
 import {
   aiaExtension, akiExtension, asResourcesExtension, type CertExtensions, crldpExtension, EXT_BASIC_CONSTRAINTS_CA,
-  EXT_KEY_USAGE_CA, EXT_KEY_USAGE_EE, EXT_RPKI_POLICY, ipResourcesExtension, readExtensions, siaExtension,
+  EXT_KEY_USAGE_CA, EXT_KEY_USAGE_EE, EXT_RPKI_POLICY, ipResourcesExtension, readTaggedExtensions, siaExtension,
   skiExtension,
 } from './cert-extensions.js'
 import { certRole, type CertRole, inspectCertProfile } from './cert-profile.js'
@@ -143,7 +143,7 @@ export function readCert(node: DerNode, encoding: 'der' | 'ber' = 'der'): Cert {
     bytes: node.raw(), encoding, tbs: tbsNode.raw(), version, serial: readSerial(serialNode),
     serialOctets: serialNode.length, tbsSignature, signatureAlgorithm, issuer, subject, notBefore: readTime(nb), notAfter: readTime(na),
     validityTags: [nb.tag, na.tag], spki: spkiNode.raw(), publicKey: readPublicKeyInfo(spkiNode), uniqueIds,
-    extensions: readExtensionsWrapper(ext), signature,
+    extensions: readTaggedExtensions(ext, 'RFC 5280 §4.1.2.9', 'Extensions'), signature,
   }
 }
 
@@ -167,14 +167,6 @@ function readExplicitInt(wrapper: DerNode): number {
   const v = readInt(c.next('RFC 5280 §4.1.2.1', 0x02, 'version'), 'RFC 5280 §4.1.2.1')
   c.end('RFC 5280 §4.1.2.1')
   return v
-}
-
-function readExtensionsWrapper(wrapper: DerNode | undefined): CertExtensions {
-  if (wrapper === undefined) return { list: [], duplicates: [] }
-  const c = cursor(wrapper)
-  const ext = readExtensions(c.next('RFC 5280 §4.1.2.9', 0x30, 'Extensions'))
-  c.end('RFC 5280 §4.1.2.9')
-  return ext
 }
 
 //------------ Inspection ----------------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
  */
 import { bitString, EncodeError, explicit, int, seq, seqOf, x509Time } from '../asn1/der.js'
 import {
-  children, cursor, type DerNode, expectSequence, readBigInt, readInt, readTime,
+  children, type DerNode, expectSequence, readBigInt, readInt, readTime,
 } from '../asn1/der-reader.js'
 import * as oids from '../asn1/oids.js'
 import type { SigningKey } from '../crypto/signer.js'
@@ -14,7 +14,7 @@ import { bytesEqual } from '../util/bytes.js'
 import { VerificationError } from '../util/errors.js'
 import { ALG_SHA256_WITH_RSA, type AlgorithmId, readAlgorithm } from './algorithm.js'
 import { type ResourceCert, signatureValid } from './cert.js'
-import { akiExtension, type CertExtensions, extension, readExtensions } from './cert-extensions.js'
+import { akiExtension, type CertExtensions, extension, readTaggedExtensions } from './cert-extensions.js'
 import { type DistinguishedName, encodeName, inspectRpkiName, type NameSpec, readName, sameName } from './distinguished-name.js'
 import { decodeDerOrBer, readSignedParts } from './encoding.js'
 import { note, type Problem, problem } from './problem.js'
@@ -90,7 +90,7 @@ function readTbsCertList(node: DerNode): TbsCertList {
   const revokedForm = list === undefined ? 'absent' : revoked.length === 0 ? 'empty-sequence' : 'entries'
   return {
     version, tbsSignature, issuer, thisUpdate: readTime(tu), nextUpdate: nu === undefined ? undefined : readTime(nu),
-    timeTags: nu === undefined ? [tu.tag] : [tu.tag, nu.tag], revoked, revokedForm, extensions: readCrlExtensions(ext),
+    timeTags: nu === undefined ? [tu.tag] : [tu.tag, nu.tag], revoked, revokedForm, extensions: readTaggedExtensions(ext, 'RFC 5280 §5.1.2.7', 'crlExtensions'),
   }
 }
 
@@ -104,13 +104,6 @@ function readEntry(node: DerNode): RevokedCert {
   return { serial, revocationDate, hasExtensions }
 }
 
-function readCrlExtensions(wrapper: DerNode | undefined): CertExtensions {
-  if (wrapper === undefined) return { list: [], duplicates: [] }
-  const c = cursor(wrapper)
-  const ext = readExtensions(c.next('RFC 5280 §5.1.2.7', 0x30, 'crlExtensions'))
-  c.end('RFC 5280 §5.1.2.7')
-  return ext
-}
 
 //------------ Inspection ----------------------------------------------------------------------------------------------
 
