@@ -3,9 +3,7 @@
  * writers, servers and services, and wires them together. svcd (main.ts), the scenario tests that need a wired
  * daemon in-process, and the benchmarks all build through `compose`.
  */
-import { mkdirSync } from 'node:fs'
 import { hostname } from 'node:os'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { DEFAULT_DUMP_LIMITS } from './app/bgp/ris-loader.js'
 import { RisWhoisService } from './app/bgp/ris-service.js'
 import { CaCommands } from './app/ca/ca-commands.js'
@@ -25,46 +23,31 @@ import { RepoService } from './app/ca/repo-service.js'
 import { RoasView } from './app/ca/roas-view.js'
 import { ChildExchanges } from './app/metrics/metrics-snapshot.js'
 import { MetricsService } from './app/metrics/metrics-service.js'
-import { PubdCodec, type MessageCodec } from './app/pubd/message-codec.js'
-import { PublishLatency, type PublishObserver } from './app/pubd/publish-latency.js'
-import { OutputService } from './app/pubd/output-service.js'
+import { PublishLatency } from './app/pubd/publish-latency.js'
 import type { PublicationService } from './app/pubd/publication-service.js'
-import { PublisherService } from './app/pubd/publisher-service.js'
-import { RsyncDaemon } from './app/pubd/rsync-daemon.js'
-import { loadOrCreateIdentity } from './app/shared/identity.js'
 import { SingleInstance, type Leadership } from './app/shared/leadership.js'
 import { postMessage } from './app/shared/protocol-client.js'
 import { ClusterService } from './app/shared/cluster.js'
 import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
 import { clockAt, systemClock, systemRandom } from './clock.js'
-import type { Config, RepositoryConfig } from './config.js'
+import { composeAccess } from './compose-access.js'
+import { createPublication } from './compose-publication.js'
+import { openStorage } from './compose-storage.js'
+import type { Config } from './config.js'
 import { KeyPool } from './crypto/key-pool.js'
 import type { Signer } from './crypto/signer.js'
 import { SoftSigner } from './crypto/soft-signer.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
 import { MessageSigner } from './protocol/signed-message.js'
-import { RrdpWriter } from './pubd/rrdp/index.js'
-import { SafetyFloor } from './app/pubd/safety-floor.js'
-import { RsyncWriter } from './pubd/rsync-writer.js'
-import { Db } from './store/db.js'
-import type { ClusterStore, KeyStore, PublicationStore, RrdpFileStore, SharedLocks, Stores } from './store/interfaces.js'
-import { KeyEncryptionKey } from './store/kek.js'
-import { FileKeyStore } from './store/key-store.js'
-import { PgClusterStore, PgRrdpFiles } from './store/pg-cluster.js'
-import { PgSharedLocks } from './store/pg-locks.js'
-import { PgDb } from './store/pg-db.js'
-import { PgKeyStore } from './store/pg-key-store.js'
-import { createPostgresStores } from './store/postgres.js'
-import { PubdReader } from './store/pubd-store.js'
-import { StoreError, type SqlDb } from './store/sql.js'
-import { createSqlStores } from './store/sql-stores.js'
 import { TaKeyRollService } from './ta/ta-keyroll-service.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
 import type { Clock, Random } from './util/clock.js'
-import { parseStorageUri } from './util/storage-uri.js'
+
+export { composePublication, type PublicationParts, type Replication } from './compose-publication.js'
+export { openStorage, type Storage } from './compose-storage.js'
 import { VERSION } from './version.js'
 
 export interface ComposeOptions {
@@ -80,6 +63,8 @@ export interface ComposeOptions {
   random?: Random
   /** The signer; tests inject one (default: the software signer with keys under <data_dir>/keys). */
   signer?: Signer
+  /** The admin token (main.ts reads or generates it); without one, only sessions and API tokens authenticate. */
+  adminToken?: string
 }
 
 /** A wired svcd without its HTTP listener: the services for the routes, and start/stop of the background work. */
@@ -240,6 +225,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
+  const { access } = composeAccess(config, stores, o.adminToken ?? '', clock, rand)
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false) })
 
   const stopCas = async () => {
@@ -252,7 +238,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await caLocks?.close()
   }
   return {
-    services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics },
+    services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access },
     signer,
     leadership,
     clock,
@@ -284,115 +270,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
 }
 
-/** What `openStorage` opens: the database, its stores, a second connection, and where private keys are kept. */
-export interface Storage {
-  db: SqlDb
-  stores: Stores
-  openReader: () => SqlDb
-  keys: () => KeyStore
-  /** Where the state is, for messages: the SQLite file, or the PostgreSQL URI without its password. */
-  where: string
-  /** Run after rows were copied in with their own ids (svcd migrate). */
-  afterCopy?: () => void
-  /** PostgreSQL: leadership among the instances on the database, and the RRDP files kept in it. */
-  cluster?: { store: () => ClusterStore; files: (db: SqlDb) => RrdpFileStore; locks: (clock: Clock) => SharedLocks }
-}
-
-/**
- * The database named by `storage_uri` (util/storage-uri.ts). With PostgreSQL, private keys are sealed in the database
- * under the key-encryption key, which is read (mode checked) before the database is opened and checked against the
- * database before anything is written; with SQLite they are files in keys/ beside the database file (<data_dir>/keys
- * for the default <data_dir>/svcd.db).
- */
-export function openStorage(config: Pick<Config, 'storage_uri' | 'key_encryption_key_file'>, dataDir: string): Storage {
-  const target = parseStorageUri(config.storage_uri)
-  if (target.kind === 'postgres') {
-    if (!config.key_encryption_key_file) throw new StoreError('key_encryption_key_file must be set when storage_uri is a PostgreSQL database')
-    const kek = KeyEncryptionKey.read(resolve(config.key_encryption_key_file))
-    const db = PgDb.open(target.uri, target.display)
-    let keys: KeyStore
-    try {
-      keys = new PgKeyStore(db, kek)
-    } catch (e) {
-      db.close()
-      throw e
-    }
-    const cluster = { store: () => new PgClusterStore(target.uri, db, target.display), files: (on: SqlDb) => new PgRrdpFiles(on), locks: (clock: Clock) => new PgSharedLocks(target.uri, target.display, clock) }
-    return { db, stores: createPostgresStores(db), openReader: () => PgDb.openSecondary(target.uri, target.display), keys: () => keys, where: target.display, afterCopy: () => db.syncSequences(), cluster }
-  }
-  const path = target.path === undefined ? join(dataDir, 'svcd.db') : isAbsolute(target.path) ? target.path : join(dataDir, target.path)
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-  const db = Db.open(path)
-  return { db, stores: createSqlStores(db), openReader: () => Db.openSecondary(path), keys: () => new FileKeyStore(join(dirname(path), 'keys')), where: path }
-}
-
 function failure(s: { result: string; msg?: string } | undefined): string | undefined {
   return s?.result === 'failure' ? (s.msg ?? 'failed') : undefined
-}
-
-/** What the publication side is built from (compose, and tests and benchmarks that need only this side). */
-export interface PublicationParts {
-  repository: RepositoryConfig
-  serviceUri: string
-  /** The address rsyncd listens on (with `rsync_daemon = "auto"`). */
-  ip: string
-  /** RRDP files under <dataDir>/repo/rrdp, the rsync tree under <dataDir>/repo/rsync. */
-  dataDir: string
-  /** A new connection to the database, for each writer's own read transactions. */
-  openReader: () => SqlDb
-  store: PublicationStore
-  codec: MessageCodec
-  log: Logger
-  /** What gets recorded (serials, publishers, the publish delay); tests shift it. */
-  now: () => Date
-  /** Waits and durations (pacers, the cluster poll, file ages), and the random source of RRDP session ids and file names. */
-  clock: Clock
-  random: Random
-  /** Told of each acknowledged publish and of the notification that contains it (the publish delay metric). */
-  latency?: PublishObserver
-  /** Several instances on one database (PostgreSQL): RRDP files through the database, serials by the leader only. */
-  replication?: Replication
-}
-
-/** What an instance on a shared database needs to make or copy RRDP serials (compose wires it to the leadership). */
-export interface Replication {
-  /** On the stores' database (the leader's writes), and on a reader's connection (the others' copies). */
-  files: RrdpFileStore
-  readerFiles: (db: SqlDb) => RrdpFileStore
-  transaction: <T>(fn: () => T) => T
-  fence: () => void
-  leading: () => boolean
-  pollMs: number
-  /** The locks among the instances (RFC 8181 messages: one per publisher). */
-  locks?: SharedLocks | undefined
-}
-
-/**
- * The publication service with its RRDP and rsync writers (each reading through its own connection) and rsyncd when
- * configured; `close` closes the writers' read connections (after the service stopped).
- */
-export function composePublication(o: PublicationParts): { service: PublicationService; close: () => void } {
-  const r = o.repository
-  const readers = [o.openReader(), o.openReader()]
-  const rrdpDir = join(o.dataDir, 'repo', 'rrdp')
-  const retention = { minNr: r.rrdp_delta_files_min_nr, minSeconds: r.rrdp_delta_files_min_seconds, maxNr: r.rrdp_delta_files_max_nr, maxSeconds: r.rrdp_delta_files_max_seconds }
-  const floor = new SafetyFloor({ minObjects: r.safety_min_objects, maxShrinkPercent: r.safety_max_shrink_percent })
-  const rep = o.replication
-  const replicate = rep && { transaction: rep.transaction, fence: rep.fence, files: rep.files, readerFiles: rep.readerFiles(readers[0]!) }
-  const rrdp = new RrdpWriter({ dir: rrdpDir, baseUri: r.rrdp_base_uri!, store: o.store, reader: new PubdReader(readers[0]!), now: o.now, clock: o.clock, random: o.random, retention, hold: (b, a) => floor.check('rrdp', b, a), replicate })
-  const daemon = r.rsync_daemon === 'auto' ? new RsyncDaemon({ rsyncBaseUri: r.rsync_base_uri!, workDir: join(o.dataDir, 'repo'), address: o.ip, log: o.log, clock: o.clock }) : undefined
-  const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, clock: o.clock, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
-  const quotas = { publisher: { objects: r.quota_objects, bytes: r.quota_bytes, objectBytes: r.quota_object_bytes }, total: { objects: r.quota_total_objects, bytes: r.quota_total_bytes }, selfService: { objects: r.self_service_quota_objects, bytes: r.self_service_quota_bytes, objectBytes: r.self_service_quota_object_bytes }, selfServiceTotal: { objects: r.self_service_quota_total_objects, bytes: r.self_service_quota_total_bytes } }
-  const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs }
-  const outputs = new OutputService({ store: o.store, rrdp, rsync, daemon, clock: o.clock, now: o.now, log: o.log, config: { rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds, outputLagMaxSeconds: r.output_lag_max_seconds }, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
-  const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, quotas }
-  const publishers = new PublisherService({ store: o.store, output: outputs, codec: o.codec, now: o.now, log: o.log, locks: rep?.locks, config })
-  return { service: { publishers, outputs }, close: () => readers.forEach((reader) => reader.close()) }
-}
-
-/** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
-  const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, time.now())
-  const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.publication, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication })
 }

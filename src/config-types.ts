@@ -2,6 +2,7 @@
  * The shape of svcd's configuration (config.ts reads, checks and defaults it): every option under its TOML name, as
  * config/svcd.toml documents it. Types only, so that the layers that carry a Config need not import the loader.
  */
+import type { AuthConfig } from './config-auth.js'
 import type { QuotaConfig, SelfServiceConfig } from './config-quotas.js'
 
 export type HttpsMode = 'generate' | 'existing' | 'disable'
@@ -11,7 +12,7 @@ export type LogType = 'stderr' | 'file'
 export type LogFormat = 'auto' | 'json' | 'text'
 
 /** Every option, with the TOML names (the config file is a wire format; style.md §6). */
-export interface Config {
+export interface Config extends AuthConfig {
   data_dir: string
   /** Where the state is kept (util/storage-uri.ts); undefined: SQLite in the data directory. */
   storage_uri: string | undefined

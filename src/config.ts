@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
+import { applyAuthTable, AUTH_TABLES, AUTH_TYPES, authDefaults, verifyAuth } from './config-auth.js'
 import { QUOTA_OPTIONS, quotaDefaults, SELF_SERVICE_OPTIONS, selfServiceDefaults } from './config-quotas.js'
 import { parseStorageUri } from './util/storage-uri.js'
 import { parseUri } from './util/uri.js'
@@ -83,6 +84,9 @@ const TOP: Record<string, OptSpec> = {
   bgp_riswhois_max_bytes: integer(1024 * 1024),
   metrics_public: BOOLEAN,
   metrics_hide_details: BOOLEAN,
+  auth_type: { kind: 'string', choices: AUTH_TYPES },
+  auth_session_idle_seconds: integer(60),
+  auth_session_max_seconds: integer(60),
 }
 
 const SECTIONS: Record<string, Record<string, OptSpec>> = {
@@ -182,6 +186,7 @@ export function defaults(): Config {
     bgp_riswhois_max_bytes: 256 * 1024 * 1024,
     metrics_public: false,
     metrics_hide_details: false,
+    ...authDefaults(),
     repository: {
       enabled: false,
       rrdp_base_uri: undefined,
@@ -246,7 +251,9 @@ export function applyToml(config: Config, text: string, file: string): void {
     throw new ConfigError(`${file}: invalid TOML: ${(e as Error).message.split('\n')[0]}`)
   }
   for (const [key, value] of Object.entries(doc)) {
-    if (Object.hasOwn(SECTIONS, key)) { // own keys only: [__proto__] or [constructor] must not reach Object.prototype
+    if ((AUTH_TABLES as readonly string[]).includes(key)) {
+      applyAuthTable(config, key as (typeof AUTH_TABLES)[number], value, (k, what) => new ConfigError(`${file}: key '${k}' ${what}`))
+    } else if (Object.hasOwn(SECTIONS, key)) { // own keys only: [__proto__] or [constructor] must not reach Object.prototype
       if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) {
         throw new ConfigError(`${file}: '${key}' must be a table ([${key}])`)
       }
@@ -287,7 +294,7 @@ function describe(v: unknown): string {
 
 /** Cross-field checks and derived defaults (service_uri from the port). */
 export function verifyConfig(c: Config, file: string): void {
-  const fail = (key: string, what: string) => {
+  const fail = (key: string, what: string): never => {
     throw new ConfigError(`${file}: key '${key}' ${what}`)
   }
   if (!c.data_dir.endsWith('/')) fail('data_dir', "must end with '/'")
@@ -314,6 +321,7 @@ export function verifyConfig(c: Config, file: string): void {
     fail('timing.child_cert_reissue_before_seconds', 'must be less than timing.child_cert_valid_seconds')
   }
   if (t.roa_deaggregate_threshold >= t.roa_aggregate_threshold) fail('timing.roa_deaggregate_threshold', 'must be less than timing.roa_aggregate_threshold')
+  verifyAuth(c, fail)
 }
 
 /** The names of every option, "section.key" for sections: used by the reference-config test. */

@@ -133,7 +133,7 @@ async function start(configPath: string | undefined): Promise<Running> {
     const log = createLogger({ level: config.log_level, type: config.log_type, file: config.log_file, format: config.log_format })
     const token = adminToken(config, dataDir, log)
     const tls = config.https_mode === 'disable' ? undefined : tlsMaterial(config, dataDir, log)
-    const svc = await compose({ config, dataDir, log })
+    const svc = await compose({ config, dataDir, log, adminToken: token })
     let server: RunningServer
     try {
       // Start first, listen after: /health answers only once svcd is ready (testbed certified and published).

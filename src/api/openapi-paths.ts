@@ -283,8 +283,8 @@ function krillClientRoutes(): DescribedRoute[] {
   const write = ['400', '404', '413', '429', '500', '503', '507'] as const
   return [
     route('get', '/auth/login', { id: 'authLoginUrl', tag: 'auth', summary: 'Where the login page is (no token)', ok: text('The relative URL of the login page: /login'), errors: ['500'] }, 'public'),
-    route('post', '/auth/login', { id: 'authLogin', tag: 'auth', summary: 'Log in with the bearer token', ok: json('LoggedInUser', 'The session: {"token", "id": "admin-token", "attributes": {"role": "admin"}}'), errors: ['401', '413', '500'] }, 'host'),
-    route('post', '/auth/logout', { id: 'authLogout', tag: 'auth', summary: 'Log out', ok: text('Where to go next: /'), errors: ['401', '413', '500'] }, 'host'),
+    route('post', '/auth/login', { id: 'authLogin', tag: 'auth', summary: 'Log in: the admin token as a bearer token, or a config-file user by HTTP Basic credentials', ok: json('LoggedInUser', 'The session: {"token", "id", "attributes": {"role"}}'), errors: ['401', '403', '413', '429', '500'] }, 'public'),
+    route('post', '/auth/logout', { id: 'authLogout', tag: 'auth', summary: "Log out: ends the bearer token's session", ok: text('Where to go next: /, or the provider\'s logout page'), errors: ['413', '500'] }, 'public'),
     testbed('get', '/enabled', { id: 'testbedEnabled', summary: 'Whether the testbed self-service is on (no token)', ok: empty('On'), errors: ['404', '429', '500'] }),
     testbed('post', '/children', {
       id: 'testbedChildAdd', summary: 'Register a child of CA testbed (no token)', body: jsonBody('AddChildJson', 'The child, as for POST /api/v1/cas/testbed/children'), ok: json('ParentResponseJson', 'The RFC 8183 parent response for the child'), errors: [...write],

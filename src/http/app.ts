@@ -12,6 +12,7 @@ import type { ClockedContext } from './body.js'
 import type { HttpDeps } from './deps.js'
 import { defaultDeny, PUBLIC_METRICS } from './auth.js'
 import { AdminTokenProvider } from './auth-provider.js'
+import { authorize } from './route-permissions.js'
 import { errorMiddleware } from './errors.js'
 import { requireCanonicalPath } from './path.js'
 import { authRouter } from './routes/auth.js'
@@ -37,8 +38,10 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(errorMiddleware(deps.log, deps.clock))
   // One path for everything after this point (http/path.ts), then default deny (http/auth.ts), then routing.
   app.use(requireCanonicalPath())
-  const auth = new AdminTokenProvider(deps.token)
-  app.use(defaultDeny(auth, deps.config.metrics_public ? [PUBLIC_METRICS] : []))
+  const access = deps.services.access
+  const auth = new AdminTokenProvider(access, deps.token)
+  app.use(defaultDeny(access, deps.config.metrics_public ? [PUBLIC_METRICS] : []))
+  app.use(authorize())
   app.use(rrdpMiddleware(deps))
   app.use(uiMiddleware())
   for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps)]) {

@@ -1,47 +1,37 @@
 /**
- * Who is calling (krill-reference.md §1.2; krill:src/daemon/http/auth/providers/admin_token.rs): an AuthProvider
- * turns a request's credentials into an actor and serves Krill's login endpoints. The one provider today checks the
- * admin bearer token; a provider of user accounts (config-file users with roles, OpenID Connect) implements the same
- * interface, and http/auth.ts and routes/auth.ts do not change. The token comparison is constant-time: both sides are
- * hashed to fixed-length digests first, so neither the content nor the length of the token leaks by timing.
+ * Krill's login endpoints, per provider (krill-reference.md §1.2; krill:src/daemon/http/auth/providers/): an
+ * AuthProvider serves GET /auth/login (where the web client's login page is), POST /auth/login (a session for the
+ * credentials of the request), POST /auth/logout and, for OpenID Connect, GET /auth/callback. Which bearer secrets
+ * are valid (the admin token, sessions, API tokens) is decided in one place for every provider
+ * (app/access/access-service.ts, http/auth.ts); a provider only turns credentials into a session.
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koa'
+import type { AuthType } from '../api/access.js'
 import type { LoggedInUser } from '../api/status.js'
+import type { AccessService } from '../app/access/access-service.js'
 import { AppError } from '../errors.js'
-
-/** Who made a request, once authenticated (Krill's actor: a name and a role). */
-export interface Actor {
-  readonly id: string
-  readonly role: string
-}
 
 export interface AuthProvider {
   /** Krill's `auth_type` of this provider. */
-  readonly type: 'admin-token'
-  /** The actor of a request; throws `api-invalid-credentials` (401) when its credentials are missing or wrong. */
-  authenticate(ctx: Context): Actor
-  /** GET /auth/login: the relative URL of the login page a web client shows. */
-  loginUrl(): string
+  readonly type: AuthType
+  /** GET /auth/login: the relative URL of the login page a web client shows (or the provider's, for a redirect). */
+  loginUrl(ctx: Context): string | Promise<string>
   /** POST /auth/login: a session for the credentials of the request, or `api-invalid-credentials` (401). */
-  login(ctx: Context): LoggedInUser
-  /** POST /auth/logout: where a web client goes next. */
-  logoutUrl(): string
+  login(ctx: Context): LoggedInUser | Promise<LoggedInUser>
+  /** POST /auth/logout: ends the caller's session; answers where a web client goes next. */
+  logout(ctx: Context): string | Promise<string>
+  /** GET /auth/callback: the OpenID Connect provider's redirect back (other providers have none). */
+  callback?(ctx: Context): Promise<void>
 }
 
-/** The admin token of the config: one actor, `admin-token`, with the role `admin` (may do everything). */
+/** The admin token of the config: Krill's web client posts it as a bearer token and keeps it as its session. */
 export class AdminTokenProvider implements AuthProvider {
   readonly type = 'admin-token' as const
-  private readonly check: (ctx: Context) => void
 
-  constructor(private readonly token: string) {
-    this.check = bearerCheck(token)
-  }
-
-  authenticate(ctx: Context): Actor {
-    this.check(ctx)
-    return { id: 'admin-token', role: 'admin' }
-  }
+  constructor(
+    private readonly access: AccessService,
+    private readonly token: string,
+  ) {}
 
   /** Krill's web client shows its token form at /login. */
   loginUrl(): string {
@@ -49,26 +39,20 @@ export class AdminTokenProvider implements AuthProvider {
   }
 
   login(ctx: Context): LoggedInUser {
-    const actor = this.authenticate(ctx)
-    return { token: this.token, id: actor.id, attributes: { role: actor.role } }
+    const actor = this.access.authenticate(bearer(ctx))
+    if (actor?.provider !== 'admin-token') throw new AppError('api-invalid-credentials', { reason: 'token refused' })
+    return { token: this.token, id: actor.id, attributes: { role: actor.role.name } }
   }
 
-  logoutUrl(): string {
+  logout(): string {
     return '/'
   }
 }
 
-/** Throws `api-invalid-credentials` (401) unless the request carries `Authorization: Bearer <token>`. */
-export function bearerCheck(token: string): (ctx: Context) => void {
-  const expected = digest(token)
-  return function checkBearer(ctx: Context): void {
-    const header = ctx.get('Authorization')
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
-    if (!m) throw new AppError('api-invalid-credentials', { reason: header ? 'malformed Authorization header' : 'no bearer token' })
-    if (!timingSafeEqual(digest(m[1]), expected)) throw new AppError('api-invalid-credentials', { reason: 'token refused' })
-  }
-}
-
-function digest(s: string): Buffer {
-  return createHash('sha256').update(s, 'utf8').digest()
+/** The bearer secret of a request; `api-invalid-credentials` (401) when there is none or the header is malformed. */
+export function bearer(ctx: Context): string {
+  const header = ctx.get('Authorization')
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (!m) throw new AppError('api-invalid-credentials', { reason: header ? 'malformed Authorization header' : 'no bearer token' })
+  return m[1]!
 }

@@ -5,7 +5,9 @@
  * refused every other spelling before this runs), compared case-sensitively.
  */
 import type { Context, Next } from 'koa'
-import type { AuthProvider } from './auth-provider.js'
+import type { AccessService } from '../app/access/access-service.js'
+import { AppError } from '../errors.js'
+import { bearer } from './auth-provider.js'
 import { withoutTrailingSlash } from './path.js'
 
 /** A route anyone may call: methods and a pattern over the path without its one optional trailing slash. */
@@ -33,7 +35,9 @@ export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { methods: ['POST'], path: new RegExp(`^/rfc8181/${SEGMENT}$`), why: 'RFC 8181 publication: each message is CMS-signed by a registered publisher (RFC 8181 §2)' },
   { methods: READ, path: /^\/$/, why: 'redirects to the web console at /ui/' },
   { methods: READ, path: /^\/ui(\/.*)?$/, why: "the web console's static files (http/routes/ui.ts): they hold no data; the console asks for the token and sends it with each API call" },
-  { methods: READ, path: /^\/auth\/login$/, why: "where a web client's login page is (a fixed relative URL, Krill's admin-token provider)" },
+  { methods: READ, path: /^\/auth\/login$/, why: "where a web client's login page is (a relative URL, or the OpenID Connect provider's)" },
+  { methods: ['POST'], path: /^\/auth\/(login|logout)$/, why: 'log in and out (Krill): the provider checks the credentials of the request itself (the admin token, a user and password, a session to end); failures are rate-limited and audited' },
+  { methods: READ, path: /^\/auth\/callback$/, why: "the OpenID Connect provider's redirect back after a login (RFC 6749 §4.1.2); state, nonce and PKCE are checked where it is served" },
   { methods: READ, path: /^\/testbed\/enabled$/, why: 'whether the testbed self-service is on (Krill testbed; 404 when it is off)' },
   { methods: ['POST'], path: /^\/testbed\/(children|publishers)$/, why: 'a public testbed lets anyone register a child of CA testbed or a publisher in the embedded repository (Krill testbed); rate-limited, off unless [testbed] is on' },
   { methods: ['DELETE'], path: new RegExp(`^/testbed/(children|publishers)/${SEGMENT}$`), why: "unregister a testbed child or publisher (Krill testbed); confined to CA testbed's children and to publishers that are not CAs of this svcd; rate-limited" },
@@ -49,12 +53,15 @@ export function isPublic(method: string, path: string, extra: readonly PublicRou
 }
 
 /**
- * Require valid credentials for every request that is not on the public list; the actor is kept in `ctx.state.actor`.
- * (POST /auth/login is not public: with the admin token, the token is the credential it checks.)
+ * Require valid credentials for every request that is not on the public list; the actor is kept in `ctx.state.actor`,
+ * and the rest of the request runs on its behalf (app/shared/acting.ts: history and audit name it).
  */
-export function defaultDeny(auth: AuthProvider, extra: readonly PublicRoute[] = []) {
+export function defaultDeny(access: AccessService, extra: readonly PublicRoute[] = []) {
   return async function requireTokenUnlessPublic(ctx: Context, next: Next): Promise<void> {
-    if (!isPublic(ctx.method, ctx.path, extra)) ctx.state.actor = auth.authenticate(ctx)
-    await next()
+    if (isPublic(ctx.method, ctx.path, extra)) return next()
+    const actor = access.authenticate(bearer(ctx))
+    if (!actor) throw new AppError('api-invalid-credentials', { reason: 'token refused' })
+    ctx.state.actor = actor
+    await access.runAs(actor, ctx.ip, next)
   }
 }

@@ -10,6 +10,7 @@ import type { MetricsService } from '../app/metrics/metrics-service.js'
 import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
+import type { AccessService } from '../app/access/access-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import type { Clock } from '../util/clock.js'
@@ -32,13 +33,15 @@ export interface HttpServices {
   taKeyRoll: TaKeyRollService
   /** Prometheus metrics (GET /metrics) and the HTTP request counts. */
   metrics: MetricsService
+  /** Who is calling: the admin token, login sessions, API tokens (design.md §9). */
+  access: AccessService
 }
 
 export interface HttpDeps {
   services: HttpServices
   config: Config
   log: Logger
-  /** The admin token every request must present unless its route is public (http/auth.ts). */
+  /** The admin token: Krill's web client keeps it as its session after logging in with it (http/auth-provider.ts). */
   token: string
   /** The time and timers of the edge (rate limits, body discards, outage logging, closing connections). */
   clock: Clock

@@ -219,8 +219,76 @@ export interface Stores {
   properties: PropertyStore
   /** RFC 6492 replay state per (CA, child). */
   childReplay: ChildReplayStore
+  /** Login sessions (design.md §9). */
+  sessions: SessionStore
+  /** Who did what, across CAs and the publication server (design.md §9). */
+  audit: AuditStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
+}
+
+//------------ Identity and access (design.md §9) -------------------------------------------------------------------
+
+/** A login session as stored: under the SHA-256 of its secret, never the secret. Times in ms since the epoch. */
+export interface StoredSession {
+  id: string
+  userId: string
+  provider: string
+  role: string
+  created: number
+  lastSeen: number
+  expires: number
+  revoked: number | undefined
+  /** Provider data kept for the logout (OpenID Connect: the id token hint, the end-session endpoint). */
+  data: Record<string, string>
+}
+
+export interface SessionStore {
+  create(s: StoredSession): void
+  get(id: string): StoredSession | undefined
+  /** Record a use (the idle time counts from it). */
+  touch(id: string, time: number): void
+  /** Mark one session revoked at `time`; false when there is none or it was already revoked. */
+  revoke(id: string, time: number): boolean
+  /** Revoke every live session of a user of a provider; how many. */
+  revokeUser(userId: string, provider: string, time: number): number
+  /** Forget sessions that ended (expired or revoked) before `time`; how many. */
+  purge(time: number): number
+}
+
+/** One audit record (who did what; never a secret). Times in ms since the epoch. */
+export interface AuditRecord {
+  seq: number
+  time: number
+  actor: string
+  provider: string
+  /** With an API token: its name. */
+  token: string | undefined
+  /** What was done: a CA command's kind (`route-authorizations-update`…), or `login`, `login-failed`, `logout`, `token-add`, … */
+  kind: string
+  /** The CA it was about, if any. */
+  ca: string | undefined
+  success: boolean
+  /** The peer address of the request. */
+  source: string | undefined
+  details: Record<string, unknown>
+}
+
+export interface AuditQuery {
+  actor?: string
+  ca?: string
+  kind?: string
+  /** Inclusive lower and exclusive upper bound on `time`. */
+  since?: number
+  until?: number
+  offset: number
+  limit: number
+  order: 'asc' | 'desc'
+}
+
+export interface AuditStore {
+  append(r: Omit<AuditRecord, 'seq'>): number
+  list(q: AuditQuery): { total: number; records: AuditRecord[] }
 }
 
 //------------ Several instances on one database (design.md §7) ----------------------------------------------------

@@ -10,6 +10,8 @@ import type { SqlDb } from './sql.js'
 import type { Stores } from './interfaces.js'
 import { propertyStore } from './properties.js'
 import { SqlPublicationStore } from './pubd-store.js'
+import { SqlAuditStore } from './audit-store.js'
+import { SqlSessionStore } from './session-store.js'
 import { SqlTaskStore } from './task-store.js'
 
 /** The stores over `db`; `transaction` is the database's (nested calls join the outer one through savepoints). */
@@ -22,6 +24,8 @@ export function createSqlStores(db: SqlDb): Stores {
     publication: new SqlPublicationStore(db),
     properties: propertyStore(db),
     childReplay: new SqlChildReplayStore(db),
+    sessions: new SqlSessionStore(db),
+    audit: new SqlAuditStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

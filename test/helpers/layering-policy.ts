@@ -38,10 +38,12 @@ const LAYERS: Policy['layers'] = [
   ['main.ts', 'root'],
   ['cli.ts', 'root'],
   ['compose.ts', 'root'],
+  ['compose-*.ts', 'root'], // the composition root's parts: storage, publication, identity and access
   // Top-level support files design.md §2 does not place: each is its own layer, with its own row below.
   ['config.ts', 'config'],
   ['config-quotas.ts', 'config'], // config.ts's quota and self-service options (issue 22)
   ['config-types.ts', 'config'], // the shape of the configuration, types only
+  ['config-auth.ts', 'config'], // auth_type, [auth_roles], [auth_users], [auth_openidconnect] (issue 24)
   ['log.ts', 'log'],
   ['clock.ts', 'clock'], // the system's clock, timers and randomness (util/clock.ts: the interfaces); roots only
   ['lock.ts', 'lock'],
@@ -98,6 +100,8 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'app/ca/inputs.ts', to: 'api/*.ts', why: 'checks API input with the codecs of api/cas.ts and api/pubd.ts' },
   { from: 'app/ca/ca-service.ts', to: 'api/*.ts', why: 'answers in wire JSON built with the api/ codecs (RFC 8183 requests, history limits)' },
   { from: 'app/ca/child-service.ts', to: 'api/cas.ts', why: 'answers the RFC 8183 parent response in wire JSON (parentResponseJson)' },
+  { from: 'app/access/', to: 'api/access.ts', why: "roles and permissions are the API's contract (Krill's names, api/access.ts); the access services apply them" },
+  { from: 'config-auth.ts', to: 'api/access.ts', why: '[auth_roles] is checked at start against the permission names and shortcuts of api/access.ts' },
   { from: 'app/pubd/publisher-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
@@ -166,6 +170,7 @@ const INFRASTRUCTURE = [
   'app/pubd/rsync-daemon.ts',
   'app/pubd/publisher-service.ts',
   'app/pubd/output-service.ts',
+  'app/access/*-service.ts',
   'app/ca/ca-*.ts',
   'app/ca/*-service.ts',
   'app/ca/*-client.ts',
@@ -184,7 +189,7 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'store/sql-stores.ts#cre
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // The store layer's own factory, which compose.ts calls: one database, every SQLite store over it.
-  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
+  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
   // The same factory over a PostgreSQL connection (the store classes' SQL is common to both dialects, store/sql.ts).
   { file: 'store/postgres.ts', name: 'createSqlStores', why: 'the PostgreSQL stores factory is the SQLite one over a PgDb' },
 ]
@@ -200,6 +205,6 @@ export const POLICY: Policy = {
   knownCycles: KNOWN_CYCLES,
   infrastructure: INFRASTRUCTURE,
   factories: FACTORIES,
-  constructors: ['main.ts', 'cli.ts', 'compose.ts'],
+  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts'],
   constructionAllowances: CONSTRUCTION_ALLOWANCES,
 }

@@ -15,15 +15,15 @@ const BODY_LIMIT = 16 * 1024
 
 export function authRouter(auth: AuthProvider): Router {
   const router = new Router(ROUTER_OPTIONS)
-  router.get('/auth/login', (ctx) => text(ctx, auth.loginUrl()))
+  router.get('/auth/login', async (ctx) => text(ctx, await auth.loginUrl(ctx)))
   router.post('/auth/login', async (ctx) => {
     await readBytes(ctx, BODY_LIMIT) // a web client may send one; the admin token is in the header
     ctx.set('Cache-Control', 'no-store')
-    ctx.body = auth.login(ctx)
+    ctx.body = await auth.login(ctx)
   })
   router.post('/auth/logout', async (ctx) => {
     await readBytes(ctx, BODY_LIMIT)
-    text(ctx, auth.logoutUrl())
+    text(ctx, await auth.logout(ctx))
   })
   return router
 }

@@ -10,9 +10,10 @@ import { m005 } from './005-pubd-replay.js'
 import { m006 } from './006-ca-rows.js'
 import { m007 } from './007-child-replay.js'
 import { m008 } from './008-pubd-self-service.js'
+import { m009 } from './009-access.js'
 
 import type { Migration } from './migration.js'
 
 export type { Migration } from './migration.js'
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009]

@@ -1,0 +1,61 @@
+/** The audit trail in SQL (design.md §9; migration 9): appended to, read newest or oldest first with filters. */
+import type { AuditQuery, AuditRecord, AuditStore } from './interfaces.js'
+import type { SqlDb, SqlValue } from './sql.js'
+
+interface Row {
+  seq: number | string
+  time: number | string
+  actor: string
+  provider: string
+  token: string | null
+  kind: string
+  ca: string | null
+  success: number
+  source: string | null
+  details: string
+}
+
+export class SqlAuditStore implements AuditStore {
+  constructor(private readonly db: SqlDb) {}
+
+  append(r: Omit<AuditRecord, 'seq'>): number {
+    const row = this.db
+      .prepare('INSERT INTO audit_log (time, actor, provider, token, kind, ca, success, source, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq')
+      .get(r.time, r.actor, r.provider, r.token ?? null, r.kind, r.ca ?? null, r.success ? 1 : 0, r.source ?? null, JSON.stringify(r.details)) as { seq: number | string }
+    return Number(row.seq)
+  }
+
+  list(q: AuditQuery): { total: number; records: AuditRecord[] } {
+    const where: string[] = []
+    const args: SqlValue[] = []
+    const add = (clause: string, v: SqlValue) => {
+      where.push(clause)
+      args.push(v)
+    }
+    if (q.actor !== undefined) add('actor = ?', q.actor)
+    if (q.ca !== undefined) add('ca = ?', q.ca)
+    if (q.kind !== undefined) add('kind = ?', q.kind)
+    if (q.since !== undefined) add('time >= ?', q.since)
+    if (q.until !== undefined) add('time < ?', q.until)
+    const clause = where.length ? `WHERE ${where.join(' AND ')}` : ''
+    const total = Number((this.db.prepare(`SELECT count(*) AS n FROM audit_log ${clause}`).get(...args) as { n: number | string }).n)
+    const order = q.order === 'desc' ? 'DESC' : 'ASC'
+    const rows = this.db.prepare(`SELECT * FROM audit_log ${clause} ORDER BY seq ${order} LIMIT ? OFFSET ?`).all(...args, q.limit, q.offset) as Row[]
+    return { total, records: rows.map(fromRow) }
+  }
+}
+
+function fromRow(r: Row): AuditRecord {
+  return {
+    seq: Number(r.seq),
+    time: Number(r.time),
+    actor: r.actor,
+    provider: r.provider,
+    token: r.token ?? undefined,
+    kind: r.kind,
+    ca: r.ca ?? undefined,
+    success: Number(r.success) === 1,
+    source: r.source ?? undefined,
+    details: JSON.parse(r.details) as Record<string, unknown>,
+  }
+}
