@@ -11,6 +11,8 @@ import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
 import type { AccessService } from '../app/access/access-service.js'
+import type { AuditService } from '../app/access/audit-service.js'
+import type { SessionService } from '../app/access/session-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import type { Clock } from '../util/clock.js'
@@ -35,6 +37,10 @@ export interface HttpServices {
   metrics: MetricsService
   /** Who is calling: the admin token, login sessions, API tokens (design.md §9). */
   access: AccessService
+  /** Login sessions: what a provider's login yields. */
+  sessions: SessionService
+  /** Who did what (logins, tokens, every command). */
+  audit: AuditService
 }
 
 export interface HttpDeps {

@@ -16,6 +16,8 @@ export interface AccessDeps {
   /** The configured roles by name (Krill's defaults with [auth_roles] over them). */
   roles: Readonly<Record<string, Role>>
   sessions: SessionService
+  /** Scoped API tokens: the actor of a token's secret, or undefined when it is not a live token. */
+  apiTokens?: (secret: string) => Actor | undefined
 }
 
 /** The actor of the admin token. */
@@ -33,7 +35,7 @@ export class AccessService {
     if (timingSafeEqual(digest(secret), this.adminDigest)) return ADMIN_TOKEN_ACTOR
     const s = this.d.sessions.resolve(secret)
     if (s) return this.sessionActor(s)
-    return undefined
+    return this.d.apiTokens?.(secret)
   }
 
   /** The role of a name, or undefined. */
