@@ -1,11 +1,16 @@
 /**
  * Identity and access in the composition root (design.md §9): the sessions, the access service that turns a bearer
- * secret into an actor, and the login provider of `auth_type`.
+ * secret into an actor, the audit trail, and logging in and out (the users of [auth_users] when `auth_type` is
+ * "config-file", the limits on failed logins). Which provider reads a request's credentials is chosen in http/app.ts.
  */
 import { AccessService } from './app/access/access-service.js'
 import { AuditService } from './app/access/audit-service.js'
+import { ConfigUsers } from './app/access/config-users.js'
+import { LoginLimiter } from './app/access/login-limiter.js'
+import { LoginService, type LoginOutcome } from './app/access/login-service.js'
 import { SessionService } from './app/access/session-service.js'
 import type { Config } from './config.js'
+import { addressSource } from './resources/address-source.js'
 import type { Stores } from './store/interfaces.js'
 import type { Clock, Random } from './util/clock.js'
 
@@ -13,11 +18,15 @@ export interface AccessParts {
   access: AccessService
   sessions: SessionService
   audit: AuditService
+  logins: LoginService
 }
 
-export function composeAccess(config: Config, stores: Stores, adminToken: string, clock: Clock, random: Random): AccessParts {
+export function composeAccess(config: Config, stores: Stores, adminToken: string, clock: Clock, random: Random, observeLogin?: (provider: string, outcome: LoginOutcome) => void): AccessParts {
   const sessions = new SessionService({ store: stores.sessions, clock, random, idleSeconds: config.auth_session_idle_seconds, maxSeconds: config.auth_session_max_seconds })
   const access = new AccessService({ adminToken, roles: config.auth_roles, sessions })
   const audit = new AuditService({ store: stores.audit, clock })
-  return { access, sessions, audit }
+  const users = config.auth_type === 'config-file' ? new ConfigUsers({ users: config.auth_users, roles: config.auth_roles }) : undefined
+  const limiter = new LoginLimiter({ clock })
+  const logins = new LoginService({ sessions, access, audit, limiter, users, sourceOf: addressSource, ...(observeLogin ? { observe: observeLogin } : {}) })
+  return { access, sessions, audit, logins }
 }

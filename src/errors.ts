@@ -31,6 +31,7 @@ export const CATALOGUE = {
   'api-invalid-query': { status: 400, msg: "Invalid value for '{name}': {reason}" },
   'api-invalid-utf8': { status: 400, msg: 'Request body is not valid UTF-8' },
   'api-rate-limited': { status: 429, msg: 'Too many requests from this address (at most {limit} a minute): retry in {retry_after} seconds' },
+  'api-rate-limited-login': { status: 429, msg: 'Too many failed logins from this address or for this user: retry in {retry_after} seconds' },
   // ca-*: certificate authorities
   'ca-unknown': { status: 404, msg: "CA '{ca}' is unknown" },
   'ca-duplicate': { status: 400, msg: "CA '{ca}' was already initialised" },

@@ -10,6 +10,7 @@ import type { CommandDef } from './command.js'
 import { bulkCommands } from './commands/bulk.js'
 import { caCommands } from './commands/ca.js'
 import { childrenCommands } from './commands/children.js'
+import { configUserCommands } from './commands/config-user.js'
 import { inspectCommands } from './commands/inspect.js'
 import { parentsCommands } from './commands/parents.js'
 import { publishersCommands } from './commands/publishers.js'
@@ -37,6 +38,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...publishersCommands,
   ...bulkCommands,
   ...serverCommands,
+  ...configUserCommands,
   ...inspectCommands,
   ...taCommands,
 ]
@@ -55,7 +57,7 @@ const GROUPS: Record<string, string> = {
   keyroll: 'Key rolls (RFC 6489)',
   ta: 'The embedded trust anchor',
   'ta keyroll': 'Trust anchor key roll (RFC 9691)',
-  config: 'Print a svcd configuration file',
+  config: 'Print a svcd configuration file, or a user entry of it',
 }
 
 export interface CliIo {

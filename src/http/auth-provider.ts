@@ -3,12 +3,13 @@
  * AuthProvider serves GET /auth/login (where the web client's login page is), POST /auth/login (a session for the
  * credentials of the request), POST /auth/logout and, for OpenID Connect, GET /auth/callback. Which bearer secrets
  * are valid (the admin token, sessions, API tokens) is decided in one place for every provider
- * (app/access/access-service.ts, http/auth.ts); a provider only turns credentials into a session.
+ * (app/access/access-service.ts, http/auth.ts); a provider only reads the credentials of a request and hands them to
+ * the login service (app/access/login-service.ts), which starts the session, limits failures and records both.
  */
 import type { Context } from 'koa'
 import type { AuthType } from '../api/access.js'
 import type { LoggedInUser } from '../api/status.js'
-import type { AccessService } from '../app/access/access-service.js'
+import type { LoginRequest, LoginService } from '../app/access/login-service.js'
 import { AppError } from '../errors.js'
 
 export interface AuthProvider {
@@ -28,10 +29,7 @@ export interface AuthProvider {
 export class AdminTokenProvider implements AuthProvider {
   readonly type = 'admin-token' as const
 
-  constructor(
-    private readonly access: AccessService,
-    private readonly token: string,
-  ) {}
+  constructor(private readonly logins: LoginService) {}
 
   /** Krill's web client shows its token form at /login. */
   loginUrl(): string {
@@ -39,12 +37,12 @@ export class AdminTokenProvider implements AuthProvider {
   }
 
   login(ctx: Context): LoggedInUser {
-    const actor = this.access.authenticate(bearer(ctx))
-    if (actor?.provider !== 'admin-token') throw new AppError('api-invalid-credentials', { reason: 'token refused' })
-    return { token: this.token, id: actor.id, attributes: { role: actor.role.name } }
+    return this.logins.adminToken(bearer(ctx), loginRequest(ctx))
   }
 
-  logout(): string {
+  /** Ends the session of the bearer secret, if it is one; never fails. */
+  logout(ctx: Context): string {
+    this.logins.logout(optionalBearer(ctx), loginRequest(ctx))
     return '/'
   }
 }
@@ -55,4 +53,14 @@ export function bearer(ctx: Context): string {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
   if (!m) throw new AppError('api-invalid-credentials', { reason: header ? 'malformed Authorization header' : 'no bearer token' })
   return m[1]!
+}
+
+/** The bearer secret of a request, or undefined. */
+export function optionalBearer(ctx: Context): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('Authorization'))?.[1]
+}
+
+/** What the login service is told of a request: its TCP peer (svcd trusts no proxy header). */
+export function loginRequest(ctx: Context): LoginRequest {
+  return { ip: ctx.ip === '' ? undefined : ctx.ip }
 }

@@ -12,6 +12,7 @@ import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
 import type { AccessService } from '../app/access/access-service.js'
 import type { AuditService } from '../app/access/audit-service.js'
+import type { LoginService } from '../app/access/login-service.js'
 import type { SessionService } from '../app/access/session-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
@@ -41,6 +42,8 @@ export interface HttpServices {
   sessions: SessionService
   /** Who did what (logins, tokens, every command). */
   audit: AuditService
+  /** Logging in and out: sessions started, failures limited, everything audited and counted. */
+  logins: LoginService
 }
 
 export interface HttpDeps {

@@ -43,6 +43,7 @@ export class MetricsService {
   private snapshot: MetricsSnapshot | undefined
   private readonly http: { requests: Counter<string>; duration: Histogram<string> }
   private readonly publishDelay: Histogram<string>
+  private readonly logins: Record<'success' | 'failure' | 'rate-limited', Counter<string>>
   private readonly children: ChildExchanges
   /** Whether the last snapshot could be read (svc_store_up). */
   private storeUp = false
@@ -55,6 +56,11 @@ export class MetricsService {
       duration: new Histogram({ name: 'svc_http_request_duration_seconds', help: 'HTTP request latency by method and route pattern', labelNames: ['method', 'route'], registers }),
     }
     this.publishDelay = new Histogram({ name: 'svc_repo_publish_delay_seconds', help: 'delay from acknowledging a publish to the RRDP notification that contains it', buckets: PUBLISH_DELAY_BUCKETS, registers })
+    this.logins = {
+      success: new Counter({ name: 'svc_auth_logins_total', help: 'logins (POST /auth/login and the OpenID Connect callback) that started a session, by provider', labelNames: ['provider'], registers }),
+      failure: new Counter({ name: 'svc_auth_login_failures_total', help: 'logins refused (wrong credentials, or a user without the login permission), by provider', labelNames: ['provider'], registers }),
+      'rate-limited': new Counter({ name: 'svc_auth_login_rate_limited_total', help: 'logins refused unchecked because their source or user failed too often lately, by provider', labelNames: ['provider'], registers }),
+    }
     this.serverGauges()
     this.caGauges()
     this.repoGauges()
@@ -87,6 +93,11 @@ export class MetricsService {
   /** A publish reached the notification `seconds` after it was acknowledged (app/pubd/publish-latency.ts). */
   observePublishDelay(seconds: number): void {
     this.publishDelay.observe(seconds)
+  }
+
+  /** A login's outcome (app/access/login-service.ts). */
+  observeLogin(provider: string, outcome: 'success' | 'failure' | 'rate-limited'): void {
+    this.logins[outcome].inc({ provider })
   }
 
   /** An RFC 6492 exchange with a registered child (app/ca/child-server.ts). */

@@ -58,7 +58,7 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
     'bgpsec add': ['--asn', 'AS65000', '--csr', '/dev/null'], 'bgpsec remove': ['--asn', 'AS65000', '--key', 'AB'.repeat(20)],
     'rsc sign': ['--file', '/dev/null', '--out', '/nonexistent/x.sig'],
   }
-  const offline = ['config simple', 'config repo', 'inspect']
+  const offline = ['config simple', 'config repo', 'config user', 'inspect']
   const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update']
   for (const c of ALL_COMMANDS) {
     const name = c.path.join(' ')
