@@ -16,7 +16,8 @@ interface CatalogueEntry {
 export const CATALOGUE = {
   // api-*: bad requests at the HTTP level
   'api-invalid-credentials': { status: 401, msg: 'Invalid credentials: {reason}' },
-  'api-insufficient-rights': { status: 403, msg: 'Insufficient rights for this request' },
+  // Names what is missing (issue 24): the permission, and the CA when the request is about one.
+  'api-insufficient-rights': { status: 403, msg: "Insufficient rights: this needs the permission {permission}[ on CA '{ca}']" },
   'api-unknown-resource': { status: 404, msg: "Unknown API path '{path}'" },
   'api-unknown-method': { status: 405, msg: "Method {method} is not allowed for '{path}'" },
   'api-json': { status: 400, msg: 'Invalid JSON in request body: {reason}' },
@@ -152,9 +153,14 @@ export interface ErrorBody {
   delta_error?: Record<string, string[]>
 }
 
-/** Fill `{name}` placeholders of a template from args; unknown placeholders stay visible. */
+/**
+ * Fill `{name}` placeholders of a template from args; unknown placeholders stay visible. A `[…]` section is optional:
+ * it is kept (without its brackets) when args hold every placeholder in it, and left out otherwise.
+ */
 export function renderMessage(template: string, args: Record<string, string>): string {
-  return template.replace(/\{([a-z_]+)\}/g, (whole, name: string) => (name in args ? args[name] : whole))
+  const fill = (text: string) => text.replace(/\{([a-z_]+)\}/g, (whole, name: string) => (Object.hasOwn(args, name) ? args[name]! : whole))
+  const sections = template.replace(/\[([^[\]]*)\]/g, (_whole, inner: string) => ([...inner.matchAll(/\{([a-z_]+)\}/g)].every((m) => Object.hasOwn(args, m[1]!)) ? inner : ''))
+  return fill(sections)
 }
 
 /** A labelled service error. The message comes from the catalogue template and the args. */
