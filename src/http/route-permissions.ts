@@ -7,7 +7,7 @@
  * test/unit/http/route-permissions.test.ts fails on any router path without an entry.
  */
 import type { Context, Next } from 'koa'
-import { PERMISSIONS, roleAllows, type Actor, type Permission } from '../api/access.js'
+import { PERMISSIONS, roleAllows, roleSeesCa, type Actor, type Permission } from '../api/access.js'
 import { AppError } from '../errors.js'
 import { withoutTrailingSlash } from './path.js'
 
@@ -168,6 +168,35 @@ function safeDecode(s: string): string {
   } catch {
     return s
   }
+}
+
+/** The actor of a request (set by default deny; absent only on a public route). */
+function actorOf(ctx: Context): Actor {
+  const actor = ctx.state.actor as Actor | undefined
+  if (!actor) throw new AppError('api-invalid-credentials', { reason: 'no credentials' })
+  return actor
+}
+
+/** The CAs the caller may see (lists of CAs, bulk issues): the filter routes pass to the services. */
+export function seenBy(ctx: Context): (ca: string) => boolean {
+  const role = actorOf(ctx).role
+  return (ca) => roleSeesCa(role, ca)
+}
+
+/** The CAs on which the caller holds `permission` (the CAs a bulk action touches). */
+export function grantedOn(ctx: Context, permission: Permission): (ca: string) => boolean {
+  const role = actorOf(ctx).role
+  return (ca) => roleAllows(role, permission, ca)
+}
+
+/** Whether the caller holds `permission` (on `ca`, when given). */
+export function callerMay(ctx: Context, permission: Permission, ca?: string): boolean {
+  return roleAllows(actorOf(ctx).role, permission, ca)
+}
+
+/** Refuse with 403, naming the permission (and the CA), unless the caller holds it: checks that depend on a body. */
+export function requirePermission(ctx: Context, permission: Permission, ca?: string): void {
+  if (!callerMay(ctx, permission, ca)) throw new AppError('api-insufficient-rights', { permission, ...(ca === undefined ? {} : { ca }) })
 }
 
 /** Whether `actor` may make the request `entry` matched. */
