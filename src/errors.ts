@@ -16,7 +16,8 @@ interface CatalogueEntry {
 export const CATALOGUE = {
   // api-*: bad requests at the HTTP level
   'api-invalid-credentials': { status: 401, msg: 'Invalid credentials: {reason}' },
-  'api-insufficient-rights': { status: 403, msg: 'Insufficient rights for this request' },
+  // Names what is missing (issue 24): the permission, and the CA when the request is about one.
+  'api-insufficient-rights': { status: 403, msg: "Insufficient rights: this needs the permission {permission}[ on CA '{ca}']" },
   'api-unknown-resource': { status: 404, msg: "Unknown API path '{path}'" },
   'api-unknown-method': { status: 405, msg: "Method {method} is not allowed for '{path}'" },
   'api-json': { status: 400, msg: 'Invalid JSON in request body: {reason}' },
@@ -56,7 +57,8 @@ export const CATALOGUE = {
   'ca-repo-response-wrong-xml': { status: 400, msg: 'Expected an RFC 8183 repository response, got {reason}' },
   'ca-repo-same': { status: 400, msg: "CA '{ca}' already uses this repository" },
   'ca-repo-rrdp-foreign': { status: 400, msg: "The response of this server's publisher '{publisher}' for CA '{ca}' names RRDP notification URI '{uri}', but this server's is '{expected}'" },
-  'ca-roa-delta-error': { status: 400, msg: 'Delta rejected, see included json' },
+  // Krill's current message (krill:src/commons/error.rs RoaDeltaError): the refused ROAs follow, by problem (deltaLines).
+  'ca-roa-delta-error': { status: 400, msg: 'ROA delta rejected:' },
   'ca-roa-invalid-max-length': { status: 400, msg: "Invalid max length in '{roa}': {reason}" },
   'ca-roa-delta-syntax': { status: 400, msg: 'Invalid ROA delta: {reason}' },
   'ca-aspa-not-entitled': { status: 400, msg: "Customer {customer} of the ASPA is not held by CA '{ca}'" },
@@ -153,9 +155,14 @@ export interface ErrorBody {
   delta_error?: Record<string, string[]>
 }
 
-/** Fill `{name}` placeholders of a template from args; unknown placeholders stay visible. */
+/**
+ * Fill `{name}` placeholders of a template from args; unknown placeholders stay visible. A `[…]` section is optional:
+ * it is kept (without its brackets) when args hold every placeholder in it, and left out otherwise.
+ */
 export function renderMessage(template: string, args: Record<string, string>): string {
-  return template.replace(/\{([a-z_]+)\}/g, (whole, name: string) => (name in args ? args[name] : whole))
+  const fill = (text: string) => text.replace(/\{([a-z_]+)\}/g, (whole, name: string) => (Object.hasOwn(args, name) ? args[name]! : whole))
+  const sections = template.replace(/\[([^[\]]*)\]/g, (_whole, inner: string) => ([...inner.matchAll(/\{([a-z_]+)\}/g)].every((m) => Object.hasOwn(args, m[1]!)) ? inner : ''))
+  return fill(sections)
 }
 
 /** A labelled service error. The message comes from the catalogue template and the args. */
@@ -166,7 +173,8 @@ export class AppError extends Error {
   readonly extra: Partial<Pick<ErrorBody, 'delta_error'>>
 
   constructor(label: ErrorLabel, args: Record<string, string> = {}, options: { cause?: unknown; extra?: AppError['extra'] } = {}) {
-    super(renderMessage(CATALOGUE[label].msg, args), { cause: options.cause })
+    const delta = options.extra?.delta_error
+    super(renderMessage(CATALOGUE[label].msg, args) + (delta ? `\n\n${deltaLines(delta).join('\n')}` : ''), { cause: options.cause })
     this.name = 'AppError'
     this.label = label
     this.args = args
@@ -179,6 +187,24 @@ export class AppError extends Error {
     if (this.status >= 500 && !('expose' in CATALOGUE[this.label])) return internalErrorBody()
     return { label: this.label, msg: this.message, args: this.args, ...this.extra }
   }
+}
+
+/** Krill's headings of a refused ROA delta's problems (krill:src/commons/error.rs `impl Display for RoaDeltaError`). */
+const DELTA_HEADINGS: Readonly<Record<string, string>> = {
+  duplicates: 'Cannot add the following duplicate ROAs:',
+  notheld: 'Cannot add the following ROAs with prefixes not on any of your certificates:',
+  unknowns: 'Cannot remove the following unknown ROAs:',
+  invalid_length: 'The following ROAs have a max length which is invalid for the prefix:',
+}
+
+/** The refused ROAs of a delta as Krill's message lists them: a heading per problem, then each ROA indented. */
+function deltaLines(delta: Record<string, string[]>): string[] {
+  const lines: string[] = []
+  for (const [kind, roas] of Object.entries(delta)) {
+    if (roas.length === 0) continue
+    lines.push(DELTA_HEADINGS[kind] ?? `${kind}:`, ...roas.map((r) => `  ${r}`))
+  }
+  return lines
 }
 
 /** The body of every 5xx the client sees: no stack, no internals. */

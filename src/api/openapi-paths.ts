@@ -243,7 +243,7 @@ function statusRoutes(): DescribedRoute[] {
   ]
 }
 
-/** The endpoints relative to the host: all public (no bearer token) but /stats/info and /metrics. */
+/** The endpoints relative to the host: all public (no bearer token) but /metrics. */
 function publicRoutes(): DescribedRoute[] {
   const updown = 'application/rpki-updown'
   const publication = 'application/rpki-publication'
@@ -254,7 +254,7 @@ function publicRoutes(): DescribedRoute[] {
       id: 'ready', tag: 'status', summary: 'Readiness (no token): 200 {"ready": true} when the store answers and RRDP and the rsync tree hold everything accepted or are catching up without a failure; 503 with the problems otherwise',
       ok: json('ReadyJson', 'Ready: {"ready": true}'), more: { '503': json('ReadyJson', 'Not ready: {"ready": false, "problems": [...]}, labels and args only (the reasons are in the log and the pubd stats)') }, errors: ['500'],
     }, 'public'),
-    route('get', '/stats/info', { id: 'serverInfo', tag: 'status', summary: 'Server version and start time', ok: json('ServerInfo', 'Version and start time'), errors: ['401', '500'] }, 'host'),
+    route('get', '/stats/info', { id: 'serverInfo', tag: 'status', summary: "Server version and start time (no token, as Krill: its web UI's footer)", ok: json('ServerInfo', 'Version and start time'), errors: ['500'] }, 'public'),
     route('get', '/metrics', {
       id: 'metrics', tag: 'status', summary: 'Prometheus metrics, text format 0.0.4 (without the token when metrics_public = true)',
       ok: { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['401', '500'],

@@ -209,7 +209,7 @@ const cas: Record<string, Schema> = {
     disallows: arr(ref('AnnouncementJson'), 'Announcements this ROA makes invalid (an AS0 ROA: all it covers)'),
   }, ['max_length', 'comment', 'roa_objects', 'allowed_by', 'disallowed_by', 'made_redundant_by', 'authorizes', 'disallows']),
   ReplacementRoaSuggestionJson: obj('A too permissive ROA (RFC 9319) and the specific ROAs for the announcements only it authorises', { current: ref('ConfiguredRoa'), new: arr(ref('RoaPayloadJson')) }),
-  BgpAnalysisSuggestion: obj("Krill's BGP analysis suggestion; empty lists are left out, so without BGP data it is {}", {
+  BgpAnalysisSuggestion: obj("Krill's BGP analysis suggestion; empty lists are left out, so without BGP data it is {\"keep\": [the held ROAs]}", {
     stale: arr(ref('ConfiguredRoa'), 'ROAs for no seen announcement: remove'),
     not_found: arr(ref('AnnouncementJson'), 'Announcements no ROA covers: authorise'),
     invalid_asn: arr(ref('AnnouncementJson'), 'Announcements invalid for their origin: authorise if intended'),

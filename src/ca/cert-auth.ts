@@ -136,7 +136,7 @@ function repoToClean(s: CaState, to: RepoInfo): RepoInfo | undefined {
 
 async function processRoasUpdate(s: CaState, c: Extract<CaCommand, { type: 'roas-update' }>, ctx: CaContext): Promise<CaEvent[]> {
   // In slices with pauses between them (issue 22): a delta may hold 100,000 authorisations and more.
-  const changes = await checkRoaDeltaInput(s.routes, c, heldResources(s), ctx.now, ctx.pause)
+  const changes = await checkRoaDeltaInput(s.routes, c, heldResources(s), ctx.now, ctx.pause, s.handle)
   if (!changes.added.length && !changes.removed.length && !changes.comments.length) return []
   return [{ type: 'roas-updated', changes }]
 }

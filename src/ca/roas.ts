@@ -50,9 +50,15 @@ export function checkRoaDelta(current: Record<string, RoaConfig>, added: readonl
  * Parse a delta (a line that does not parse: `ca-roa-delta-syntax`) and check it as checkRoaDelta does, awaiting
  * `pause` between slices of a few thousand lines so that a large delta does not hold the event loop (issue 22).
  */
-export async function checkRoaDeltaInput(current: Record<string, RoaConfig>, delta: RoaDeltaInput, held: ResourceSet, now: Date, pause?: () => Promise<void>): Promise<RoaChanges> {
+export async function checkRoaDeltaInput(current: Record<string, RoaConfig>, delta: RoaDeltaInput, held: ResourceSet, now: Date, pause?: () => Promise<void>, ca?: string): Promise<RoaChanges> {
   const { added, removed } = await runSliced(parseSteps(delta), pause)
-  return runSliced(checkSteps(current, added, removed, held, now), pause)
+  try {
+    return await runSliced(checkSteps(current, added, removed, held, now), pause)
+  } catch (e) {
+    // Krill names the CA in the args of a refused delta.
+    if (ca !== undefined && e instanceof AppError && e.label === 'ca-roa-delta-error') throw new AppError(e.label, { ca }, { extra: e.extra })
+    throw e
+  }
 }
 
 function* parseSteps(delta: RoaDeltaInput): Sliced<{ added: RoaConfiguration[]; removed: RoaPayload[] }> {

@@ -52,9 +52,12 @@ export function errorDetailLines(body: ErrorBody): string[] {
   return lines
 }
 
-/** The message of an error whose details follow it: Krill's "…, see included json" points at what is now printed. */
+/**
+ * The message of an error whose details follow it: Krill's old "…, see included json" points at what is now printed,
+ * and its current "ROA delta rejected:" lists after a blank line what is now printed line by line.
+ */
 export function messageBeforeDetails(msg: string): string {
-  return msg.replace(/,? see included json\.?$/i, '')
+  return msg.split('\n\n')[0]!.replace(/,? see included json\.?$/i, '').replace(/:$/, '')
 }
 
 /** A delta file's A:/R: lines with their line numbers and the authorisation in the server's text form. */

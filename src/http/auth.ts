@@ -28,6 +28,7 @@ const SEGMENT = '[^/]+'
 export const PUBLIC_ROUTES: readonly PublicRoute[] = [
   { methods: READ, path: /^\/health$/, why: 'liveness probe, answers nothing but the status' },
   { methods: READ, path: /^\/ready$/, why: 'readiness probe for load balancers' },
+  { methods: READ, path: /^\/stats\/info$/, why: "the version and start time (Krill serves it to anyone; Krill's web UI asks for it before a login, for its footer)" },
   { methods: READ, path: /^\/rrdp\/.+$/, why: 'RRDP files for relying parties (RFC 8182); the file name is checked where it is served' },
   { methods: READ, path: /^\/ta\/ta\.(tal|cer)$/, why: 'the trust anchor locator and certificate (RFC 8630)' },
   { methods: READ, path: /^\/ta\/(ta-next\.tal|ta-[^/]+\.cer)$/, why: "during a TA key roll (RFC 9691) the successor's TAL, and each TA key's certificate (the key id is checked where it is served)" },

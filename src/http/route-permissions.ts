@@ -7,7 +7,7 @@
  * test/unit/http/route-permissions.test.ts fails on any router path without an entry.
  */
 import type { Context, Next } from 'koa'
-import { PERMISSIONS, roleAllows, type Actor, type Permission } from '../api/access.js'
+import { PERMISSIONS, roleAllows, roleSeesCa, type Actor, type Permission } from '../api/access.js'
 import { AppError } from '../errors.js'
 import { withoutTrailingSlash } from './path.js'
 
@@ -21,11 +21,108 @@ export interface RoutePermission {
   readonly need: Need
   /** The parameter that names the CA the request is about (`ca` for /api/v1/cas/:ca/…). */
   readonly ca?: string
+  /** The CA the route is always about (the embedded trust anchor `ta` for its key roll), when no parameter names it. */
+  readonly fixedCa?: string
 }
 
-/** The table. Every route of every router is here, or it is refused to all but a role with every permission. */
+const CA = '/api/v1/cas/:ca'
+
+/**
+ * The table. Every route of every router is here, or it is refused to all but a role with every permission. The
+ * permissions are Krill's (krill:src/daemon/http/dispatch/{cas,bulk,pubd,ta}.rs), one line per route so that new
+ * routes are added by one line each. Decisions beyond Krill:
+ * - GET /api/v1/cas and GET /api/v1/bulk/cas/issues need `ca-list` and list only the CAs the role sees (roleSeesCa,
+ *   in the route and CaService); the bulk actions need `ca-update` and touch only the CAs on which the role holds it.
+ * - POST /api/v1/cas needs `ca-create`; for a role limited to a list of CAs, only for a handle on its list: the
+ *   handle is in the body, so the route checks it (routes/cas.ts), not this table.
+ * - The embedded TA's key roll is about CA `ta`: reading it needs `ca-read` on `ta`, rolling it `ca-admin` on `ta`.
+ * - Server information that names no CA and changes nothing (the cluster's instances, the OpenAPI description, the
+ *   metrics when they are not public) needs only a valid login: 'authenticated'. GET /stats/info is public (Krill).
+ * - Under /api/v1/pubd each route needs its own permission (pub-list, pub-read, pub-create, pub-delete; pub-admin for
+ *   release and session reset), where Krill asks pub-admin in front of all of them.
+ */
 export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
+  // status
   { method: 'GET', path: '/api/v1/authorized', need: 'authenticated' },
+  { method: 'GET', path: '/api/v1/cluster', need: 'authenticated' },
+  { method: 'GET', path: '/api/v1/openapi.json', need: 'authenticated' },
+  { method: 'GET', path: '/metrics', need: 'authenticated' },
+  // CAs
+  { method: 'GET', path: '/api/v1/cas', need: 'ca-list' },
+  { method: 'POST', path: '/api/v1/cas', need: 'ca-create' },
+  { method: 'GET', path: CA, need: 'ca-read', ca: 'ca' },
+  { method: 'DELETE', path: CA, need: 'ca-delete', ca: 'ca' },
+  { method: 'GET', path: `${CA}/child_request.json`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/id/child_request.json`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/id/child_request.xml`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/id/publisher_request.json`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/id/publisher_request.xml`, need: 'ca-read', ca: 'ca' },
+  // parents
+  { method: 'GET', path: `${CA}/parents`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/parents`, need: 'ca-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/parents/:parent`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/parents/:parent`, need: 'ca-update', ca: 'ca' },
+  { method: 'DELETE', path: `${CA}/parents/:parent`, need: 'ca-update', ca: 'ca' },
+  { method: 'POST', path: `${CA}/sync/parents`, need: 'ca-update', ca: 'ca' },
+  // children
+  { method: 'GET', path: `${CA}/children`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/children`, need: 'ca-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/children/:child`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/children/:child`, need: 'ca-update', ca: 'ca' },
+  { method: 'DELETE', path: `${CA}/children/:child`, need: 'ca-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/children/:child/contact`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/children/:child/parent_response.json`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/children/:child/parent_response.xml`, need: 'ca-read', ca: 'ca' },
+  // ROAs
+  { method: 'GET', path: `${CA}/routes`, need: 'routes-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/routes`, need: 'routes-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/routes/page`, need: 'routes-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/routes/analysis/full`, need: 'routes-analysis', ca: 'ca' },
+  { method: 'GET', path: `${CA}/routes/analysis/suggest`, need: 'routes-analysis', ca: 'ca' },
+  { method: 'POST', path: `${CA}/routes/analysis/suggest`, need: 'routes-analysis', ca: 'ca' },
+  { method: 'POST', path: `${CA}/routes/analysis/dryrun`, need: 'routes-analysis', ca: 'ca' },
+  // ASPAs, BGPsec, RSC
+  { method: 'GET', path: `${CA}/aspas`, need: 'aspas-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/aspas`, need: 'aspas-update', ca: 'ca' },
+  { method: 'POST', path: `${CA}/aspas/as/:customer`, need: 'aspas-update', ca: 'ca' },
+  { method: 'DELETE', path: `${CA}/aspas/as/:customer`, need: 'aspas-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/bgpsec`, need: 'bgpsec-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/bgpsec`, need: 'bgpsec-update', ca: 'ca' },
+  { method: 'POST', path: `${CA}/rsc`, need: 'rta-update', ca: 'ca' },
+  // repository, issues, history, keys
+  { method: 'GET', path: `${CA}/repo`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/repo`, need: 'ca-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/repo/status`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/sync/repo`, need: 'ca-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/issues`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/history/commands`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/history/commands/:rows`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/history/commands/:rows/:offset`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/history/commands/:rows/:offset/:after`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/history/commands/:rows/:offset/:after/:before`, need: 'ca-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/history/details/:key`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/keys/roll_init`, need: 'ca-update', ca: 'ca' },
+  { method: 'POST', path: `${CA}/keys/roll_activate`, need: 'ca-update', ca: 'ca' },
+  // bulk: filtered per CA where they are served
+  { method: 'GET', path: '/api/v1/bulk/cas/issues', need: 'ca-list' },
+  { method: 'POST', path: '/api/v1/bulk/cas/publish', need: 'ca-update' },
+  { method: 'POST', path: '/api/v1/bulk/cas/sync/parent', need: 'ca-update' },
+  { method: 'POST', path: '/api/v1/bulk/cas/sync/repo', need: 'ca-update' },
+  // the embedded TA's key roll (CA `ta`)
+  { method: 'GET', path: '/api/v1/ta/keyroll', need: 'ca-read', fixedCa: 'ta' },
+  { method: 'POST', path: '/api/v1/ta/keyroll/init', need: 'ca-admin', fixedCa: 'ta' },
+  { method: 'POST', path: '/api/v1/ta/keyroll/activate', need: 'ca-admin', fixedCa: 'ta' },
+  // the publication server
+  { method: 'GET', path: '/api/v1/pubd/publishers', need: 'pub-list' },
+  { method: 'POST', path: '/api/v1/pubd/publishers', need: 'pub-create' },
+  { method: 'GET', path: '/api/v1/pubd/publishers/:publisher', need: 'pub-read' },
+  { method: 'DELETE', path: '/api/v1/pubd/publishers/:publisher', need: 'pub-delete' },
+  { method: 'GET', path: '/api/v1/pubd/publishers/:publisher/response.json', need: 'pub-read' },
+  { method: 'GET', path: '/api/v1/pubd/publishers/:publisher/response.xml', need: 'pub-read' },
+  { method: 'GET', path: '/api/v1/pubd/stale/:seconds', need: 'pub-list' },
+  { method: 'GET', path: '/api/v1/pubd/stats', need: 'pub-list' },
+  { method: 'POST', path: '/api/v1/pubd/release', need: 'pub-admin' },
+  { method: 'POST', path: '/api/v1/pubd/session_reset', need: 'pub-admin' },
 ]
 
 interface Compiled {
@@ -59,7 +156,7 @@ export function routePermission(table: readonly Compiled[], method: string, path
     const hit = c.regex.exec(p)
     if (!hit) continue
     const i = c.entry.ca === undefined ? -1 : c.params.indexOf(c.entry.ca)
-    return { entry: c.entry, ca: i < 0 ? undefined : safeDecode(hit[i + 1]!) }
+    return { entry: c.entry, ca: i < 0 ? c.entry.fixedCa : safeDecode(hit[i + 1]!) }
   }
   return undefined
 }
@@ -71,6 +168,35 @@ function safeDecode(s: string): string {
   } catch {
     return s
   }
+}
+
+/** The actor of a request (set by default deny; absent only on a public route). */
+function actorOf(ctx: Context): Actor {
+  const actor = ctx.state.actor as Actor | undefined
+  if (!actor) throw new AppError('api-invalid-credentials', { reason: 'no credentials' })
+  return actor
+}
+
+/** The CAs the caller may see (lists of CAs, bulk issues): the filter routes pass to the services. */
+export function seenBy(ctx: Context): (ca: string) => boolean {
+  const role = actorOf(ctx).role
+  return (ca) => roleSeesCa(role, ca)
+}
+
+/** The CAs on which the caller holds `permission` (the CAs a bulk action touches). */
+export function grantedOn(ctx: Context, permission: Permission): (ca: string) => boolean {
+  const role = actorOf(ctx).role
+  return (ca) => roleAllows(role, permission, ca)
+}
+
+/** Whether the caller holds `permission` (on `ca`, when given). */
+export function callerMay(ctx: Context, permission: Permission, ca?: string): boolean {
+  return roleAllows(actorOf(ctx).role, permission, ca)
+}
+
+/** Refuse with 403, naming the permission (and the CA), unless the caller holds it: checks that depend on a body. */
+export function requirePermission(ctx: Context, permission: Permission, ca?: string): void {
+  if (!callerMay(ctx, permission, ca)) throw new AppError('api-insufficient-rights', { permission, ...(ca === undefined ? {} : { ca }) })
 }
 
 /** Whether `actor` may make the request `entry` matched. */

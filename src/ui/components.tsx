@@ -30,7 +30,7 @@ export function ErrorBox(props: { error: Error | undefined; title?: string }): J
     <div class="error" role="alert">
       <p>
         {props.title ? <strong>{props.title}: </strong> : null}
-        {body ? <code class="label">{body.label}</code> : null} {e.message.replace(/,? see included json\.?$/i, '')}
+        {body ? <code class="label">{body.label}</code> : null} {e.message.split('\n\n')[0]!.replace(/,? see included json\.?$/i, '').replace(/:$/, '')}
       </p>
       {details.length > 0 ? (
         <ul>

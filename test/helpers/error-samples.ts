@@ -30,6 +30,7 @@ const SAMPLES: Record<string, string> = {
   providers: 'AS65001',
   max: '100',
   what: 'publishers',
+  permission: 'routes-update',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

@@ -50,7 +50,7 @@ t.test('unknown things, malformed documents, a response for another child, bad d
   const text = await d.run(['roas', 'update', '-c', 'ca1', '--delta', d.file('d3.txt', '# two problems\nA: 10.0.0.0/24 => 1\nA: 10.0.0.0/24-40 => 2\nR: 10.0.0.0/24 => 3\n')])
   t.equal(text.code, 1)
   t.equal(text.stderr, [
-    'svcc: error: Delta rejected (ca-roa-delta-error):',
+    'svcc: error: ROA delta rejected (ca-roa-delta-error):',
     '  line 4: R: 10.0.0.0/24 => 3: not configured, so it cannot be removed',
     '  line 3: A: 10.0.0.0/24-40 => 2: invalid max length: max length 40 of 10.0.0.0/24 is longer than 32, the size of an IPv4 address',
     '  line 2: A: 10.0.0.0/24 => 1: the CA does not hold this prefix',

@@ -45,7 +45,7 @@ t.test('history of a CA, its filters and one action', async (t) => {
   const action = await d.cli(['action', '-c', 'ca1', '--key', roaKey])
   t.match(action, /action: Update ROAs add: 2 remove: 0\nresult: OK\nchanges:\n  ROAs: added 2, removed 0/)
   const failed = await d.cli(['action', '-c', 'ca1', '--key', roaLines[1][2]])
-  t.match(failed, /result: ERROR: .*Delta rejected/)
+  t.match(failed, /result: ERROR: ROA delta rejected/)
   const details = JSON.parse(await d.cli(['action', '-c', 'ca1', '--key', roaKey, '-f', 'json']))
   t.match(details, { handle: 'ca1', version: Number(roaKey), effect: { result: 'success' } })
 

@@ -36,6 +36,10 @@ t.test('statuses: sys-* are 5xx and never expose details; families as Krill', as
 t.test('messages fill placeholders; unknown ones stay visible', async (t) => {
   t.equal(renderMessage("CA '{ca}' is unknown", { ca: 'x' }), "CA 'x' is unknown")
   t.equal(renderMessage('a {missing} b', {}), 'a {missing} b')
+  t.equal(renderMessage("needs {permission}[ on CA '{ca}']", { permission: 'ca-read', ca: 'ca1' }), "needs ca-read on CA 'ca1'", 'an optional section with its args')
+  t.equal(renderMessage("needs {permission}[ on CA '{ca}']", { permission: 'ca-list' }), 'needs ca-list', 'an optional section without them is left out')
+  t.equal(new AppError('api-insufficient-rights', { permission: 'routes-update', ca: 'ca2' }).message, "Insufficient rights: this needs the permission routes-update on CA 'ca2'")
+  t.equal(new AppError('api-insufficient-rights', { permission: 'pub-admin' }).message, 'Insufficient rights: this needs the permission pub-admin')
   t.ok(isErrorLabel('ca-unknown'))
   t.notOk(isErrorLabel('nope'))
   t.notOk(isErrorLabel('toString'))

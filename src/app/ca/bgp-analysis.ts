@@ -156,9 +156,11 @@ function* reportSteps(a: BgpAnalysis): Sliced<BgpAnalysisEntry[]> {
   return out
 }
 
-/** Krill's suggestion (krill:src/server/bgp/analyser.rs `suggest`); without BGP data nothing is suggested ({}). */
+/**
+ * Krill's suggestion (krill:src/server/bgp/analyser.rs `suggest`); without BGP data every held ROA has no announcement
+ * information and is kept (`{"keep": […]}`, as Krill answers; issue 24 item 6), a ROA not held is still not held.
+ */
 export function bgpSuggestion(a: BgpAnalysis): BgpAnalysisSuggestion {
-  if (!a.informed) return {}
   const lists: Required<BgpAnalysisSuggestion> = {
     stale: [], not_found: [], invalid_asn: [], invalid_length: [], too_permissive: [], disallowing: [], redundant: [], not_held: [], as0_redundant: [], keep: [], keep_disallowing: [],
   }

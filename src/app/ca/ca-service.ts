@@ -71,14 +71,21 @@ export interface CaServiceDeps {
   bgp?: () => BgpAnnouncements | undefined
 }
 
+/** Which CAs a call may list or touch (the caller's role decides, at the HTTP edge: api/access.ts roleSeesCa). */
+export type CaFilter = (ca: string) => boolean
+const everyCa: CaFilter = () => true
+
 export class CaService {
   constructor(private readonly d: CaServiceDeps) {}
 
-  /** Krill's list; with a page query (api/paging.ts), a page of it. */
-  caList(): CaList
-  caList(page: ListQuery<CaSort>): CasPageJson
-  caList(page?: ListQuery<CaSort>): CaList | CasPageJson {
-    const cas = this.d.commands.handles().map((handle) => ({ handle }))
+  /**
+   * Krill's list; with a page query (api/paging.ts), a page of it. Only the CAs `sees` keeps (the caller's role may be
+   * limited to some CAs; the HTTP edge passes the filter): the paged total counts those.
+   */
+  caList(page?: undefined, sees?: CaFilter): CaList
+  caList(page: ListQuery<CaSort>, sees?: CaFilter): CasPageJson
+  caList(page?: ListQuery<CaSort>, sees: CaFilter = everyCa): CaList | CasPageJson {
+    const cas = this.d.commands.handles().filter((ca) => sees(ca)).map((handle) => ({ handle }))
     if (!page) return { cas }
     const p = pageOf(cas, page, { text: (c) => c.handle, compare: { handle: (a, b) => compareText(a.handle, b.handle) } })
     return { total: p.total, offset: page.offset, limit: page.limit, cas: p.items }
@@ -300,19 +307,19 @@ export class CaService {
     await (await this.d.commands.run(ca, { type: 'keyroll-activate' })).followUps
   }
 
-  /** Every CA re-issues what is due and syncs with its repository (bulk publish). */
-  async bulkPublish(): Promise<void> {
-    for (const ca of this.d.commands.handles()) await this.d.publisher.publishNow(ca)
+  /** Every CA (that `touches` keeps: the caller's) re-issues what is due and syncs with its repository (bulk publish). */
+  async bulkPublish(touches: CaFilter = everyCa): Promise<void> {
+    for (const ca of this.d.commands.handles().filter((c) => touches(c))) await this.d.publisher.publishNow(ca)
   }
 
-  /** Every CA asks its parents for updates (bulk refresh). */
-  async bulkRefresh(): Promise<void> {
-    for (const ca of this.d.commands.handles()) this.d.parents.syncAllLater(ca)
+  /** Every CA (that `touches` keeps) asks its parents for updates (bulk refresh). */
+  async bulkRefresh(touches: CaFilter = everyCa): Promise<void> {
+    for (const ca of this.d.commands.handles().filter((c) => touches(c))) this.d.parents.syncAllLater(ca)
   }
 
-  /** Every CA syncs with its repository (bulk sync, spec §4 `/v1/bulk/cas/sync/repo`). */
-  async bulkSyncRepo(): Promise<void> {
-    await this.bulkPublish() // the same work: publishing always ends with a repository sync
+  /** Every CA (that `touches` keeps) syncs with its repository (bulk sync, spec §4 `/v1/bulk/cas/sync/repo`). */
+  async bulkSyncRepo(touches: CaFilter = everyCa): Promise<void> {
+    await this.bulkPublish(touches) // the same work: publishing always ends with a repository sync
   }
 
   //------------ Issues -------------------------------------------------------------------------------------------
@@ -326,13 +333,14 @@ export class CaService {
    * Issues of all CAs that have any (Krill's shape), and the embedded publication server's own problems (output behind,
    * a publisher whose files cannot be written) under `publication_server` when there are any.
    */
-  bulkIssues(): BulkIssuesJson {
+  bulkIssues(opts: { sees?: CaFilter; publicationServer?: boolean } = {}): BulkIssuesJson {
     const out: Record<string, CaIssuesJson> = {}
-    for (const ca of this.d.commands.handles()) {
+    const sees = opts.sees ?? everyCa
+    for (const ca of this.d.commands.handles().filter((c) => sees(c))) {
       const i = caIssues(this.d.status.all(ca))
       if (i.repo_issue || i.parent_issues.length || i.objects_issue) out[ca] = i
     }
-    const pubd = this.d.publicationProblems()
+    const pubd = opts.publicationServer === false ? [] : this.d.publicationProblems()
     return pubd.length ? { cas: out, publication_server: pubd } : { cas: out }
   }
 

@@ -18,7 +18,7 @@ import { runSliced, sliceCounter, sortSteps, type Sliced } from '../../util/slic
  * slices, awaiting `pause` between them: a dry run of 400,000 held the event loop for 10 s (issue 22).
  */
 export async function roasAfterDelta(s: CaState, delta: RoaDeltaJson, now: Date, pause?: () => Promise<void>): Promise<ConfiguredRoa[]> {
-  const changes = await checkRoaDeltaInput(s.routes, { added: delta.added ?? [], removed: delta.removed ?? [] }, heldResources(s), now, pause)
+  const changes = await checkRoaDeltaInput(s.routes, { added: delta.added ?? [], removed: delta.removed ?? [] }, heldResources(s), now, pause, s.handle)
   return runSliced(afterSteps(s.routes, changes), pause)
 }
 

@@ -16,6 +16,7 @@ import { sendJsonArray } from '../json-array.js'
 import { listQuery, queryCount, queryOrder, querySearch, wantsPage } from '../list-query.js'
 import { rscRoutes } from './cas-rsc.js'
 import { ROUTER_OPTIONS } from '../path.js'
+import { callerMay, grantedOn, requirePermission, seenBy } from '../route-permissions.js'
 
 const empty = (ctx: Context) => {
   ctx.status = 200
@@ -46,9 +47,12 @@ function lifecycleRoutes(r: Router, deps: HttpDeps): void {
   const svc = deps.services
   const limit = deps.config.post_limit_api
   // Krill's list; with paging parameters a page of it (api/paging.ts).
-  r.get('/cas', (ctx) => void (ctx.body = wantsPage(ctx) ? svc.cas.caList(listQuery(ctx, CA_SORTS)) : svc.cas.caList()))
+  // Only the CAs the caller's role sees (route-permissions.ts); the paged total counts those.
+  r.get('/cas', (ctx) => void (ctx.body = wantsPage(ctx) ? svc.cas.caList(listQuery(ctx, CA_SORTS), seenBy(ctx)) : svc.cas.caList(undefined, seenBy(ctx))))
   r.post('/cas', async (ctx) => {
     const body = await readJson<{ handle: string }>(ctx, limit, checkAddCa)
+    // A role limited to a list of CAs creates only CAs on its list: the handle is in the body, so it is checked here.
+    requirePermission(ctx, 'ca-create', body.handle)
     await svc.cas.caAdd(body.handle)
     empty(ctx)
   })
@@ -144,7 +148,8 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
   })
   r.get('/cas/:ca/repo/status', async (ctx) => void (ctx.body = await svc.repo.caRepoStatus(ctx.params.ca)))
   r.get('/cas/:ca/issues', (ctx) => void (ctx.body = svc.cas.caIssues(ctx.params.ca)))
-  r.get('/bulk/cas/issues', (ctx) => void (ctx.body = svc.cas.bulkIssues()))
+  // The issues of the CAs the caller sees; the publication server's own problems for a caller that may list publishers.
+  r.get('/bulk/cas/issues', (ctx) => void (ctx.body = svc.cas.bulkIssues({ sees: seenBy(ctx), publicationServer: callerMay(ctx, 'pub-list') })))
 }
 
 /** GET …/routes/page: the web console's ROA table (issue 15), searched, sorted and paged on the server. */
@@ -216,9 +221,10 @@ function actionRoutes(r: Router, deps: HttpDeps): void {
   r.post('/cas/:ca/keys/roll_init', action((ctx) => svc.cas.caKeyRollInit(ctx.params.ca)))
   r.post('/cas/:ca/keys/roll_activate', action((ctx) => svc.cas.caKeyRollActivate(ctx.params.ca)))
   r.post('/cas/:ca/sync/repo', action((ctx) => svc.repo.caSyncRepo(ctx.params.ca)))
-  r.post('/bulk/cas/publish', action(() => svc.cas.bulkPublish()))
-  r.post('/bulk/cas/sync/parent', action(() => svc.cas.bulkRefresh()))
-  r.post('/bulk/cas/sync/repo', action(() => svc.cas.bulkSyncRepo()))
+  // Bulk actions touch only the CAs on which the caller may act (ca-update on each).
+  r.post('/bulk/cas/publish', action((ctx) => svc.cas.bulkPublish(grantedOn(ctx, 'ca-update'))))
+  r.post('/bulk/cas/sync/parent', action((ctx) => svc.cas.bulkRefresh(grantedOn(ctx, 'ca-update'))))
+  r.post('/bulk/cas/sync/repo', action((ctx) => svc.cas.bulkSyncRepo(grantedOn(ctx, 'ca-update'))))
 }
 
 /** A POST that takes no body: run `fn`, answer 200 with an empty body. */

@@ -1,8 +1,7 @@
 /**
  * Server status routes: GET /health (public: the process and its store are alive), GET /ready (public: 200 when the
  * store answers and the repository output holds everything accepted, else 503 with the problems), GET /stats/info
- * (version and start time, as Krill serves it, but behind the token like everything not on the public list of
- * http/auth.ts), GET /api/v1/authorized (200 when the bearer token is valid), GET /api/v1/cluster (the instances on the
+ * (public: version and start time, as Krill serves it), GET /api/v1/authorized (200 when the bearer token is valid), GET /api/v1/cluster (the instances on the
  * database, app/shared/cluster.ts), and GET /api/v1/openapi.json (the
  * OpenAPI description of all routes, api/openapi.ts).
  */

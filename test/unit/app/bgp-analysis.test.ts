@@ -135,13 +135,17 @@ t.test('RFC 9319: a ROA with a max length is too permissive unless every prefix 
   t.equal(state('2001:db8::/32-48 => 64496'), 'roa_unseen', 'nothing announced: unseen')
 })
 
-t.test('without BGP data: no announcement info for held ROAs, not held for the others, and nothing to suggest', async (t) => {
+t.test("without BGP data: no announcement info for held ROAs, not held for the others; the suggestion keeps the held ones (Krill's {keep})", async (t) => {
   const a = analyseRoutes(KRILL_ROAS, HELD, undefined)
   t.same(lines(bgpAnalysisReport(a)), [
     'roa_not_held: 10.1.0.0/24 => 64497',
     ...['10.0.0.0/22-23 => 64496', '10.0.3.0/24 => 64497', '10.0.4.0/24 => 0', '192.168.1.0/24 => 0', '192.168.1.0/24 => 64497', '192.168.1.0/24 => 64498'].map((r) => `roa_no_announcement_info: ${r}`),
   ])
-  t.same(bgpSuggestion(a), {})
+  const s = bgpSuggestion(a)
+  t.same(Object.keys(s).sort(), ['keep', 'not_held'])
+  t.same(s.keep?.map((r) => `${r.prefix}-${r.max_length} => ${r.asn}`), ['10.0.0.0/22-23 => 64496', '10.0.3.0/24-24 => 64497', '10.0.4.0/24-24 => 0', '192.168.1.0/24-24 => 0', '192.168.1.0/24-24 => 64497', '192.168.1.0/24-24 => 64498'], 'every held ROA kept')
+  t.same(s.not_held?.map((r) => r.prefix), ['10.1.0.0/24'])
+  t.same(bgpSuggestion(analyseRoutes([], HELD, undefined)), {}, 'no ROAs: nothing to suggest')
   t.same(bgpAnalysisReport(analyseRoutes([], HELD, KRILL_BGP)).filter((e) => e.state.startsWith('roa_')), [], 'no ROAs: announcements only')
 })
 

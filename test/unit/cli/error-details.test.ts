@@ -55,6 +55,16 @@ t.test('text output: the message, then the details; JSON output: the body as it 
   t.same(JSON.parse(failure(new DetailedServerError(err, []), 'json').message), body, 'JSON is unchanged')
 })
 
+t.test("Krill's current message lists the refused ROAs after a blank line: svcc prints them once, with the reasons", async (t) => {
+  const { AppError } = await import('../../../src/errors.js')
+  const current = new AppError('ca-roa-delta-error', { ca: 'ca1' }, { extra: { delta_error: body.delta_error! } }).body()
+  t.equal(current.msg.split('\n').slice(0, 4).join('\n'), 'ROA delta rejected:\n\nCannot remove the following unknown ROAs:\n  10.9.0.0/24 => 65009', "Krill's headings, each ROA indented")
+  t.same(current.args, { ca: 'ca1' }, 'the CA in args, as Krill')
+  const text = failure(new ClientError('server', current.msg, 400, current), 'text').message.split('\n')
+  t.equal(text[0], 'svcc: error: ROA delta rejected (ca-roa-delta-error):')
+  t.equal(text.length, 6, 'each refused ROA once')
+})
+
 t.test('any other detail a body carries is printed as key: value; a plain error stays one line', async (t) => {
   const other = { label: 'ca-parent-issue', msg: 'Parent problem', args: {}, problems: ['one', { two: 2 }] } as unknown as ErrorBody
   t.same(errorDetailLines(other), ['problems: one', 'problems: {"two":2}'])

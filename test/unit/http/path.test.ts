@@ -52,16 +52,16 @@ t.test('every other spelling is refused with its reason', async () => {
 })
 
 t.test('the public list: exactly health, readiness, RRDP, TA, the CMS-authenticated protocol endpoints, the login endpoints, the files of the TA key roll, the testbed self-service and the console', async (t) => {
-  t.equal(PUBLIC_ROUTES.length, 15)
+  t.equal(PUBLIC_ROUTES.length, 16)
   for (const [method, path] of [
-    ['GET', '/health'], ['HEAD', '/health'], ['GET', '/ready'], ['GET', '/rrdp/notification.xml'], ['GET', '/rrdp/x/1/y/snapshot.xml'],
+    ['GET', '/health'], ['HEAD', '/health'], ['GET', '/ready'], ['GET', '/stats/info'], ['HEAD', '/stats/info'], ['GET', '/rrdp/notification.xml'], ['GET', '/rrdp/x/1/y/snapshot.xml'],
     ['GET', '/ta/ta.tal'], ['GET', '/ta/ta.cer'], ['GET', '/ta/ta-next.tal'], ['GET', `/ta/ta-${'A'.repeat(40)}.cer`], ['POST', '/rfc6492/testbed'], ['POST', '/rfc6492/testbed/'], ['POST', '/rfc8181/pub1'], ['POST', '/rfc8181/pub1/'],
     ['GET', '/auth/login'], ['POST', '/auth/login'], ['POST', '/auth/logout'], ['GET', '/auth/callback'], ['GET', '/testbed/enabled'], ['POST', '/testbed/children'], ['POST', '/testbed/publishers'], ['POST', '/testbed/children/'],
     ['DELETE', '/testbed/children/kid'], ['DELETE', '/testbed/publishers/pub1'], ['DELETE', '/testbed/children/Alice%2FBob'],
     ['GET', '/'], ['HEAD', '/'], ['GET', '/ui'], ['GET', '/ui/'], ['GET', '/ui/cas/ca1/roas'], ['HEAD', '/ui/assets/main-X.js'],
   ]) t.ok(isPublic(method, path), `${method} ${path} is public`)
   for (const [method, path] of [
-    ['GET', '/api/v1/cas'], ['GET', '/API/v1/cas'], ['GET', '/Api/v1/cas'], ['POST', '/api/v1/cas'], ['GET', '/stats/info'], ['GET', '/api/v1/authorized'],
+    ['GET', '/api/v1/cas'], ['GET', '/API/v1/cas'], ['GET', '/Api/v1/cas'], ['POST', '/api/v1/cas'], ['POST', '/stats/info'], ['GET', '/stats/info/x'], ['GET', '/api/v1/authorized'],
     ['GET', '/HEALTH'], ['POST', '/health'], ['DELETE', '/health'], ['GET', '/rrdp/'], ['GET', '/rrdp'], ['POST', '/rrdp/notification.xml'],
     ['GET', '/RRDP/notification.xml'], ['GET', '/ta/ta.key'], ['GET', '/ta/'], ['GET', '/ta/ta-next.crl'], ['GET', '/ta/TA-NEXT.TAL'], ['GET', '/ta/ta-a/b.cer'], ['POST', '/ta/ta-next.tal'], ['GET', '/rfc6492/testbed'], ['POST', '/rfc6492/'], ['POST', '/rfc6492/a/b'],
     ['POST', '/RFC8181/pub1'], ['POST', '/rfc8181/pub1/x'], ['POST', '/'], ['GET', '/nope'], ['GET', '/UI/'], ['GET', '/uix'], ['POST', '/ui/'], ['DELETE', '/ui/cas'], ['GET', '/healthz'], ['GET', '/health/x'],
