@@ -26,6 +26,8 @@ export interface RoutePermission {
 /** The table. Every route of every router is here, or it is refused to all but a role with every permission. */
 export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: '/api/v1/authorized', need: 'authenticated' },
+  // Every caller sees only what its role may of the audit trail (api/audit.ts auditScope), its own records at least.
+  { method: 'GET', path: '/api/v1/audit', need: 'authenticated' },
 ]
 
 interface Compiled {
