@@ -152,6 +152,11 @@ export function auditPageJson(q: AuditQueryInput, page: { total: number; records
   return { total: page.total, offset: q.offset, limit: q.limit, records: page.records.map(auditRecordJson) }
 }
 
+/** An actor as svcc prints it: `id (provider)`, or `id (api-token/<token name>)` for an API token. */
+export function actorLabel(actor: string, provider: string, token: string | null | undefined): string {
+  return `${actor} (${provider}${token ? `/${token}` : ''})`
+}
+
 function invalid(name: string, reason: string): AppError {
   return new AppError('api-invalid-query', { name, reason })
 }
