@@ -12,6 +12,7 @@ import { CaPublisher } from './app/ca/ca-publisher.js'
 import { CaService } from './app/ca/ca-service.js'
 import { RscService } from './app/ca/rsc-service.js'
 import { CaTasks } from './app/ca/ca-tasks.js'
+import { commandAudit } from './app/ca/command-audit.js'
 import { ChildServer } from './app/ca/child-server.js'
 import { ChildService } from './app/ca/child-service.js'
 import { MessageSigners } from './app/ca/message-signers.js'
@@ -174,7 +175,11 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     unscheduleCa: (ca) => stores.tasks.removeCa(ca),
   }
   // The CA service and its collaborators.
-  const commands = new CaCommands({ store: stores.cas, signer, now, random, locks: caLocks, timing: { childCertValidSeconds: t.child_cert_valid_seconds, childCertReissueBeforeSeconds: t.child_cert_reissue_before_seconds } })
+  const commands = new CaCommands({ store: stores.cas, signer, now, random, locks: caLocks, transaction: stores.transaction, timing: { childCertValidSeconds: t.child_cert_valid_seconds, childCertReissueBeforeSeconds: t.child_cert_reissue_before_seconds } })
+  const { access, sessions, audit, logins } = composeAccess(config, stores, o.adminToken ?? '', clock, rand, (provider, outcome) => metrics.observeLogin(provider, outcome))
+  // The audit trail (design.md §9): every CA command in the transaction of its history entry; publishers right after.
+  commands.audited(commandAudit(audit))
+  pub?.publishers.audited((e) => void audit.record(e))
   const signers = new MessageSigners((idKey, idCert) => new MessageSigner({ idKey: signer.signingKey(idKey), idCert: fromBase64(idCert), newEeKey: () => signer.oneOffKey() }))
   const repoClient = new RepoClient({ publication: embedded, signers, post: postMessage, now, postLimit: config.post_limit_rfc8181 })
   let parents: ParentService | undefined
@@ -225,7 +230,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
-  const { access, sessions, audit, logins } = composeAccess(config, stores, o.adminToken ?? '', clock, rand, (provider, outcome) => metrics.observeLogin(provider, outcome))
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false) })
 
   const stopCas = async () => {

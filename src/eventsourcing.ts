@@ -20,7 +20,12 @@ export interface StoredCommand<C = unknown, E = unknown> {
   /** Position in the CA's history (1, 2, …): successes and errors alike; stable, unique per CA. */
   seq: number
   time: string
+  /** Who: a user id, `admin-token`, `svc` (svcd's own work), `child:<handle>` (a child's RFC 6492 request). */
   actor: string
+  /** How the actor authenticated (api/access.ts Actor.provider, or `svc`); absent in records before issue 24. */
+  provider?: string
+  /** With an API token: the token's name (never its secret). */
+  token?: string
   kind: string
   summary: CommandSummary
   details: C
@@ -70,11 +75,12 @@ export async function runCommand<S, C, E>(
   store: AggregateStore<S>,
   handle: string,
   cmd: C,
-  ctx: { actor: string; now: Date; pause?: () => Promise<void> },
+  ctx: { actor: string; provider?: string; token?: string; now: Date; pause?: () => Promise<void> },
 ): Promise<RunResult<S, E>> {
   const current = store.load(handle)
   if (!current) throw new AppError('ca-unknown', { ca: handle })
-  const base = { handle, time: ctx.now.toISOString(), actor: ctx.actor, kind: type.kind(cmd), summary: type.summary(cmd), details: cmd }
+  const who = { actor: ctx.actor, ...(ctx.provider === undefined ? {} : { provider: ctx.provider }), ...(ctx.token === undefined ? {} : { token: ctx.token }) }
+  const base = { handle, time: ctx.now.toISOString(), ...who, kind: type.kind(cmd), summary: type.summary(cmd), details: cmd }
   let events: E[]
   try {
     // The loaded state is read-only (the store may hand out its cached copy): `process` only reads it.

@@ -346,8 +346,16 @@ export function parentResponseFromJson(j: ParentResponseJson): ParentResponse {
 
 //------------ History (krill-reference.md §4) ---------------------------------------------------------------------
 
-export interface HistoryRecordJson {
+/** Beside Krill's `actor` (the user id, `admin-token`, `svc`…): how it authenticated, and an API token's name (issue 24). */
+export interface ActorJson {
   actor: string
+  /** `admin-token`, `config-file`, `openid-connect`, `api-token`, `testbed` (self-service), or `svc` (svcd's own work). */
+  actor_provider: string
+  /** With an API token: its name; otherwise null. */
+  actor_token: string | null
+}
+
+export interface HistoryRecordJson extends ActorJson {
   /** Milliseconds since the epoch. */
   timestamp: number
   handle: string
@@ -369,8 +377,7 @@ export interface CommandHistoryJson {
   commands: HistoryRecordJson[]
 }
 
-export interface CommandDetailsJson {
-  actor: string
+export interface CommandDetailsJson extends ActorJson {
   time: string
   handle: string
   version: number

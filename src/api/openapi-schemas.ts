@@ -4,6 +4,7 @@
  * types generated from these schemas and the TypeScript types in api/ are the same.
  */
 import type { Reference, Schema, SchemaObject } from './openapi-types.js'
+import { AUDIT_SCHEMAS } from './openapi-audit-schemas.js'
 
 //------------ Schema builders -------------------------------------------------------------------------------------
 
@@ -265,7 +266,9 @@ const cas: Record<string, Schema> = {
     publication_server: arr(ref('ErrorBody'), 'Only when the embedded publication server has problems (sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher, sys-publication-held, sys-rrdp-lag, sys-rsync-lag), with reasons'),
   }, ['publication_server']),
   HistoryRecordJson: obj('One command in the history of a CA', {
-    actor: str('Who ran it'),
+    actor: str('Who ran it: a user id, admin-token, svc (svcd itself), child:<handle> (a child\'s RFC 6492 request)…'),
+    actor_provider: str('How the actor authenticated: admin-token, config-file, openid-connect, api-token, testbed, or svc (not in Krill)'),
+    actor_token: nullable(str('The name of the API token used, or null (not in Krill)')),
     timestamp: int('Milliseconds since the epoch'),
     handle: str('CA handle'),
     version: int('The action key (svcc action --key)'),
@@ -274,7 +277,9 @@ const cas: Record<string, Schema> = {
   }),
   CommandHistoryJson: obj('A page of the history of a CA', { offset: int('Rows skipped'), total: int('Total matching rows'), commands: arr(ref('HistoryRecordJson')) }),
   CommandDetailsJson: obj('One command with its events', {
-    actor: str('Who ran it'),
+    actor: str('Who ran it: a user id, admin-token, svc (svcd itself), child:<handle> (a child\'s RFC 6492 request)…'),
+    actor_provider: str('How the actor authenticated: admin-token, config-file, openid-connect, api-token, testbed, or svc (not in Krill)'),
+    actor_token: nullable(str('The name of the API token used, or null (not in Krill)')),
     time: time('When'),
     handle: str('CA handle'),
     version: int('The action key'),
@@ -351,4 +356,4 @@ const ta: Record<string, Schema> = {
   }, ['next', 'old']),
 }
 
-export const SCHEMAS: Record<string, Schema> = { ...status, ...shared, ...cas, ...pubd, ...ta }
+export const SCHEMAS: Record<string, Schema> = { ...status, ...shared, ...cas, ...pubd, ...ta, ...AUDIT_SCHEMAS }

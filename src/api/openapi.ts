@@ -38,6 +38,7 @@ const TAGS: [string, string][] = [
   ['repository-files', 'Public files: RRDP (RFC 8182) and the testbed trust anchor'],
   ['auth', "Login of web clients (Krill's admin-token provider)"],
   ['testbed', 'Testbed self-service (no token; only with [testbed] on; rate-limited)'],
+  ['audit', 'Who did what, across CAs and the publication server (not in Krill)'],
 ]
 
 const DESCRIPTION = [

@@ -7,6 +7,7 @@ import { VERSION } from '../version.js'
 import type { Clock } from '../util/clock.js'
 import { CliContext, type GlobalOptions } from './args.js'
 import type { CommandDef } from './command.js'
+import { auditCommands } from './commands/audit.js'
 import { bulkCommands } from './commands/bulk.js'
 import { caCommands } from './commands/ca.js'
 import { childrenCommands } from './commands/children.js'
@@ -41,6 +42,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...configUserCommands,
   ...inspectCommands,
   ...taCommands,
+  ...auditCommands,
 ]
 
 const GROUPS: Record<string, string> = {

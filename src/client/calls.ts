@@ -15,6 +15,7 @@ import type { TaKeyRollJson } from '../api/ta.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
 import type { RoasPageJson, RoasQuery } from '../api/cas.js'
 import type { CasPageJson, PublishersPageJson } from '../api/paging.js'
+import type { AuditPageJson, AuditQueryInput } from '../api/audit.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -42,6 +43,11 @@ export const calls = {
 
  caHistory: (ca: string, q: { rows: number; offset: number; after?: number; before?: number; full: boolean }): ApiCall<CommandHistoryJson> =>
     call('GET', `/api/v1/cas/${seg(ca)}/history/commands/${q.rows}/${q.offset}${q.after !== undefined || q.before !== undefined ? `/${q.after ?? 0}` : ''}${q.before !== undefined ? `/${q.before}` : ''}${q.full ? '?full=true' : ''}`, 'json'),
+  /** GET /api/v1/audit with the filters given (times as ISO 8601 text, as the user wrote them). */
+  audit: (q: Partial<Record<keyof AuditQueryInput, string | number>>): ApiCall<AuditPageJson> => {
+    const query = Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')
+    return call('GET', `/api/v1/audit${query ? `?${query}` : ''}`, 'json')
+  },
   caHistoryDetails: (ca: string, key: string): ApiCall<CommandDetailsJson> => call('GET', `/api/v1/cas/${seg(ca)}/history/details/${seg(key)}`, 'json'),
   caKeyRollInit: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_init`, 'empty'),
   caKeyRollActivate: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_activate`, 'empty'),

@@ -16,6 +16,7 @@ import { ConfigFileProvider } from './config-file-provider.js'
 import { authorize } from './route-permissions.js'
 import { errorMiddleware } from './errors.js'
 import { requireCanonicalPath } from './path.js'
+import { auditRouter } from './routes/audit.js'
 import { authRouter } from './routes/auth.js'
 import { casRouter } from './routes/cas.js'
 import { metricsRouter, requestMetrics } from './routes/metrics.js'
@@ -45,7 +46,7 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(authorize())
   app.use(rrdpMiddleware(deps))
   app.use(uiMiddleware())
-  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps)]) {
+  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

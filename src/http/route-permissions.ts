@@ -123,6 +123,8 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: '/api/v1/pubd/stats', need: 'pub-list' },
   { method: 'POST', path: '/api/v1/pubd/release', need: 'pub-admin' },
   { method: 'POST', path: '/api/v1/pubd/session_reset', need: 'pub-admin' },
+  // Every caller sees only what its role may of the audit trail (api/audit.ts auditScope), its own records at least.
+  { method: 'GET', path: '/api/v1/audit', need: 'authenticated' },
 ]
 
 interface Compiled {

@@ -284,6 +284,18 @@ export interface AuditQuery {
   offset: number
   limit: number
   order: 'asc' | 'desc'
+  /** Only what a caller may see (GET /api/v1/audit, api/audit.ts auditScope); absent: everything. */
+  visible?: AuditVisibility
+}
+
+/**
+ * The records a caller may see: about these CAs (`all`: any), without a CA (`all`, only the publication server's
+ * `publishers`, or `none`), and, whatever those say, its own (same actor, provider and token).
+ */
+export interface AuditVisibility {
+  cas: readonly string[] | 'all'
+  withoutCa: 'all' | 'publishers' | 'none'
+  own?: { actor: string; provider: string; token: string | undefined }
 }
 
 export interface AuditStore {

@@ -28,6 +28,12 @@ import { decodeCert } from '../objects/cert.js'
 import { ResourceSet } from '../resources/resource-set.js'
 import { fromBase64 } from '../util/base64.js'
 import { createTrustAnchor, talText, TA_HANDLE, TESTBED_HANDLE } from './testbed.js'
+import { actingAs, type ActingAs } from '../app/shared/acting.js'
+
+/** Who a testbed self-service registration is (history and audit name it): anyone, from `source`. */
+function testbedActor(source: string | undefined): ActingAs {
+  return { id: 'anonymous', provider: 'testbed', ...(source === undefined ? {} : { source }) }
+}
 
 export interface TestbedServiceDeps {
   commands: CaCommands
@@ -88,7 +94,11 @@ export class TestbedService {
   }
 
   /** POST /testbed/children: a self-service child of CA `testbed`, as POST /api/v1/cas/testbed/children adds one. */
-  testbedChildAdd(body: AddChildJson): Promise<ParentResponseJson> {
+  testbedChildAdd(body: AddChildJson, source?: string): Promise<ParentResponseJson> {
+    return actingAs(testbedActor(source), () => this.childAdd(body))
+  }
+
+  private childAdd(body: AddChildJson): Promise<ParentResponseJson> {
     this.requireEnabled()
     this.reserved(body.handle, 'child')
     const children = Object.values(this.d.commands.state(TESTBED_HANDLE).children)
@@ -97,7 +107,11 @@ export class TestbedService {
   }
 
   /** DELETE /testbed/children/{child}: a child of `testbed` the self-service registered, never a CA of this svcd. */
-  async testbedChildRemove(child: string): Promise<void> {
+  testbedChildRemove(child: string, source?: string): Promise<void> {
+    return actingAs(testbedActor(source), () => this.childRemove(child))
+  }
+
+  private async childRemove(child: string): Promise<void> {
     this.requireEnabled()
     const children = this.d.commands.state(TESTBED_HANDLE).children
     const c = Object.hasOwn(children, child) ? children[child] : undefined // never a property of Object.prototype
@@ -109,7 +123,11 @@ export class TestbedService {
   }
 
   /** POST /testbed/publishers: a self-service publisher in the embedded repository (its quota is the self-service one). */
-  testbedPublisherAdd(body: PublisherRequestJson): RepositoryResponseJson {
+  testbedPublisherAdd(body: PublisherRequestJson, source?: string): RepositoryResponseJson {
+    return actingAs(testbedActor(source), () => this.publisherAdd(body))
+  }
+
+  private publisherAdd(body: PublisherRequestJson): RepositoryResponseJson {
     const pub = this.publication()
     this.reserved(body.publisher_handle, 'publisher')
     if (pub.store.publishers().filter((p) => p.selfService).length >= this.d.caps.publishers) throw new AppError('testbed-registrations-full', { max: String(this.d.caps.publishers), what: 'publishers' })
@@ -117,7 +135,11 @@ export class TestbedService {
   }
 
   /** DELETE /testbed/publishers/{publisher}: a publisher the self-service registered, never a CA's of this svcd. */
-  testbedPublisherRemove(publisher: string): void {
+  testbedPublisherRemove(publisher: string, source?: string): void {
+    actingAs(testbedActor(source), () => this.publisherRemove(publisher))
+  }
+
+  private publisherRemove(publisher: string): void {
     const pub = this.publication()
     const p = pub.findPublisher(publisher)
     if (!p) throw new AppError('pub-unknown', { publisher })

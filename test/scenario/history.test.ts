@@ -19,10 +19,12 @@ t.test('history of a CA, its filters and one action', async (t) => {
   const lines = (await d.cli(['history', '-c', 'ca1'])).trim().split('\n')
   const parsed = lines.map((l) => l.split('::'))
   for (const p of parsed) {
-    t.equal(p.length, 4, `time::command::key::success: ${p.join('::')}`)
+    t.equal(p.length, 5, `time::command::key::success::actor: ${p.join('::')}`)
+    t.match(p[4], /^(admin-token \(admin-token\)|svc \(svc\)|child:\S+ \(svc\))$/, 'the actor, with its provider')
     t.match(p[0], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/)
   }
   const commands = parsed.map((p) => p[1])
+  t.ok(parsed.filter((p) => /Update ROAs/.test(p[1]!)).every((p) => p[4] === 'admin-token (admin-token)'), 'the ROA updates name the admin token')
   t.match(commands[0], /Initialise CA 'ca1'/)
   t.ok(commands.findIndex((c) => /Add parent 'testbed'/.test(c)) < commands.findIndex((c) => /Update entitlements under parent 'testbed'/.test(c)), 'parent add, then its entitlements')
   t.ok(commands.some((c) => /Update received cert in RC '0', with resources 'asn: AS65000, ipv4: 10.0.0.0\/8'/.test(c)), 'received certificate, with its resources')

@@ -12,6 +12,7 @@ import type { Clock, TimerHandle } from '../../util/clock.js'
 import { DEFAULT_DUMP_LIMITS, type DumpLimits } from './ris-loader.js'
 import type { WorkerInput, WorkerOutput } from './ris-worker.js'
 import { RouteOrigins, type RisWhois } from './route-origins.js'
+import { detached } from '../shared/acting.js'
 
 export interface RisWhoisOptions {
   /** Where the dumps are: http(s) URLs, file:// URLs or paths; '' leaves a family out. */
@@ -99,7 +100,7 @@ export class RisWhoisService {
   private schedule(seconds: number): void {
     this.o.clock.clear(this.timer)
     if (this.stopped) return
-    this.timer = this.o.clock.setTimeout(() => void this.refresh(), seconds * 1000, { background: true })
+    this.timer = this.o.clock.setTimeout(() => detached(() => void this.refresh()), seconds * 1000, { background: true })
   }
 
   private async load(): Promise<boolean> {

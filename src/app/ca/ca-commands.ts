@@ -12,8 +12,9 @@ import type { CaEvent } from '../../ca/events.js'
 import type { CaState } from '../../ca/state.js'
 import type { Signer } from '../../crypto/signer.js'
 import { AppError } from '../../errors.js'
-import { runCommand, type RunResult, type StoredCommand } from '../../eventsourcing.js'
+import { runCommand, type AggregateStore, type RunResult, type StoredCommand } from '../../eventsourcing.js'
 import type { CaStore, SharedLocks } from '../../store/interfaces.js'
+import { actorFields, currentActor, detached, SYSTEM_ACTOR, type ActingAs } from '../shared/acting.js'
 import { KeyedMutex } from '../shared/keyed-mutex.js'
 
 export interface CaCommandsDeps {
@@ -25,7 +26,12 @@ export interface CaCommandsDeps {
   timing: CaContext['timing']
   /** Several instances on one database: the CA's lock among them, held with the in-process one. */
   locks?: SharedLocks | undefined
+  /** One transaction over the CA store and the audit trail's (Stores.transaction): a command and its audit record land together. */
+  transaction?: <T>(fn: () => T) => T
 }
+
+/** Told of every command stored in a CA's history (the audit trail), inside the transaction that stores it. */
+export type CommandAudit = (cmd: Omit<StoredCommand, 'seq'>, seq?: number) => void
 
 /** What follows a saved change (CaFollowUps): told of every command that changed a CA, and of every new CA. */
 export interface AfterCommand {
@@ -43,6 +49,7 @@ export class CaCommands {
   /** Serialises commands per CA (and, with `locks`, among the instances). */
   private readonly lock: KeyedMutex
   private after: AfterCommand | undefined
+  private audit: CommandAudit | undefined
 
   constructor(private readonly d: CaCommandsDeps) {
     this.lock = new KeyedMutex(d.locks)
@@ -52,6 +59,12 @@ export class CaCommands {
   follow(after: AfterCommand): void {
     if (this.after) throw new Error('the CA commands already have their follow-ups')
     this.after = after
+  }
+
+  /** Set the one audit hook: every stored command (success or error) is also recorded there, in the same transaction. */
+  audited(audit: CommandAudit): void {
+    if (this.audit) throw new Error('the CA commands already have their audit')
+    this.audit = audit
   }
 
   handles(): string[] {
@@ -74,11 +87,36 @@ export class CaCommands {
     return this.d.store.version(handle)
   }
 
-  /** Run a command on a CA under its lock; records it in the history; then its events' follow-ups start. */
-  async run(handle: string, cmd: CaCommand, actor = 'admin-token'): Promise<CommandResult> {
-    const r = await this.lock.run(handle, () => runCommand(certAuthType(() => this.context()), this.d.store, handle, cmd, { actor, now: this.d.now(), pause: () => yieldToLoop() }))
-    const followUps = r.events.length && this.after ? this.after.changed(handle, r.events, r.state) : Promise.resolve()
+  /**
+   * Run a command on a CA under its lock; records it in the history (and the audit trail) naming its actor: the
+   * current one (a request's user or token, app/shared/acting.ts) unless given (`svc`, `child:<handle>`: svcd's own
+   * work). Then its events' follow-ups start, as svcd's own work whoever ran the command: a publication, a renewal or a
+   * parent's sync that follows a user's change is recorded as `svc`.
+   */
+  async run(handle: string, cmd: CaCommand, actor?: string | ActingAs): Promise<CommandResult> {
+    const a = typeof actor === 'string' ? (actor === SYSTEM_ACTOR.id ? SYSTEM_ACTOR : { id: actor, provider: SYSTEM_ACTOR.provider }) : (actor ?? currentActor())
+    const r = await this.lock.run(handle, () => runCommand(certAuthType(() => this.context()), this.auditedStore(), handle, cmd, { ...actorFields(a), now: this.d.now(), pause: () => yieldToLoop() }))
+    const after = this.after
+    const followUps = r.events.length && after ? detached(() => after.changed(handle, r.events, r.state)) : Promise.resolve()
     return { ...r, followUps }
+  }
+
+  /** The CA store, whose saves also write the audit record in the same transaction (when there is an audit). */
+  private auditedStore(): AggregateStore<CaState> {
+    const store = this.d.store
+    const audit = this.audit
+    if (!audit) return store
+    const transaction = this.d.transaction ?? (<T>(fn: () => T) => fn())
+    return {
+      load: (handle) => store.load(handle),
+      save: (cmd, state, version, prepared) =>
+        transaction(() => {
+          const seq = store.save(cmd, state, version, prepared)
+          audit(cmd, seq)
+          return seq
+        }),
+      ...(store.prepareSave ? { prepareSave: store.prepareSave.bind(store) } : {}),
+    }
   }
 
   /** Run `fn` under the CA's command lock (creating or removing a CA). */
@@ -88,13 +126,23 @@ export class CaCommands {
 
   /** Store a new CA with its first history entry (under `locked`); then its follow-ups start. */
   create(first: Omit<StoredCommand, 'seq'>, state: CaState): void {
-    this.d.store.create(first, state)
-    void this.after?.created(first.handle)
+    const transaction = this.d.transaction ?? (<T>(fn: () => T) => fn())
+    transaction(() => {
+      this.d.store.create(first, state)
+      this.audit?.(first, 1)
+    })
+    const after = this.after
+    if (after) void detached(() => after.created(first.handle))
   }
 
   /** Remove a CA with its history, objects and status (under `locked`). */
   remove(handle: string): void {
-    this.d.store.remove(handle)
+    const transaction = this.d.transaction ?? (<T>(fn: () => T) => fn())
+    const summary = { label: 'cmd-ca-delete', msg: `Delete CA '${handle}'`, args: { ca: handle } }
+    transaction(() => {
+      this.d.store.remove(handle)
+      this.audit?.({ handle, time: this.d.now().toISOString(), ...actorFields(), kind: 'ca-delete', summary, details: { type: 'ca-delete' }, effect: { result: 'success', events: [] } })
+    })
   }
 
   /** What command processing may use besides the state. */

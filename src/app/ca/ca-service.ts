@@ -42,6 +42,7 @@ import type { RepoClient } from './repo-client.js'
 import { roasAfterDelta, suggestionScope } from './roa-analysis.js'
 import type { RoasPage, RoasView } from './roas-view.js'
 import { caIssues, certAuthInfo, historyDetailsJson, historyJson } from './views.js'
+import { actorFields } from '../shared/acting.js'
 
 /** Yield to the event loop between slices of a long computation (the BGP analyses of many ROAs). */
 const pause = () => yieldToLoop()
@@ -118,7 +119,7 @@ export class CaService {
       }
       if (opts.ta) state = { ...state, ...(await opts.ta(state)) }
       const summary = { label: 'cmd-ca-init', msg: opts.ta ? `Initialise trust anchor '${handle}'` : `Initialise CA '${handle}'`, args: { ca: handle } }
-      d.commands.create({ handle, time: d.now().toISOString(), actor: 'admin-token', kind: 'ca-init', summary, details: { type: 'ca-init', handle }, effect: { result: 'success', events: [] } }, state)
+      d.commands.create({ handle, time: d.now().toISOString(), ...actorFields(), kind: 'ca-init', summary, details: { type: 'ca-init', handle }, effect: { result: 'success', events: [] } }, state)
     })
     d.log.info('CA created', { ca: handle })
     return handle

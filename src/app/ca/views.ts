@@ -4,7 +4,7 @@
  * Resource sets go out in their canonical text (stored state may hold an older spelling, e.g. 'AS1-2'); exchange
  * times as Krill's `Timestamp`, unix seconds (krill:src/api/ca.rs ParentStatus, RepoStatus, ParentExchange).
  */
-import type { CaIssuesJson, CertAuthInfo, CommandDetailsJson, CommandHistoryJson, ChildInfoJson, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../../api/cas.js'
+import type { ActorJson, CaIssuesJson, CertAuthInfo, CommandDetailsJson, CommandHistoryJson, ChildInfoJson, ExchangeJson, KeyInfoJson, ParentContactJson, ParentStatusJson, RepoInfoJson } from '../../api/cas.js'
 import { heldResources } from '../../ca/children.js'
 import { eventSummary, type CaEvent } from '../../ca/events.js'
 import type { StoredCommand } from '../../eventsourcing.js'
@@ -134,13 +134,18 @@ export function caIssues(statuses: { kind: string; name: string; status: Exchang
   }
 }
 
+/** Who ran a command: Krill's `actor`, and beside it the provider and an API token's name (records before issue 24 have neither). */
+function actorJson(r: StoredCommand): ActorJson {
+  return { actor: r.actor, actor_provider: r.provider ?? (r.actor === 'admin-token' ? 'admin-token' : 'svc'), actor_token: r.token ?? null }
+}
+
 /** The history page (krill-reference.md §4 CommandHistory): `version` is the action key. */
 export function historyJson(offset: number, h: { total: number; records: StoredCommand[] }): CommandHistoryJson {
   return {
     offset,
     total: h.total,
     commands: h.records.map((r) => ({
-      actor: r.actor,
+      ...actorJson(r),
       timestamp: Date.parse(r.time),
       handle: r.handle,
       version: r.seq,
@@ -153,5 +158,5 @@ export function historyJson(offset: number, h: { total: number; records: StoredC
 /** One action with its events (krill-reference.md §4 CommandDetails). */
 export function historyDetailsJson(r: StoredCommand): CommandDetailsJson {
   const effect: CommandDetailsJson['effect'] = r.effect.result === 'success' ? { result: 'success', events: (r.effect.events as CaEvent[]).map((e) => ({ msg: eventSummary(e), details: e })) } : { result: 'error', msg: r.effect.msg }
-  return { actor: r.actor, time: r.time, handle: r.handle, version: r.seq, msg: r.summary.msg, details: r.details, effect }
+  return { ...actorJson(r), time: r.time, handle: r.handle, version: r.seq, msg: r.summary.msg, details: r.details, effect }
 }

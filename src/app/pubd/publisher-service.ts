@@ -19,6 +19,7 @@ import type { PublicationStore, SharedLocks } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
 import { checkedPublisherHandle, pathHandle, publisherRequestInput } from '../ca/inputs.js'
 import { sha256Hex } from '../../crypto/digest.js'
+import type { AuditEntry } from '../access/audit-service.js'
 import type { MessageCodec } from './message-codec.js'
 import type { ProblemJson } from './problems.js'
 import { isStale, publishersPage } from './publisher-page.js'
@@ -64,12 +65,18 @@ export class PublisherService {
   private readonly d: PublisherServiceDeps
   private readonly endpoint: Rfc8181Endpoint
   private readonly quotas: PublisherQuotas
+  private audit: ((e: AuditEntry) => void) | undefined
 
   constructor(deps: PublisherServiceDeps) {
     this.d = deps
     this.store = deps.store
     this.quotas = new PublisherQuotas(deps.store, deps.config.quotas)
     this.endpoint = new Rfc8181Endpoint({ store: deps.store, codec: deps.codec, log: deps.log, publish: (h, q, r) => this.publish(h, q, r), locks: deps.locks })
+  }
+
+  /** Record every publisher added or removed in the audit trail (design.md §9), right after the change. */
+  audited(audit: (e: AuditEntry) => void): void {
+    this.audit = audit
   }
 
   //------------ JSON API (krill-reference.md §1.1 "Publication server"; the /api/v1/pubd routes) -------------------
@@ -139,6 +146,7 @@ export class PublisherService {
     const baseUri = jailOf(this.d.config.rsyncBaseUri, handle)
     this.store.addPublisher({ handle, idCert: req.idCert, baseUri, created: this.d.now().toISOString(), ...(opts.selfService ? { selfService: true } : {}) })
     this.d.log.info('publisher added', { publisher: handle, base_uri: baseUri, ...(opts.selfService ? { self_service: true } : {}) })
+    this.audit?.({ kind: 'publisher-add', details: { publisher: handle, base_uri: baseUri, ...(opts.selfService ? { self_service: true } : {}) } })
     return this.response(this.store.publisher(handle)!)
   }
 
@@ -146,6 +154,7 @@ export class PublisherService {
     this.publisher(handle)
     const withdrawn = this.store.removePublisher(handle)
     this.d.log[why ? 'warn' : 'info']('publisher removed', { publisher: handle, withdrawn, ...(why ? { why } : {}) })
+    this.audit?.({ kind: 'publisher-remove', details: { publisher: handle, withdrawn, ...(why ? { why } : {}) } })
     this.d.output.changed()
   }
 

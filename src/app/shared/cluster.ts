@@ -13,6 +13,7 @@ import type { Logger } from '../../log.js'
 import type { ClusterStore } from '../../store/interfaces.js'
 import type { Clock, TimerHandle } from '../../util/clock.js'
 import type { Leadership, Role } from './leadership.js'
+import { detached } from './acting.js'
 
 /** How often a follower tries to take the lock: a twentieth of the lease, between 100 and 250 ms. */
 export function tryEveryMs(leaseMs: number): number {
@@ -104,7 +105,7 @@ export class ClusterService implements Leadership {
     if (this.stopped) return
     const ms = this.leading === undefined ? tryEveryMs(this.d.leaseMs) : beatEveryMs(this.d.leaseMs)
     this.dueAt = this.d.clock.now() + ms
-    this.timer = this.d.clock.setTimeout(() => void this.tick().finally(() => this.arm()), ms, { background: true })
+    this.timer = this.d.clock.setTimeout(() => detached(() => void this.tick().finally(() => this.arm())), ms, { background: true })
   }
 
   private tick(): Promise<void> {

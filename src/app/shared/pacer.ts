@@ -7,6 +7,7 @@
  * injected Clock (issue 23: unit tests drive it with a fake clock).
  */
 import type { Clock, TimerHandle } from '../../util/clock.js'
+import { detached } from './acting.js'
 
 export interface PacerOptions {
   /** Called after each run that succeeded. */
@@ -128,7 +129,7 @@ export class Pacer {
     this.lastStart = this.clock.now()
     this.clock.clear(this.retryTimer)
     this.retryTimer = undefined
-    this.running = this.job()
+    this.running = detached(() => this.job()) // svcd's own work, whoever kicked (acting.ts)
       .then(
         () => this.succeeded(),
         (e) => this.failed(e),

@@ -11,6 +11,7 @@
 import type { Logger } from '../../log.js'
 import type { Task, TaskKind, TaskStore } from '../../store/interfaces.js'
 import type { Clock, TimerHandle } from '../../util/clock.js'
+import { detached } from './acting.js'
 
 /** The back-off of a failed task: `firstMs`, doubled with each attempt (up to 2^10), never more than `maxMs`. */
 export interface RetryBackoff {
@@ -89,7 +90,7 @@ export class Scheduler {
   private arm(ms: number): void {
     if (this.stopped) return
     this.o.clock.clear(this.timer)
-    this.timer = this.o.clock.setTimeout(() => this.tick(), ms, { background: true })
+    this.timer = this.o.clock.setTimeout(() => detached(() => this.tick()), ms, { background: true })
   }
 
   /** Start what is due (up to `concurrency`), then sleep until the next due time or `tickMs`. Never throws. */
@@ -135,7 +136,7 @@ export class Scheduler {
       let next: number | undefined
       let failure: unknown
       try {
-        next = await this.o.run(t)
+        next = await detached(() => this.o.run(t)) // as svcd, whoever scheduled it (acting.ts)
       } catch (e) {
         failure = e
       }

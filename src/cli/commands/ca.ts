@@ -1,5 +1,6 @@
 /** CA-level subcommands: list, add, show, delete, history, action, issues (spec §4.1, §4.2 `show`). */
 import { MAX_HISTORY_ROWS, type CaIssuesJson, type CertAuthInfo } from '../../api/cas.js'
+import { actorLabel } from '../../api/audit.js'
 import { calls } from '../../client/calls.js'
 import { idCertPem } from '../../protocol/id-cert.js'
 import { fromBase64 } from '../../util/base64.js'
@@ -26,7 +27,8 @@ export const caCommands: CommandDef[] = [
       if (rows < 1 || rows > MAX_HISTORY_ROWS) throw new UsageError(`--rows ${rows} is out of range: at most ${MAX_HISTORY_ROWS} rows per request (spec §8)`)
       const q = { rows, offset: count(opts.offset, '--offset', 0), after: rfc3339(opts.after, '--after'), before: rfc3339(opts.before, '--before'), full: opts.full === true }
       const h = await ctx.send(calls.caHistory(ctx.ca(), q))
-      const line = (r: (typeof h.commands)[number]) => `${new Date(r.timestamp).toISOString().replace(/\.\d{3}Z$/, 'Z')}::${r.summary.msg}::${r.version}::${'Ok' in r.effect ? 'OK' : `ERROR: ${r.effect.Error}`}`
+      // Krill's time::command::version::success, and (beyond Krill) who: ::actor (provider[/token]).
+      const line = (r: (typeof h.commands)[number]) => `${new Date(r.timestamp).toISOString().replace(/\.\d{3}Z$/, 'Z')}::${r.summary.msg}::${r.version}::${'Ok' in r.effect ? 'OK' : `ERROR: ${r.effect.Error}`}::${actorLabel(r.actor, r.actor_provider, r.actor_token)}`
       return { json: h, text: h.commands.map(line).join('\n') }
     },
   },
@@ -36,7 +38,7 @@ export const caCommands: CommandDef[] = [
     options: [required('--key <key>', 'action key string (from history)')],
     async run(ctx, opts) {
       const d = await ctx.send(calls.caHistoryDetails(ctx.ca(), String(opts.key)))
-      const lines = [`time:   ${d.time}`, `actor:  ${d.actor}`, `action: ${d.msg}`]
+      const lines = [`time:   ${d.time}`, `actor:  ${actorLabel(d.actor, d.actor_provider, d.actor_token)}`, `action: ${d.msg}`]
       if (d.effect.result === 'success') lines.push('result: OK', 'changes:', ...(d.effect.events.length ? d.effect.events.map((e) => `  ${e.msg}`) : ['  none']))
       else lines.push(`result: ERROR: ${d.effect.msg}`)
       return { json: d, text: lines.join('\n') }

@@ -31,20 +31,20 @@ export function testbedRouter(deps: HttpDeps): Router {
     ctx.body = ''
   })
   router.post('/children', on, limited, async (ctx) => {
-    ctx.body = await testbed().testbedChildAdd(await readJson<AddChildJson>(ctx, limit, checkAddChild))
+    ctx.body = await testbed().testbedChildAdd(await readJson<AddChildJson>(ctx, limit, checkAddChild), ctx.ip)
   })
   router.delete('/children/:child', on, limited, async (ctx) => {
     await readNoBody(ctx)
-    await testbed().testbedChildRemove(ctx.params.child)
+    await testbed().testbedChildRemove(ctx.params.child, ctx.ip)
     ctx.status = 200
     ctx.body = ''
   })
   router.post('/publishers', on, limited, async (ctx) => {
-    ctx.body = testbed().testbedPublisherAdd(await readJson<PublisherRequestJson>(ctx, limit, isPublisherRequestJson))
+    ctx.body = testbed().testbedPublisherAdd(await readJson<PublisherRequestJson>(ctx, limit, isPublisherRequestJson), ctx.ip)
   })
   router.delete('/publishers/:publisher', on, limited, async (ctx) => {
     await readNoBody(ctx)
-    testbed().testbedPublisherRemove(ctx.params.publisher)
+    testbed().testbedPublisherRemove(ctx.params.publisher, ctx.ip)
     ctx.status = 200
     ctx.body = ''
   })
