@@ -158,3 +158,45 @@ t.test("Krill's web UI still logs in with the admin token (auth_type admin-token
   t.same([(await httpsRequest(d.url + 'auth/logout', { method: 'POST', headers: bearer(d.token) })).body], ['/'])
   t.equal((await httpsRequest(d.url + 'api/v1/authorized', { headers: bearer(d.token) })).status, 200, 'the admin token is no session: logging out does not end it')
 })
+
+/**
+ * `svcc config user` on a terminal (a pseudo-terminal from Python's pty module): it asks twice, echoes nothing of
+ * what is typed (backspace edits), and the entry it prints verifies; two different answers exit 1 with nothing printed.
+ */
+t.test('svcc config user on a terminal: asked twice, never echoed', async (t) => {
+  const py = [
+    'import os, pty, sys, time',
+    'pid, fd = pty.fork()',
+    'if pid == 0:',
+    '    os.execvp(sys.argv[1], sys.argv[1:])',
+    'out = b""',
+    'def until(pat):',
+    '    global out',
+    '    end = time.time() + 60',
+    '    while pat not in out and time.time() < end:',
+    '        try: out += os.read(fd, 1024)',
+    '        except OSError: return',
+    'until(b"password: ")',
+    'os.write(fd, b"tty-p\\x7fpass\\r")',
+    'until(b"again: ")',
+    'os.write(fd, os.environ["SECOND"].encode() + b"\\r")',
+    'until(b"\\x00never")',
+    'code = os.waitpid(pid, 0)[1] >> 8',
+    'sys.stdout.write(out.decode() + "\\nexit " + str(code) + "\\n")',
+  ].join('\n')
+  const { spawnSync } = await import('node:child_process')
+  const { SVCC } = await import('../helpers/paths.js')
+  const run = (second: string) => spawnSync('python3', ['-c', py, process.execPath, SVCC, 'config', 'user', '--id', 'tty@example.com', '--role', 'readonly'], { encoding: 'utf8', env: { ...process.env, SECOND: second }, timeout: 120_000 })
+  const ok = run('tty-pass')
+  if (ok.error || ok.status !== 0) return t.skip(`python3 with pty is not available: ${ok.error?.message ?? ok.stderr}`, async () => undefined)
+  t.match(ok.stdout, /Enter the password: \r?\nEnter it again: \r?\n\[auth_users\]/, 'two prompts, then the entry')
+  t.notMatch(ok.stdout, /tty-p|pass\r/, 'nothing typed is echoed')
+  t.match(ok.stdout, /\nexit 0\n$/)
+  const m = /password_hash = "([0-9a-f]{64})", salt = "([0-9a-f]{64})"/.exec(ok.stdout)
+  const { krillPasswordHash } = await import('../../src/crypto/password-hash.js')
+  t.equal(m && (await krillPasswordHash('tty@example.com', 'tty-pass', Buffer.from(m[2]!, 'hex'))).toString('hex'), m?.[1], 'the hash of what was typed, backspace applied')
+  const differ = run('something else')
+  t.match(differ.stdout, /the two passwords differ/)
+  t.notMatch(differ.stdout, /auth_users/)
+  t.match(differ.stdout, /\nexit 1\n$/)
+})

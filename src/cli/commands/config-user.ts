@@ -68,6 +68,7 @@ async function readPassword(readStdin: () => string): Promise<string> {
 /** One line typed on the terminal without echo (raw mode); Ctrl-C or Ctrl-D gives up. */
 function askHidden(prompt: string): Promise<string> {
   const input = process.stdin
+  input.setRawMode(true) // before the prompt: what is typed once it shows is never echoed
   process.stderr.write(prompt)
   return new Promise((resolve, reject) => {
     let line = ''
@@ -86,7 +87,6 @@ function askHidden(prompt: string): Promise<string> {
         else if (c >= ' ') line += c
       }
     }
-    input.setRawMode(true)
     input.resume()
     input.on('data', onData)
   })
