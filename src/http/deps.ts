@@ -13,6 +13,7 @@ import type { ClusterJson } from '../api/status.js'
 import type { AccessService } from '../app/access/access-service.js'
 import type { AuditService } from '../app/access/audit-service.js'
 import type { SessionService } from '../app/access/session-service.js'
+import type { TokenService } from '../app/access/token-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import type { Clock } from '../util/clock.js'
@@ -41,6 +42,8 @@ export interface HttpServices {
   sessions: SessionService
   /** Who did what (logins, tokens, every command). */
   audit: AuditService
+  /** Scoped API tokens: created, listed and revoked by users and the admin token. */
+  tokens: TokenService
 }
 
 export interface HttpDeps {

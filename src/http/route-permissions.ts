@@ -26,6 +26,10 @@ export interface RoutePermission {
 /** The table. Every route of every router is here, or it is refused to all but a role with every permission. */
 export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: '/api/v1/authorized', need: 'authenticated' },
+  // Scoped API tokens: the token service decides (own tokens; every token for an administrator; none for a token).
+  { method: 'GET', path: '/api/v1/tokens', need: 'authenticated' },
+  { method: 'POST', path: '/api/v1/tokens', need: 'authenticated' },
+  { method: 'DELETE', path: '/api/v1/tokens/:id', need: 'authenticated' },
 ]
 
 interface Compiled {
