@@ -21,6 +21,7 @@ import { rscCommands } from './commands/rsc.js'
 import { roasSearchCommands } from './commands/roas-search.js'
 import { serverCommands } from './commands/server.js'
 import { taCommands } from './commands/ta.js'
+import { tokensCommands } from './commands/tokens.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -39,6 +40,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...serverCommands,
   ...inspectCommands,
   ...taCommands,
+  ...tokensCommands,
 ]
 
 const GROUPS: Record<string, string> = {
@@ -56,6 +58,7 @@ const GROUPS: Record<string, string> = {
   ta: 'The embedded trust anchor',
   'ta keyroll': 'Trust anchor key roll (RFC 9691)',
   config: 'Print a svcd configuration file',
+  tokens: 'Scoped API tokens: create, list, revoke',
 }
 
 export interface CliIo {
@@ -64,7 +67,7 @@ export interface CliIo {
   env: NodeJS.ProcessEnv
   readStdin: () => string
   /** The client's timers (cli.ts: the system clock). */
-  clock: Pick<Clock, 'setTimeout'>
+  clock: Pick<Clock, 'setTimeout' | 'now'>
 }
 
 /** Run svcc with these arguments; resolves to the exit code. */
