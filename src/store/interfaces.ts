@@ -288,6 +288,11 @@ export interface TokenStore {
    */
   create(t: StoredToken, now: number): boolean
   get(id: string): StoredToken | undefined
+  /**
+   * The hex hash of a token's secret, or '' when there is no such token: one query answering one row either way, so
+   * that an unknown id costs what a known one does (the secret check, app/access/token-service.ts).
+   */
+  secretHash(id: string): string
   /** Every token, or an owner's, oldest first. */
   list(owner?: { owner: string; provider: string }): StoredToken[]
   /** Record a use (moves last_used forward only). */

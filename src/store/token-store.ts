@@ -36,6 +36,11 @@ export class SqlTokenStore implements TokenStore {
     return r && fromRow(r)
   }
 
+  secretHash(id: string): string {
+    const r = this.db.prepare("SELECT COALESCE((SELECT secret_hash FROM api_tokens WHERE id = ?), '') AS h").get(id) as { h: string }
+    return r.h
+  }
+
   list(owner?: { owner: string; provider: string }): StoredToken[] {
     const rows = owner
       ? this.db.prepare('SELECT * FROM api_tokens WHERE owner = ? AND owner_provider = ? ORDER BY created, id').all(owner.owner, owner.provider)

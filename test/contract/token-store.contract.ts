@@ -19,6 +19,8 @@ export function tokenStoreContract(t: Test, make: StoresFactory): void {
     t.ok(r.create(token('a'), 1000), 'created')
     t.same(r.get('a'), token('a'), 'read back as stored')
     t.equal(r.get('nope'), undefined, 'unknown')
+    t.equal(r.secretHash('a'), 'ab'.repeat(32), "a token's secret hash")
+    t.equal(r.secretHash('nope'), '', 'none for an unknown id')
     t.notOk(r.create(token('b'), 1000), 'the same owner cannot have two live tokens of one name')
     t.equal(r.get('b'), undefined, 'nothing stored')
     t.ok(r.create(token('c', { owner: 'ann', created: 2000 }), 2000), 'another owner may use the name')

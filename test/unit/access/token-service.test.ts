@@ -83,6 +83,21 @@ t.test('guessing: a wrong secret with a right id, random ids, other shapes are n
   t.equal(access.authenticate(made.token.slice(0, -1)), undefined, 'one shorter')
   t.equal(access.authenticate(`svct_${id}`), undefined, 'the id alone')
   t.ok(access.authenticate(made.token), 'the token itself')
+  // The same work for an unknown id as for a wrong secret: one lookup, one hash, one constant-time comparison.
+  const wrong = flip(made.token, made.token.length - 1)
+  const unknown = `svct_${'Q'.repeat(16)}_${made.token.slice(-43)}`
+  const times: Record<'wrong' | 'unknown', number[]> = { wrong: [], unknown: [] }
+  for (let i = 0; i < 4000; i++) {
+    for (const [kind, s] of [['wrong', wrong], ['unknown', unknown]] as const) {
+      const start = process.hrtime.bigint()
+      access.authenticate(s)
+      times[kind].push(Number(process.hrtime.bigint() - start))
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!
+  const [w, u] = [median(times.wrong), median(times.unknown)]
+  t.comment(`authenticate median: wrong secret ${(w / 1000).toFixed(1)} µs, unknown id ${(u / 1000).toFixed(1)} µs`)
+  t.ok(Math.abs(w - u) < Math.max(5_000, 0.3 * Math.min(w, u)), 'no difference in time to tell them apart')
 })
 
 t.test('within the creator: permissions, CAs, role names; tokens cannot make tokens', async (t) => {
