@@ -1,7 +1,8 @@
 /**
  * Identity and access in the composition root (design.md §9): the sessions, the access service that turns a bearer
- * secret into an actor, the audit trail, and logging in and out (the users of [auth_users] when `auth_type` is
- * "config-file", the limits on failed logins). Which provider reads a request's credentials is chosen in http/app.ts.
+ * secret into an actor (the admin token, sessions, scoped API tokens), the audit trail, and logging in and out (the
+ * users of [auth_users] when `auth_type` is "config-file", the limits on failed logins). Which provider reads a
+ * request's credentials is chosen in http/app.ts.
  */
 import { AccessService } from './app/access/access-service.js'
 import { AuditService } from './app/access/audit-service.js'
@@ -9,6 +10,7 @@ import { ConfigUsers } from './app/access/config-users.js'
 import { LoginLimiter } from './app/access/login-limiter.js'
 import { LoginService, type LoginOutcome } from './app/access/login-service.js'
 import { SessionService } from './app/access/session-service.js'
+import { TokenService } from './app/access/token-service.js'
 import type { Config } from './config.js'
 import { addressSource } from './resources/address-source.js'
 import type { Stores } from './store/interfaces.js'
@@ -19,14 +21,17 @@ export interface AccessParts {
   sessions: SessionService
   audit: AuditService
   logins: LoginService
+  tokens: TokenService
 }
 
 export function composeAccess(config: Config, stores: Stores, adminToken: string, clock: Clock, random: Random, observeLogin?: (provider: string, outcome: LoginOutcome) => void): AccessParts {
   const sessions = new SessionService({ store: stores.sessions, clock, random, idleSeconds: config.auth_session_idle_seconds, maxSeconds: config.auth_session_max_seconds })
-  const access = new AccessService({ adminToken, roles: config.auth_roles, sessions })
   const audit = new AuditService({ store: stores.audit, clock })
+  const configUserRole = (id: string) => (Object.hasOwn(config.auth_users, id) ? config.auth_users[id]!.role : undefined)
+  const tokens = new TokenService({ store: stores.tokens, clock, random, audit, roles: config.auth_roles, configUserRole })
+  const access = new AccessService({ adminToken, roles: config.auth_roles, sessions, apiTokens: (secret) => tokens.authenticate(secret) })
   const users = config.auth_type === 'config-file' ? new ConfigUsers({ users: config.auth_users, roles: config.auth_roles }) : undefined
   const limiter = new LoginLimiter({ clock })
   const logins = new LoginService({ sessions, access, audit, limiter, users, sourceOf: addressSource, ...(observeLogin ? { observe: observeLogin } : {}) })
-  return { access, sessions, audit, logins }
+  return { access, sessions, audit, logins, tokens }
 }

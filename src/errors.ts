@@ -31,6 +31,9 @@ export const CATALOGUE = {
   'api-invalid-path-seconds': { status: 400, msg: "Invalid number of seconds '{seconds}' in path" },
   'api-invalid-query': { status: 400, msg: "Invalid value for '{name}': {reason}" },
   'api-invalid-utf8': { status: 400, msg: 'Request body is not valid UTF-8' },
+  // scoped API tokens (app/access/token-service.ts)
+  'api-token-duplicate': { status: 400, msg: "'{owner}' already has an API token named '{name}'" },
+  'api-token-unknown': { status: 404, msg: "Unknown API token '{id}'" },
   'api-rate-limited': { status: 429, msg: 'Too many requests from this address (at most {limit} a minute): retry in {retry_after} seconds' },
   'api-rate-limited-login': { status: 429, msg: 'Too many failed logins from this address or for this user: retry in {retry_after} seconds' },
   // ca-*: certificate authorities

@@ -89,6 +89,7 @@ const PATH_PARAMS: Record<string, [description: string, schema: Schema]> = {
   seconds: ['Minimum time without publication, in seconds', count('Seconds')],
   customer: ['The customer AS of an ASPA definition: `AS65000` or `65000`', { type: 'string', pattern: '^([Aa][Ss])?[0-9]{1,10}$' }],
   key_id: ['Key identifier of a trust anchor key: 40 upper-case hex digits', { type: 'string', pattern: '^[0-9A-F]{40}$' }],
+  id: ['Public id of an API token (the 16 characters after svct_ in its secret)', { type: 'string', pattern: '^[A-Za-z0-9_-]{16}$' }],
   file: ['Path of the RRDP file below /rrdp/: `notification.xml` or `<session>/<serial>/<random>/snapshot.xml|delta.xml` (contains `/`)', { type: 'string' }],
 }
 

@@ -29,7 +29,7 @@ export class CliContext {
     private readonly env: NodeJS.ProcessEnv,
     readonly out: (s: string) => void,
     readonly readStdin: () => string,
-    private readonly clock: Pick<Clock, 'setTimeout'>,
+    private readonly clock: Pick<Clock, 'setTimeout' | 'now'>,
   ) {
     this.format = resolveFormat(globals.format, env.SVC_CLI_FORMAT)
     this.api = globals.api === true || ['1', 'true', 'yes'].includes((env.SVC_CLI_API ?? '').toLowerCase())
@@ -42,6 +42,16 @@ export class CliContext {
     if (value === undefined || value === '') throw new UsageError('no CA given: use -c/--ca <name> or set SVC_CLI_MY_CA')
     if (!LOCAL_HANDLE.test(value)) throw new UsageError(`${source} '${value}' is not a valid CA name: use only a-z, A-Z, 0-9, '-' and '_' (at most 255)`)
     return value
+  }
+
+  /** The CA given with -c/--ca on the command line only (not SVC_CLI_MY_CA): `tokens add` limits a token to it. */
+  caFlag(): string | undefined {
+    return this.globals.ca
+  }
+
+  /** The client's time, in milliseconds since the epoch (`tokens add --days`). */
+  now(): number {
+    return this.clock.now()
   }
 
   /** True when a CA was given (argument or environment): commands that work on one CA or all CAs. */

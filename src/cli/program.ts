@@ -23,6 +23,7 @@ import { rscCommands } from './commands/rsc.js'
 import { roasSearchCommands } from './commands/roas-search.js'
 import { serverCommands } from './commands/server.js'
 import { taCommands } from './commands/ta.js'
+import { tokensCommands } from './commands/tokens.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -43,6 +44,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...inspectCommands,
   ...taCommands,
   ...auditCommands,
+  ...tokensCommands,
 ]
 
 const GROUPS: Record<string, string> = {
@@ -60,6 +62,7 @@ const GROUPS: Record<string, string> = {
   ta: 'The embedded trust anchor',
   'ta keyroll': 'Trust anchor key roll (RFC 9691)',
   config: 'Print a svcd configuration file, or a user entry of it',
+  tokens: 'Scoped API tokens: create, list, revoke',
 }
 
 export interface CliIo {
@@ -68,7 +71,7 @@ export interface CliIo {
   env: NodeJS.ProcessEnv
   readStdin: () => string
   /** The client's timers (cli.ts: the system clock). */
-  clock: Pick<Clock, 'setTimeout'>
+  clock: Pick<Clock, 'setTimeout' | 'now'>
 }
 
 /** Run svcc with these arguments; resolves to the exit code. */

@@ -12,6 +12,7 @@ import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgps
 import type { RscSignedJson, RscSignJson } from '../api/rsc.js'
 import type { ClusterJson, LoggedInUser, ServerInfo } from '../api/status.js'
 import type { TaKeyRollJson } from '../api/ta.js'
+import type { AddTokenJson, NewTokenJson, TokenListJson } from '../api/tokens.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
 import type { RoasPageJson, RoasQuery } from '../api/cas.js'
 import type { CasPageJson, PublishersPageJson } from '../api/paging.js'
@@ -103,5 +104,9 @@ export const calls = {
   pubdStale: (seconds: number): ApiCall<PublisherList> => call('GET', `/api/v1/pubd/stale/${seconds}`, 'json'),
   pubdStats: (): ApiCall<RepoStats> => call('GET', '/api/v1/pubd/stats', 'json'),
   pubdSessionReset: (): ApiCall<void> => call('POST', '/api/v1/pubd/session_reset', 'empty'),
+
+  tokenList: (): ApiCall<TokenListJson> => call('GET', '/api/v1/tokens', 'json'),
+  tokenAdd: (body: AddTokenJson): ApiCall<NewTokenJson> => call('POST', '/api/v1/tokens', 'json', body),
+  tokenRevoke: (id: string): ApiCall<void> => call('DELETE', `/api/v1/tokens/${seg(id)}`, 'empty'),
   pubdRelease: (): ApiCall<void> => call('POST', '/api/v1/pubd/release', 'empty'),
 }

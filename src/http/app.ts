@@ -25,6 +25,7 @@ import { rfc6492Router } from './routes/rfc6492.js'
 import { statusRouter } from './routes/status.js'
 import { taRouter } from './routes/ta.js'
 import { testbedRouter } from './routes/testbed.js'
+import { tokensRouter } from './routes/tokens.js'
 import { uiMiddleware } from './routes/ui.js'
 
 export type { HttpDeps, HttpServices } from './deps.js'
@@ -46,7 +47,7 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(authorize())
   app.use(rrdpMiddleware(deps))
   app.use(uiMiddleware())
-  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps)]) {
+  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

@@ -14,6 +14,7 @@ import type { AccessService } from '../app/access/access-service.js'
 import type { AuditService } from '../app/access/audit-service.js'
 import type { LoginService } from '../app/access/login-service.js'
 import type { SessionService } from '../app/access/session-service.js'
+import type { TokenService } from '../app/access/token-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import type { Clock } from '../util/clock.js'
@@ -44,6 +45,8 @@ export interface HttpServices {
   audit: AuditService
   /** Logging in and out: sessions started, failures limited, everything audited and counted. */
   logins: LoginService
+  /** Scoped API tokens: created, listed and revoked by users and the admin token. */
+  tokens: TokenService
 }
 
 export interface HttpDeps {

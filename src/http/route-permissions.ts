@@ -125,6 +125,13 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'POST', path: '/api/v1/pubd/session_reset', need: 'pub-admin' },
   // Every caller sees only what its role may of the audit trail (api/audit.ts auditScope), its own records at least.
   { method: 'GET', path: '/api/v1/audit', need: 'authenticated' },
+  // Scoped API tokens: the token service decides (own tokens; every token for an administrator; none for a token).
+  { method: 'GET', path: '/api/v1/tokens', need: 'authenticated' },
+  { method: 'POST', path: '/api/v1/tokens', need: 'authenticated' },
+  { method: 'DELETE', path: '/api/v1/tokens/:id', need: 'authenticated' },
+  // A CA's ROAs (the same lines as the full table of the route-permission work; the merge keeps one of each).
+  { method: 'GET', path: '/api/v1/cas/:ca/routes', need: 'routes-read', ca: 'ca' },
+  { method: 'POST', path: '/api/v1/cas/:ca/routes', need: 'routes-update', ca: 'ca' },
 ]
 
 interface Compiled {

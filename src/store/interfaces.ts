@@ -223,6 +223,8 @@ export interface Stores {
   sessions: SessionStore
   /** Who did what, across CAs and the publication server (design.md §9). */
   audit: AuditStore
+  /** Scoped API tokens (design.md §9). */
+  tokens: TokenStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }
@@ -254,6 +256,49 @@ export interface SessionStore {
   revokeUser(userId: string, provider: string, time: number): number
   /** Forget sessions that ended (expired or revoked) before `time`; how many. */
   purge(time: number): number
+}
+
+/** A token's role as stored (api_tokens.role, JSON): a name for display, the permissions, the CAs or null for all. */
+export interface StoredTokenRole {
+  name: string
+  permissions: string[]
+  cas: string[] | null
+}
+
+/** A scoped API token as stored: the hash of its secret, never the secret. Times in ms since the epoch. */
+export interface StoredToken {
+  /** The public part of the secret (`svct_<id>_…`): it names the row. */
+  id: string
+  name: string
+  owner: string
+  ownerProvider: string
+  role: StoredTokenRole
+  /** Hex SHA-256 of the whole secret. */
+  secretHash: string
+  created: number
+  expires: number | undefined
+  lastUsed: number | undefined
+  revoked: number | undefined
+}
+
+export interface TokenStore {
+  /**
+   * Add a token; false (nothing stored) when its owner has a live token of that name. A revoked or expired (at `now`)
+   * token of the same owner and name is forgotten first, so the name can be used again.
+   */
+  create(t: StoredToken, now: number): boolean
+  get(id: string): StoredToken | undefined
+  /**
+   * The hex hash of a token's secret, or '' when there is no such token: one query answering one row either way, so
+   * that an unknown id costs what a known one does (the secret check, app/access/token-service.ts).
+   */
+  secretHash(id: string): string
+  /** Every token, or an owner's, oldest first. */
+  list(owner?: { owner: string; provider: string }): StoredToken[]
+  /** Record a use (moves last_used forward only). */
+  touch(id: string, time: number): void
+  /** Mark a token revoked at `time`; false when there is none or it was already revoked. */
+  revoke(id: string, time: number): boolean
 }
 
 /** One audit record (who did what; never a secret). Times in ms since the epoch. */

@@ -13,6 +13,7 @@ import { SqlPublicationStore } from './pubd-store.js'
 import { SqlAuditStore } from './audit-store.js'
 import { SqlSessionStore } from './session-store.js'
 import { SqlTaskStore } from './task-store.js'
+import { SqlTokenStore } from './token-store.js'
 
 /** The stores over `db`; `transaction` is the database's (nested calls join the outer one through savepoints). */
 export function createSqlStores(db: SqlDb): Stores {
@@ -26,6 +27,7 @@ export function createSqlStores(db: SqlDb): Stores {
     childReplay: new SqlChildReplayStore(db),
     sessions: new SqlSessionStore(db),
     audit: new SqlAuditStore(db),
+    tokens: new SqlTokenStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

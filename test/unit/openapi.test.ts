@@ -17,6 +17,7 @@ import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
 import type { ErrorBody, LoggedInUser, ReadyJson, ServerInfo } from '../../src/api/status.js'
 import type { TaKeyRollJson } from '../../src/api/ta.js'
+import type { AddTokenJson, NewTokenJson, TokenJson, TokenListJson } from '../../src/api/tokens.js'
 import type { ApiCall } from '../../src/client/api-client.js'
 import type { calls } from '../../src/client/calls.js'
 import type { components, operations } from '../../fixtures/openapi/schema.js'
@@ -142,6 +143,10 @@ const sameSchemas: Record<string, true> = {
   RscSignedJson: true as Same<S['RscSignedJson'], RscSignedJson>,
   ErrorBody: true as Same<S['ErrorBody'], ErrorBody>,
   TaKeyRollJson: true as Same<S['TaKeyRollJson'], TaKeyRollJson>,
+  TokenJson: true as Same<S['TokenJson'], TokenJson>,
+  TokenListJson: true as Same<S['TokenListJson'], TokenListJson>,
+  NewTokenJson: true as Same<S['NewTokenJson'], NewTokenJson>,
+  AddTokenJson: true as Same<S['AddTokenJson'], AddTokenJson>,
 }
 
 /** The 200 answer of an operation: its JSON, the XML or plain text, or void for an empty body ('undescribed': no operation). */

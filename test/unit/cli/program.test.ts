@@ -57,6 +57,7 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
     'children suspend': ['--child', 'c'], 'children unsuspend': ['--child', 'c'],
     'bgpsec add': ['--asn', 'AS65000', '--csr', '/dev/null'], 'bgpsec remove': ['--asn', 'AS65000', '--key', 'AB'.repeat(20)],
     'rsc sign': ['--file', '/dev/null', '--out', '/nonexistent/x.sig'],
+    'tokens add': ['--name', 'ci', '--permissions', 'routes-update', '--cas', 'ca1'], 'tokens revoke': ['AAAAAAAAAAAAAAAA'],
   }
   const offline = ['config simple', 'config repo', 'config user', 'inspect']
   const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update']
