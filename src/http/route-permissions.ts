@@ -129,9 +129,6 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: '/api/v1/tokens', need: 'authenticated' },
   { method: 'POST', path: '/api/v1/tokens', need: 'authenticated' },
   { method: 'DELETE', path: '/api/v1/tokens/:id', need: 'authenticated' },
-  // A CA's ROAs (the same lines as the full table of the route-permission work; the merge keeps one of each).
-  { method: 'GET', path: '/api/v1/cas/:ca/routes', need: 'routes-read', ca: 'ca' },
-  { method: 'POST', path: '/api/v1/cas/:ca/routes', need: 'routes-update', ca: 'ca' },
 ]
 
 interface Compiled {

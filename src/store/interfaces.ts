@@ -14,6 +14,8 @@ import type { QuotaUsage, Usage } from '../pubd/quota.js'
 import type { RrdpDeltaInfo, RrdpState } from '../pubd/rrdp/model.js'
 
 export type { KeyStore } from '../crypto/signer.js'
+export type * from './access-interfaces.js'
+import type { AuditStore, SessionStore, TokenStore } from './access-interfaces.js'
 
 //------------ CAs and their history --------------------------------------------------------------------------------
 
@@ -227,125 +229,6 @@ export interface Stores {
   tokens: TokenStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
-}
-
-//------------ Identity and access (design.md §9) -------------------------------------------------------------------
-
-/** A login session as stored: under the SHA-256 of its secret, never the secret. Times in ms since the epoch. */
-export interface StoredSession {
-  id: string
-  userId: string
-  provider: string
-  role: string
-  created: number
-  lastSeen: number
-  expires: number
-  revoked: number | undefined
-  /** Provider data kept for the logout (OpenID Connect: the id token hint, the end-session endpoint). */
-  data: Record<string, string>
-}
-
-export interface SessionStore {
-  create(s: StoredSession): void
-  get(id: string): StoredSession | undefined
-  /** Record a use (the idle time counts from it). */
-  touch(id: string, time: number): void
-  /** Mark one session revoked at `time`; false when there is none or it was already revoked. */
-  revoke(id: string, time: number): boolean
-  /** Revoke every live session of a user of a provider; how many. */
-  revokeUser(userId: string, provider: string, time: number): number
-  /** Forget sessions that ended (expired or revoked) before `time`; how many. */
-  purge(time: number): number
-}
-
-/** A token's role as stored (api_tokens.role, JSON): a name for display, the permissions, the CAs or null for all. */
-export interface StoredTokenRole {
-  name: string
-  permissions: string[]
-  cas: string[] | null
-}
-
-/** A scoped API token as stored: the hash of its secret, never the secret. Times in ms since the epoch. */
-export interface StoredToken {
-  /** The public part of the secret (`svct_<id>_…`): it names the row. */
-  id: string
-  name: string
-  owner: string
-  ownerProvider: string
-  role: StoredTokenRole
-  /** Hex SHA-256 of the whole secret. */
-  secretHash: string
-  created: number
-  expires: number | undefined
-  lastUsed: number | undefined
-  revoked: number | undefined
-}
-
-export interface TokenStore {
-  /**
-   * Add a token; false (nothing stored) when its owner has a live token of that name. A revoked or expired (at `now`)
-   * token of the same owner and name is forgotten first, so the name can be used again.
-   */
-  create(t: StoredToken, now: number): boolean
-  get(id: string): StoredToken | undefined
-  /**
-   * The hex hash of a token's secret, or '' when there is no such token: one query answering one row either way, so
-   * that an unknown id costs what a known one does (the secret check, app/access/token-service.ts).
-   */
-  secretHash(id: string): string
-  /** Every token, or an owner's, oldest first. */
-  list(owner?: { owner: string; provider: string }): StoredToken[]
-  /** Record a use (moves last_used forward only). */
-  touch(id: string, time: number): void
-  /** Mark a token revoked at `time`; false when there is none or it was already revoked. */
-  revoke(id: string, time: number): boolean
-}
-
-/** One audit record (who did what; never a secret). Times in ms since the epoch. */
-export interface AuditRecord {
-  seq: number
-  time: number
-  actor: string
-  provider: string
-  /** With an API token: its name. */
-  token: string | undefined
-  /** What was done: a CA command's kind (`route-authorizations-update`…), or `login`, `login-failed`, `logout`, `token-add`, … */
-  kind: string
-  /** The CA it was about, if any. */
-  ca: string | undefined
-  success: boolean
-  /** The peer address of the request. */
-  source: string | undefined
-  details: Record<string, unknown>
-}
-
-export interface AuditQuery {
-  actor?: string
-  ca?: string
-  kind?: string
-  /** Inclusive lower and exclusive upper bound on `time`. */
-  since?: number
-  until?: number
-  offset: number
-  limit: number
-  order: 'asc' | 'desc'
-  /** Only what a caller may see (GET /api/v1/audit, api/audit.ts auditScope); absent: everything. */
-  visible?: AuditVisibility
-}
-
-/**
- * The records a caller may see: about these CAs (`all`: any), without a CA (`all`, only the publication server's
- * `publishers`, or `none`), and, whatever those say, its own (same actor, provider and token).
- */
-export interface AuditVisibility {
-  cas: readonly string[] | 'all'
-  withoutCa: 'all' | 'publishers' | 'none'
-  own?: { actor: string; provider: string; token: string | undefined }
-}
-
-export interface AuditStore {
-  append(r: Omit<AuditRecord, 'seq'>): number
-  list(q: AuditQuery): { total: number; records: AuditRecord[] }
 }
 
 //------------ Several instances on one database (design.md §7) ----------------------------------------------------
