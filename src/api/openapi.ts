@@ -10,7 +10,7 @@ import { SCHEMAS } from './openapi-schemas.js'
 import type { OpenApiDocument, PathItem, Server } from './openapi-types.js'
 
 /** The version of this description: its own number, bumped when the description changes (spec §9 rule 3). */
-export const OPENAPI_VERSION = '1.5.0'
+export const OPENAPI_VERSION = '1.6.0'
 
 const HOST = { host: { default: 'localhost:3000', description: 'host:port of svcd' } }
 export const API_SERVER: Server = { url: 'https://{host}/api/v1', description: 'The svcd JSON API', variables: HOST }

@@ -26,6 +26,7 @@ export interface RoutePermission {
 /** The table. Every route of every router is here, or it is refused to all but a role with every permission. */
 export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: '/api/v1/authorized', need: 'authenticated' },
+  { method: 'GET', path: '/api/v1/whoami', need: 'authenticated' },
 ]
 
 interface Compiled {
