@@ -1,7 +1,7 @@
 /** The console's frame: login until there is a session, then the navigation and the page of the current URL. */
 import type { JSX } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { allows } from './access.js'
+import { allows, can } from './access.js'
 import { Link } from './components.js'
 import { match, navigate, useLocation } from './router.js'
 import { currentSession, logout, onSessionChange, refreshWho, type Session } from './session.js'
@@ -88,9 +88,11 @@ export function App(): JSX.Element {
           <Link href="/ui/cas" current={path.startsWith('/ui/cas')}>
             CAs
           </Link>
-          <Link href="/ui/pubd" current={path.startsWith('/ui/pubd')}>
-            Publication server
-          </Link>
+          {can('pub-list') ? (
+            <Link href="/ui/pubd" current={path.startsWith('/ui/pubd')}>
+              Publication server
+            </Link>
+          ) : null}
           <Link href="/ui/tokens" current={path.startsWith('/ui/tokens')}>
             API tokens
           </Link>
