@@ -97,7 +97,7 @@ t.test('the console with config-file users and roles, in Chromium', { skip: NO_C
 
   await t.test('a readonly user sees CAs and ROAs, and no control to change them', async (t) => {
     await page.getByTestId('ca-list').getByRole('link', { name: 'ca2' }).waitFor()
-    t.same((await page.getByTestId('ca-list').getByRole('link').allTextContents()).sort(), ['ca1', 'ca2', 'testbed'], 'every CA')
+    t.same((await page.getByTestId('ca-list').getByRole('link').allTextContents()).sort(), ['ca1', 'ca2', 'ta', 'testbed'], 'every CA')
     await check(t, page, 'readonly-dashboard')
     await open(page, d, '/ui/cas', 'text=All CAs')
     await page.getByRole('link', { name: 'ca1' }).waitFor()
