@@ -5,15 +5,11 @@
  * its message and the missing permission (components.tsx ErrorBox).
  */
 import type { ComponentChildren, JSX } from 'preact'
+import { allows } from './permissions.js'
 import { currentSession, type WhoAmI } from './session.js'
 
+export { allows }
 export type Permission = WhoAmI['permissions'][number]
-
-/** Whether `who` holds `need` (on `ca`, for an action on a CA); false until whoami has answered. */
-export function allows(who: WhoAmI | undefined, need: Permission, ca?: string): boolean {
-  if (!who || !who.permissions.includes(need)) return false
-  return ca === undefined || who.cas === null || who.cas.includes(ca)
-}
 
 /** Whether the logged-in user may `need` (on `ca`). */
 export function can(need: Permission, ca?: string): boolean {

@@ -8,6 +8,7 @@
  * API call carries the session's token; logging out ends it at svcd.
  */
 import type { components } from 'svc-api-schema'
+import { basicAuthorization, loginMethodOf, type LoginMethod } from './credentials.js'
 
 type Schemas = components['schemas']
 export type WhoAmI = Schemas['WhoAmIJson']
@@ -24,9 +25,6 @@ export interface Session {
 
 /** What a login form collects: the admin token, a config-file user's id and password, or the OpenID Connect code. */
 export type Credentials = { kind: 'token'; token: string } | { kind: 'password'; user: string; password: string } | { kind: 'exchange' }
-
-/** How svcd wants its users to log in (GET /auth/login). */
-export type LoginMethod = { kind: 'token' } | { kind: 'password' } | { kind: 'redirect'; url: string }
 
 const KEY = 'svc.session'
 type Listener = (s: Session | undefined, reason?: string) => void
@@ -61,18 +59,7 @@ function store(s: Session): void {
 export async function loginMethod(): Promise<LoginMethod> {
   const res = await fetch('/auth/login', { headers: { Accept: 'text/plain' } })
   if (!res.ok) throw new Error(`svcd did not say how to log in (HTTP ${res.status})`)
-  const answer = (await res.text()).trim()
-  if (/^https?:\/\//i.test(answer)) return { kind: 'redirect', url: answer }
-  const q = answer.startsWith('/') ? new URL(answer, location.origin).searchParams : new URLSearchParams()
-  return q.get('withId') === 'true' ? { kind: 'password' } : { kind: 'token' }
-}
-
-/** `Basic base64(user:password)` of RFC 7617 with UTF-8, as svcd's config-file provider reads it. */
-export function basicAuthorization(user: string, password: string): string {
-  const bytes = new TextEncoder().encode(`${user}:${password}`)
-  let bin = ''
-  for (const b of bytes) bin += String.fromCharCode(b)
-  return `Basic ${btoa(bin)}`
+  return loginMethodOf(await res.text())
 }
 
 /** An error of the login: the server's label and message. */
