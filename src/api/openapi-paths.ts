@@ -240,6 +240,10 @@ function pubdRoutes(): DescribedRoute[] {
 function statusRoutes(): DescribedRoute[] {
   return [
     get('/authorized', { id: 'authorized', tag: 'status', summary: 'Check the bearer token', ok: empty('The token is valid') }),
+    get('/whoami', {
+      id: 'whoAmI', tag: 'status', summary: 'Who the bearer token is: the user, how they logged in, their role, its permissions and the CAs it is limited to', ok: json('WhoAmIJson', 'The caller'),
+      description: 'Not in Krill. Any caller with a valid token may ask (a session, the admin token or an API token). The web console hides what the role cannot do by it; svcd still checks every request.',
+    }),
     get('/cluster', { id: 'cluster', tag: 'status', summary: 'The svcd instances on this database: role, epoch, last heartbeat, RRDP serial served and lag behind the leader (one, the leader, on SQLite)', ok: json('ClusterJson', 'The instances') }),
     get('/openapi.json', { id: 'openApi', tag: 'status', summary: 'This OpenAPI description', ok: json('OpenApiDocumentJson', 'The description') }),
   ]

@@ -3,6 +3,7 @@
  * and api/status.ts, with the same name and the same snake_case fields. test/unit/openapi.test.ts checks that the
  * types generated from these schemas and the TypeScript types in api/ are the same.
  */
+import { PERMISSIONS } from './access.js'
 import type { Reference, Schema, SchemaObject } from './openapi-types.js'
 import { AUDIT_SCHEMAS } from './openapi-audit-schemas.js'
 
@@ -74,6 +75,14 @@ const status: Record<string, Schema> = {
     token: str('Bearer token for the following requests'),
     id: str('The user', { example: 'admin-token' }),
     attributes: map({ type: 'string' }, 'Attributes of the user, e.g. {"role": "admin"}'),
+  }),
+  WhoAmIJson: obj('Who the caller is and what their role allows (GET /api/v1/whoami, api/access.ts)', {
+    id: str('The user id: admin-token for the admin token, the user of a session, the owner of an API token', { example: 'joe@example.com' }),
+    provider: str('How the caller authenticated', { enum: ['admin-token', 'config-file', 'openid-connect', 'api-token'] }),
+    role: str('The name of the role', { example: 'readonly' }),
+    permissions: arr(str("A permission (Krill's names)", { enum: [...PERMISSIONS] }), 'The permissions of the role, in Krill\'s order'),
+    cas: nullable(arr(str('A CA handle'), 'The CAs the role is limited to, or null for all')),
+    token: nullable(str('With an API token: its name')),
   }),
   OpenApiDocumentJson: {
     ...obj('This OpenAPI description', {

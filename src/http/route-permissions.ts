@@ -129,6 +129,7 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: '/api/v1/tokens', need: 'authenticated' },
   { method: 'POST', path: '/api/v1/tokens', need: 'authenticated' },
   { method: 'DELETE', path: '/api/v1/tokens/:id', need: 'authenticated' },
+  { method: 'GET', path: '/api/v1/whoami', need: 'authenticated' },
 ]
 
 interface Compiled {

@@ -54,3 +54,25 @@ export const xmlBody = { bodySerializer: (b: unknown) => String(b), headers: { '
 
 /** A text answer (RFC 8183 XML documents). */
 export const asText = { parseAs: 'text' } as const
+
+/**
+ * A call to a route the generated description does not type yet (the contracts of issue 24 in progress: API tokens,
+ * the audit trail), with the session's token; the answer's JSON, or an ApiError with the server's label and message.
+ */
+export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
+  const s = currentSession()
+  const headers: Record<string, string> = { Accept: 'application/json' }
+  if (s) headers.Authorization = `Bearer ${s.token}`
+  if (body !== undefined) headers['Content-Type'] = 'application/json'
+  const res = await fetch(`${location.origin}/api/v1${path}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
+  const text = await res.text()
+  let json: unknown
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = text
+  }
+  if (res.ok) return json as T
+  if (res.status === 401) endSession('Your session has ended: log in again.')
+  throw new ApiError(res.status, errorBody(json, res))
+}

@@ -1,10 +1,13 @@
 /** The console's frame: login until there is a session, then the navigation and the page of the current URL. */
 import type { JSX } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { Link, onSubmit } from './components.js'
-import { match, useLocation } from './router.js'
-import { useAction } from './load.js'
-import { currentSession, login, logout, onSessionChange, type Session } from './session.js'
+import { allows, can } from './access.js'
+import { Link } from './components.js'
+import { match, navigate, useLocation } from './router.js'
+import { currentSession, logout, onSessionChange, refreshWho, type Session } from './session.js'
+import { AuditPage } from './pages/audit.js'
+import { Login } from './pages/login.js'
+import { TokensPage } from './pages/tokens.js'
 import { AspasPage } from './pages/aspas.js'
 import { BgpSecPage } from './pages/bgpsec.js'
 import { CaPage } from './pages/ca.js'
@@ -32,7 +35,12 @@ const ROUTES: [pattern: string, title: string, page: Page][] = [
   ['/ui/cas/{ca}/repository', 'Repository', RepositoryPage],
   ['/ui/cas/{ca}/history', 'History', HistoryPage],
   ['/ui/pubd', 'Publication server', PubdPage],
+  ['/ui/tokens', 'API tokens', TokensPage],
+  ['/ui/audit', 'Audit trail', AuditPage],
 ]
+
+/** How each provider is named in the header. */
+const PROVIDERS: Record<string, string> = { 'admin-token': 'admin token', 'config-file': 'user', 'openid-connect': 'OpenID Connect', 'api-token': 'API token' }
 
 export function App(): JSX.Element {
   const [session, setSession] = useState<Session | undefined>(currentSession())
@@ -46,6 +54,12 @@ export function App(): JSX.Element {
     [],
   )
   const { path } = useLocation()
+  // A session kept from before whoami was asked: ask now (the controls its role cannot use stay hidden until then).
+  useEffect(() => void (session && !session.who && refreshWho()), [session])
+  const loginPage = path.startsWith('/ui/login')
+  useEffect(() => {
+    if (session && loginPage && !path.startsWith('/ui/login/callback')) navigate('/ui/', true)
+  }, [session, loginPage])
   let found: { title: string; page: Page; params: Record<string, string> } | undefined
   for (const [pattern, title, page] of ROUTES) {
     const params = match(pattern, path)
@@ -55,9 +69,10 @@ export function App(): JSX.Element {
     }
   }
   useEffect(() => {
-    document.title = !session ? 'Log in · svc' : `${found ? (found.params.ca ? `${found.title} · ${found.params.ca}` : found.title) : 'Not found'} · svc`
+    document.title = !session || loginPage ? 'Log in · svc' : `${found ? (found.params.ca ? `${found.title} · ${found.params.ca}` : found.title) : 'Not found'} · svc`
   })
-  if (!session) return <Login reason={reason} />
+  if (!session || loginPage) return <Login reason={reason} />
+  const who = session.who
   const Page = found?.page
   return (
     <>
@@ -73,19 +88,38 @@ export function App(): JSX.Element {
           <Link href="/ui/cas" current={path.startsWith('/ui/cas')}>
             CAs
           </Link>
-          <Link href="/ui/pubd" current={path.startsWith('/ui/pubd')}>
-            Publication server
+          {can('pub-list') ? (
+            <Link href="/ui/pubd" current={path.startsWith('/ui/pubd')}>
+              Publication server
+            </Link>
+          ) : null}
+          <Link href="/ui/tokens" current={path.startsWith('/ui/tokens')}>
+            API tokens
+          </Link>
+          <Link href="/ui/audit" current={path.startsWith('/ui/audit')}>
+            Audit
           </Link>
         </nav>
-        <span class="who">
-          {session.id}
+        <span class="who" data-testid="who">
+          <span data-testid="who-id">{who?.id ?? session.id}</span>{' '}
+          <small>
+            ({who ? `${PROVIDERS[who.provider] ?? who.provider}${who.token ? ` ${who.token}` : ''}, ` : ''}role <span data-testid="who-role">{who?.role ?? session.role}</span>
+            {who?.cas ? `, CAs ${who.cas.join(', ')}` : ''})
+          </small>
           <button type="button" onClick={() => void logout()}>
             Log out
           </button>
         </span>
       </header>
       <main id="main" tabIndex={-1}>
-        {Page ? (
+        {Page && found?.params.ca !== undefined && who && !allows(who, 'ca-read', found.params.ca) ? (
+          <>
+            <h1>CA {found.params.ca}</h1>
+            <p class="error" role="alert" data-testid="ca-refused">
+              Your role ({who.role}) may not see CA {found.params.ca} (missing permission: <code>ca-read</code> on CA {found.params.ca}).
+            </p>
+          </>
+        ) : Page ? (
           <Page ca={found!.params.ca ?? ''} key={path} />
         ) : (
           <>
@@ -97,35 +131,5 @@ export function App(): JSX.Element {
         )}
       </main>
     </>
-  )
-}
-
-function Login(props: { reason?: string }): JSX.Element {
-  const [token, setToken] = useState('')
-  const act = useAction()
-  const submit = () => act.run(() => login({ kind: 'token', token: token.trim() }))
-  const label = (act.error as { label?: string } | undefined)?.label
-  const error = act.error && `${label ? `${label}: ` : ''}${act.error.message}`
-  const busy = act.busy
-  return (
-    <main id="main" class="login">
-      <h1>svc console</h1>
-      <form onSubmit={onSubmit(() => void submit())}>
-        {props.reason && !error ? <p class="notice">{props.reason}</p> : null}
-        <div class="field">
-          <label for="token">Token</label>
-          <input id="token" name="token" type="password" autocomplete="current-password" required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
-          <small class="hint">The admin token of svcd (admin_token in its config, or the file it names at start-up).</small>
-        </div>
-        {error ? (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        ) : null}
-        <button type="submit" disabled={busy || !token.trim()}>
-          Log in
-        </button>
-      </form>
-    </main>
   )
 }

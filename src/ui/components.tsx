@@ -26,11 +26,21 @@ export function ErrorBox(props: { error: Error | undefined; title?: string }): J
   if (!e) return null
   const body = e instanceof ApiError ? e.body : undefined
   const details = body ? Object.entries(body).filter(([k]) => !['label', 'msg', 'args', 'delta_error'].includes(k)) : []
+  // A 403 names the permission the role lacks (and the CA): api-insufficient-rights's args, unless its message does.
+  const permission = body?.args?.permission && !e.message.includes(body.args.permission) ? body.args.permission : undefined
+  const ca = body?.args?.ca
   return (
     <div class="error" role="alert">
       <p>
         {props.title ? <strong>{props.title}: </strong> : null}
         {body ? <code class="label">{body.label}</code> : null} {e.message.split('\n\n')[0]!.replace(/,? see included json\.?$/i, '').replace(/:$/, '')}
+        {permission ? (
+          <>
+            {' '}
+            (missing permission: <code data-testid="missing-permission">{permission}</code>
+            {ca ? ` on CA ${ca}` : ''})
+          </>
+        ) : null}
       </p>
       {details.length > 0 ? (
         <ul>

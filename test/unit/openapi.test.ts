@@ -7,6 +7,7 @@
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { createConfig, lintFromString } from '@redocly/openapi-core'
+import type { WhoAmIJson } from '../../src/api/access.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../src/api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../src/api/bgpsec.js'
 import type { RscSignedJson, RscSignJson } from '../../src/api/rsc.js'
@@ -129,6 +130,7 @@ const sameSchemas: Record<string, true> = {
   ServerInfo: true as Same<S['ServerInfo'], ServerInfo>,
   ReadyJson: true as Same<S['ReadyJson'], ReadyJson>,
   LoggedInUser: true as Same<S['LoggedInUser'], LoggedInUser>,
+  WhoAmIJson: true as Same<S['WhoAmIJson'], WhoAmIJson>,
   BgpAnalysisEntry: true as Same<S['BgpAnalysisEntry'], BgpAnalysisEntry>,
   BgpAnalysisSuggestion: true as Same<S['BgpAnalysisSuggestion'], BgpAnalysisSuggestion>,
   AnnouncementJson: true as Same<S['AnnouncementJson'], AnnouncementJson>,

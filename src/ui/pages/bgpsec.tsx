@@ -1,6 +1,7 @@
 /** /ui/cas/{ca}/bgpsec: BGPsec router keys (RFC 8209 router certificates): add from a CSR, remove. */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
+import { Can, can } from '../access.js'
 import { api, ok } from '../api.js'
 import { ConfirmButton, Field, FormSection, Section } from '../components.js'
 import { ListView, useList, whole } from '../list.js'
@@ -31,6 +32,7 @@ export function BgpSecPage(props: { ca: string }): JSX.Element {
   return (
     <>
       <CaHeader ca={props.ca} title="BGPsec router keys" />
+      <Can need="bgpsec-update" ca={props.ca}>
       <FormSection title="Add a router key" submit="Add router key" busy={change.busy} error={change.error} errorTitle="Nothing changed" onSubmit={() => void add()}>
         <Field label="Router AS" name="asn" value={asn} onInput={setAsn} placeholder="AS65000" required />
         <div class="field">
@@ -38,12 +40,13 @@ export function BgpSecPage(props: { ca: string }): JSX.Element {
           <input id="csr-file" type="file" accept=".csr,.pem,.der" onChange={async (e) => { const f = (e.target as HTMLInputElement).files?.[0]; setCsr(f ? await derBase64(f) : undefined) }} />
         </div>
       </FormSection>
+      </Can>
       <Section title="Router keys">
         <ListView list={list} label="Router keys" whole empty="No router keys." rowKey={(k) => `${k.asn}-${k.key_identifier}`}
           columns={[
             { label: 'AS', cell: (k) => `AS${k.asn}` },
             { label: 'Key identifier', cell: (k) => <code>{k.key_identifier}</code> },
-            { label: 'Actions', cell: (k) => <ConfirmButton label="Remove" confirm="Yes, remove" onConfirm={() => void change.run(() => update({ add: [], remove: [keyName(k)] }), list.reload)} /> },
+            { label: 'Actions', cell: (k) => can('bgpsec-update', props.ca) && <ConfirmButton label="Remove" confirm="Yes, remove" onConfirm={() => void change.run(() => update({ add: [], remove: [keyName(k)] }), list.reload)} /> },
           ]}
         />
       </Section>

@@ -1,5 +1,6 @@
 /** /ui/cas/{ca}: resources, parents with their last exchange, children, repository status, issues, keys and key rolls. */
 import type { JSX } from 'preact'
+import { Can } from '../access.js'
 import { api, ok, type Schemas } from '../api.js'
 import { ErrorBox, Link, Loading, resourcesText, Section, when } from '../components.js'
 import { useAction, useLoad } from '../load.js'
@@ -13,6 +14,7 @@ export function CaPage(props: { ca: string }): JSX.Element {
   const repo = useLoad(() => ok(api.GET('/cas/{ca}/repo/status', path)), [props.ca])
   const issues = useLoad(() => ok(api.GET('/cas/{ca}/issues', path)), [props.ca])
   const roll = useAction()
+  const sync = useAction()
   const ca = info.data
   return (
     <>
@@ -28,7 +30,10 @@ export function CaPage(props: { ca: string }): JSX.Element {
             <ErrorBox error={parents.error} />
             {ca.parents.length === 0 ? (
               <p>
-                No parent yet. <Link href={url`/ui/cas/${props.ca}/parents`}>Add one</Link>.
+                No parent yet.{' '}
+                <Can need="ca-update" ca={props.ca}>
+                  <Link href={url`/ui/cas/${props.ca}/parents`}>Add one</Link>.
+                </Can>
               </p>
             ) : (
               <ul>
@@ -39,6 +44,12 @@ export function CaPage(props: { ca: string }): JSX.Element {
                 ))}
               </ul>
             )}
+            <Can need="ca-update" ca={props.ca}>
+              <button type="button" disabled={sync.busy} onClick={() => void sync.run(() => ok(api.POST('/cas/{ca}/sync/parents', path)), parents.reload)}>
+                Sync with the parents now
+              </button>
+            </Can>
+            <ErrorBox error={sync.error} title="Sync" />
           </Section>
           <Section title="Children">
             {ca.children.length === 0 ? (
@@ -60,6 +71,11 @@ export function CaPage(props: { ca: string }): JSX.Element {
             <p>
               <Link href={url`/ui/cas/${props.ca}/repository`}>Repository settings</Link>
             </p>
+            <Can need="ca-update" ca={props.ca}>
+              <button type="button" disabled={sync.busy} onClick={() => void sync.run(() => ok(api.POST('/cas/{ca}/sync/repo', path)), repo.reload)}>
+                Sync with the repository now
+              </button>
+            </Can>
           </Section>
           <Section title="Issues">
             <ErrorBox error={issues.error} />
@@ -67,6 +83,7 @@ export function CaPage(props: { ca: string }): JSX.Element {
           </Section>
           <Section title="Keys">
             <Keys ca={ca} />
+            <Can need="ca-update" ca={props.ca}>
             <div class="buttons">
               <button type="button" disabled={roll.busy} onClick={() => void roll.run(() => ok(api.POST('/cas/{ca}/keys/roll_init', path)), info.reload)}>
                 Start key roll
@@ -75,6 +92,7 @@ export function CaPage(props: { ca: string }): JSX.Element {
                 Activate new key
               </button>
             </div>
+            </Can>
             <ErrorBox error={roll.error} title="Key roll" />
           </Section>
         </div>

@@ -1,6 +1,7 @@
 /** /ui/cas: the CAs, searched and paged by svcd; add one, delete one. */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
+import { Can, can } from '../access.js'
 import { api, ok } from '../api.js'
 import { ConfirmButton, ErrorBox, Field, FormSection, Link, Section } from '../components.js'
 import { ListView, useList, type Page, type PageQuery } from '../list.js'
@@ -21,15 +22,17 @@ export function CasPage(): JSX.Element {
   return (
     <>
       <h1>Certificate authorities</h1>
+      <Can need="ca-create">
       <FormSection title="Add a CA" submit="Add CA" busy={add.busy} disabled={!handle.trim()} error={add.error} errorTitle="Not added" onSubmit={() => void add.run(() => ok(api.POST('/cas', { body: { handle: handle.trim() } })), () => navigate(url`/ui/cas/${handle.trim()}/parents`))}>
         <Field label="Handle" name="handle" value={handle} onInput={setHandle} required hint="Letters, digits, - and _ (RFC 8183 handle)" />
       </FormSection>
+      </Can>
       <Section title="All CAs">
         <ErrorBox error={del.error} title="Not deleted" />
         <ListView list={cas} label="CAs" search="handle" empty="No CAs yet." noMatch="No CA matches the search." rowKey={(c) => c.handle}
           columns={[
             { label: 'Handle', sort: 'handle', cell: (c) => <Link href={url`/ui/cas/${c.handle}`}>{c.handle}</Link> },
-            { label: 'Actions', cell: (c) => <ConfirmButton label={`Delete ${c.handle}`} confirm={`Yes, delete ${c.handle}`} disabled={del.busy} onConfirm={() => void del.run(() => ok(api.DELETE('/cas/{ca}', { params: { path: { ca: c.handle } } })), cas.reload)} /> },
+            { label: 'Actions', cell: (c) => can('ca-delete', c.handle) && <ConfirmButton label={`Delete ${c.handle}`} confirm={`Yes, delete ${c.handle}`} disabled={del.busy} onConfirm={() => void del.run(() => ok(api.DELETE('/cas/{ca}', { params: { path: { ca: c.handle } } })), cas.reload)} /> },
           ]}
         />
       </Section>

@@ -4,6 +4,7 @@
  */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
+import { Can } from '../access.js'
 import { api, asText, ok } from '../api.js'
 import { ConfirmButton, DownloadButton, ErrorBox, FileField, Field, onSubmit, resourcesText, Section } from '../components.js'
 import { ListView, SortSelect, useList } from '../list.js'
@@ -18,7 +19,9 @@ export function ChildrenPage(props: { ca: string }): JSX.Element {
   return (
     <>
       <CaHeader ca={props.ca} title="Children" />
-      <AddChild ca={props.ca} onAdded={list.reload} />
+      <Can need="ca-update" ca={props.ca}>
+        <AddChild ca={props.ca} onAdded={list.reload} />
+      </Can>
       <Section title="Children">
         <ListView list={list} label="Children" search="handle or resources" empty="No children." noMatch="No child matches the search." rowKey={(c) => c.handle} toolbar={<SortSelect list={list} options={[['handle', 'Handle'], ['state', 'State (active first)']]} />} item={(c) => <Child key={`${c.handle}|${resourcesText(c.entitled_resources)}`} ca={props.ca} child={c.handle} state={c.state} resources={c.entitled_resources} onChange={list.reload} />}
         />
@@ -99,6 +102,7 @@ function Child(props: { ca: string; child: string; state: string; resources: { a
       <p>{resourcesText(props.resources)}</p>
       <div class="buttons">
         <DownloadButton label="Parent response" file={`${props.child}-parent-response.xml`} fetch={() => ok(api.GET('/cas/{ca}/children/{child}/parent_response.xml', { ...p, ...asText }))} />
+        <Can need="ca-update" ca={props.ca}>
         <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
           Change resources
         </button>
@@ -106,6 +110,7 @@ function Child(props: { ca: string; child: string; state: string; resources: { a
           {suspended ? 'Resume' : 'Suspend'}
         </button>
         <ConfirmButton label="Remove" confirm={`Yes, remove ${props.child}`} onConfirm={() => void act.run(() => ok(api.DELETE('/cas/{ca}/children/{child}', p)), props.onChange)} />
+        </Can>
       </div>
       {editing ? (
         <form class="inline" onSubmit={onSubmit(() => void act.run(() => ok(api.POST('/cas/{ca}/children/{child}', { ...p, body: { resources: { asn, ipv4, ipv6 } } })), () => (setEditing(false), props.onChange())))}>

@@ -1,5 +1,6 @@
 /** /ui/: the CAs, their open issues, the publication server's RRDP session and serial, and its stale publishers. */
 import type { JSX } from 'preact'
+import { can } from '../access.js'
 import { api, ApiError, ok } from '../api.js'
 import { ErrorBox, Link, Loading, Section, when } from '../components.js'
 import { useLoad } from '../load.js'
@@ -11,8 +12,10 @@ const STALE_SECONDS = 3600
 export function Dashboard(): JSX.Element {
   const cas = useLoad(() => ok(api.GET('/cas')), [])
   const issues = useLoad(() => ok(api.GET('/bulk/cas/issues')), [])
-  const stats = useLoad(() => optionalPubd(ok(api.GET('/pubd/stats'))), [])
-  const stale = useLoad(() => optionalPubd(ok(api.GET('/pubd/stale/{seconds}', { params: { path: { seconds: STALE_SECONDS } } }))), [])
+  // The publication server's cards only for a role that may read it (pub-list).
+  const pubd = can('pub-list')
+  const stats = useLoad(() => (pubd ? optionalPubd(ok(api.GET('/pubd/stats'))) : Promise.resolve(undefined)), [pubd])
+  const stale = useLoad(() => (pubd ? optionalPubd(ok(api.GET('/pubd/stale/{seconds}', { params: { path: { seconds: STALE_SECONDS } } }))) : Promise.resolve(undefined)), [pubd])
   const open = issues.data
     ? Object.entries(issues.data.cas).flatMap(([ca, i]) => [
         ...(i.repo_issue ? [{ ca, where: 'repository', issue: i.repo_issue }] : []),
@@ -60,6 +63,8 @@ export function Dashboard(): JSX.Element {
             )
           ) : issues.loading ? <Loading /> : null}
         </Section>
+        {pubd ? (
+        <>
         <Section title="RRDP">
           <ErrorBox error={stats.error} />
           {stats.data === null ? <p>This svcd runs no publication server.</p> : null}
@@ -91,6 +96,8 @@ export function Dashboard(): JSX.Element {
             <Link href="/ui/pubd">Publication server</Link>
           </p>
         </Section>
+        </>
+        ) : null}
       </div>
     </>
   )

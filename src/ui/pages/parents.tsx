@@ -1,6 +1,7 @@
 /** /ui/cas/{ca}/parents: each parent's last exchange and entitlements; add one from its RFC 8183 parent response; the CA's child request. */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
+import { Can, can } from '../access.js'
 import { api, asText, ok, xmlBody } from '../api.js'
 import { ConfirmButton, DownloadButton, ErrorBox, FileField, FormSection, resourcesText, Section, when } from '../components.js'
 import { ListView, useList, whole } from '../list.js'
@@ -21,9 +22,11 @@ export function ParentsPage(props: { ca: string }): JSX.Element {
         <p>Give this RFC 8183 child request to the parent; it answers with a parent response to upload below.</p>
         <DownloadButton label="Download the child request" file={`${props.ca}-child-request.xml`} fetch={() => ok(api.GET('/cas/{ca}/id/child_request.xml', { ...path, ...asText }))} />
       </Section>
+      <Can need="ca-update" ca={props.ca}>
       <FormSection title="Add a parent" submit="Add parent" busy={add.busy} disabled={!xml} busyText="Asking the parent…" error={add.error} errorTitle="Not added" onSubmit={() => void add.run(() => (xml ? ok(api.POST('/cas/{ca}/parents', { ...path, body: xml as never, ...xmlBody })) : Promise.reject(new Error('choose the parent response file'))), () => (setXml(undefined), statuses.reload()))}>
         <FileField label="Parent response (RFC 8183 XML)" name="parent-response" accept=".xml,application/xml" onText={(t) => (add.clear(), setXml(t))} />
       </FormSection>
+      </Can>
       <Section title="Parents">
         <ErrorBox error={remove.error} title="Not removed" />
         <ListView list={statuses} label="Parents" whole empty="No parents." rowKey={([name]) => name}
@@ -35,7 +38,7 @@ export function ParentsPage(props: { ca: string }): JSX.Element {
               </p>
               <p>Last success: {when(s.last_success)}</p>
               <p>Entitled: {resourcesText(s.all_resources)}</p>
-              <ConfirmButton label={`Remove parent ${name}`} confirm="Yes, remove" onConfirm={() => void remove.run(() => ok(api.DELETE('/cas/{ca}/parents/{parent}', { params: { path: { ca: props.ca, parent: name } } })), statuses.reload)} />
+              {can('ca-update', props.ca) && <ConfirmButton label={`Remove parent ${name}`} confirm="Yes, remove" onConfirm={() => void remove.run(() => ok(api.DELETE('/cas/{ca}/parents/{parent}', { params: { path: { ca: props.ca, parent: name } } })), statuses.reload)} />}
             </article>
           )}
         />

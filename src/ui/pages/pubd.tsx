@@ -5,6 +5,7 @@
  */
 import type { JSX } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import { Can, can } from '../access.js'
 import { api, asText, ok, xmlBody, type Schemas } from '../api.js'
 import { every } from '../clock.js'
 import { ConfirmButton, DownloadButton, ErrorBox, FileField, FormSection, Loading, Section, when } from '../components.js'
@@ -89,12 +90,14 @@ export function PubdPage(): JSX.Element {
           <Chart points={samples()} />
         </Section>
       </div>
+      <Can need="pub-create">
       <FormSection
         title="Add a publisher" submit="Add publisher" busy={add.busy} disabled={!xml} error={add.error} errorTitle="Not added" onSubmit={() => void addPublisher()}
         done={added !== undefined ? (<p class="ok" role="status">Added {added}. <ResponseButton publisher={added} /></p>) : null}
       >
         <FileField label="Publisher request (RFC 8183 XML)" name="publisher-request" accept=".xml,application/xml" onText={(t) => (add.clear(), setAdded(undefined), setXml(t))} />
       </FormSection>
+      </Can>
       <Section title="Publishers">
         <ErrorBox error={remove.error} title="Not removed" />
         <ListView list={list} label="Publishers" search="handle" empty="No publishers." noMatch="No publisher matches the search." rowKey={(p) => p.handle} rowClass={(p) => (p.stale ? 'stale' : undefined)}
@@ -108,7 +111,7 @@ export function PubdPage(): JSX.Element {
               cell: (p) => (
                 <div class="buttons">
                   <ResponseButton publisher={p.handle} />
-                  <ConfirmButton label={`Remove ${p.handle}`} confirm="Yes, remove" onConfirm={() => void remove.run(() => ok(api.DELETE('/pubd/publishers/{publisher}', { params: { path: { publisher: p.handle } } })), () => setTick((n) => n + 1))} />
+                  {can('pub-delete') && <ConfirmButton label={`Remove ${p.handle}`} confirm="Yes, remove" onConfirm={() => void remove.run(() => ok(api.DELETE('/pubd/publishers/{publisher}', { params: { path: { publisher: p.handle } } })), () => setTick((n) => n + 1))} />}
                 </div>
               ),
             },

@@ -1,6 +1,7 @@
 /** /ui/cas/{ca}/repository: where the CA publishes, what is there, its publisher request, and a repository response to upload. */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
+import { Can } from '../access.js'
 import { api, asText, ok, xmlBody } from '../api.js'
 import { DownloadButton, ErrorBox, FileField, FormSection, Loading, Section, when } from '../components.js'
 import { useAction, useLoad } from '../load.js'
@@ -58,9 +59,11 @@ export function RepositoryPage(props: { ca: string }): JSX.Element {
         <p>Give this RFC 8183 publisher request to the repository; it answers with a repository response to upload below.</p>
         <DownloadButton label="Download the publisher request" file={`${props.ca}-publisher-request.xml`} fetch={() => ok(api.GET('/cas/{ca}/id/publisher_request.xml', { ...path, ...asText }))} />
       </Section>
+      <Can need="ca-update" ca={props.ca}>
       <FormSection title="Change the repository" submit="Use this repository" busy={update.busy} disabled={!xml} busyText="Checking the repository and publishing there…" error={update.error} errorTitle="Nothing changed" onSubmit={() => void update.run(() => (xml ? ok(api.POST('/cas/{ca}/repo', { ...path, body: xml as never, ...xmlBody })) : Promise.reject(new Error('choose the repository response file'))), () => (setXml(undefined), repo.reload(), status.reload()))}>
         <FileField label="Repository response (RFC 8183 XML)" name="repository-response" accept=".xml,application/xml" onText={(t) => (update.clear(), setXml(t))} />
       </FormSection>
+      </Can>
     </>
   )
 }

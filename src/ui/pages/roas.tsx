@@ -5,6 +5,7 @@
  */
 import type { JSX } from 'preact'
 import { useMemo, useState } from 'preact/hooks'
+import { Can, can } from '../access.js'
 import { api, ok, type Schemas } from '../api.js'
 import { ErrorBox, saveFile, Section } from '../components.js'
 import { ListView, useList, type Column } from '../list.js'
@@ -50,20 +51,23 @@ export function RoasPage(props: { ca: string }): JSX.Element {
     { label: 'Comment', sort: 'comment', cell: (r) => r.comment ?? '' },
     { label: 'Objects', cell: (r) => r.roa_objects },
     { label: 'BGP state', testid: 'bgp-state', cell: (r) => states.get(keyOf(r))?.replace(/^roa_/, '').replace(/_/g, ' ') ?? (analysis.loading ? '…' : '') },
-    {
+    // routes-update on this CA: the Change column and the staging panel.
+    ...(!can('routes-update', props.ca) ? [] : [{
       label: 'Change',
-      cell: (r) => (
+      cell: (r: Row) => (
         <button type="button" disabled={stagedRemove(r)} aria-label={`Remove ${r.prefix}-${r.max_length} => AS${r.asn}`} onClick={() => setStaged([...staged, { kind: 'remove', roa: { asn: r.asn, prefix: r.prefix, max_length: r.max_length }, source: 'table' }])}>
           Remove
         </button>
       ),
-    },
+    }]),
   ]
 
   return (
     <>
       <CaHeader ca={props.ca} title="ROAs" />
-      <StagePanel ca={props.ca} staged={staged} setStaged={setStaged} onApplied={() => (setVersion((v) => v + 1), list.reload())} />
+      <Can need="routes-update" ca={props.ca}>
+        <StagePanel ca={props.ca} staged={staged} setStaged={setStaged} onApplied={() => (setVersion((v) => v + 1), list.reload())} />
+      </Can>
       <Section title="Configured ROAs">
         <ErrorBox error={exporting.error} title="Export" />
         <ErrorBox error={analysis.error} title="BGP analysis" />
