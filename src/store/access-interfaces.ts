@@ -31,11 +31,7 @@ export interface SessionStore {
 }
 
 /** A token's role as stored (api_tokens.role, JSON): a name for display, the permissions, the CAs or null for all. */
-export interface StoredTokenRole {
-  name: string
-  permissions: string[]
-  cas: string[] | null
-}
+export type StoredTokenRole = { name: string; permissions: string[]; cas: string[] | null }
 
 /** A scoped API token as stored: the hash of its secret, never the secret. Times in ms since the epoch. */
 export interface StoredToken {
@@ -60,10 +56,7 @@ export interface TokenStore {
    */
   create(t: StoredToken, now: number): boolean
   get(id: string): StoredToken | undefined
-  /**
-   * The hex hash of a token's secret, or '' when there is no such token: one query answering one row either way, so
-   * that an unknown id costs what a known one does (the secret check, app/access/token-service.ts).
-   */
+  /** The hex hash of a token's secret, or '': one single-row query either way (an unknown id costs what a known one does). */
   secretHash(id: string): string
   /** Every token, or an owner's, oldest first. */
   list(owner?: { owner: string; provider: string }): StoredToken[]

@@ -93,7 +93,8 @@ export class TokenService {
   /** Revoke a token (its owner or an administrator); holds at once on every instance. */
   revoke(actor: Actor, id: string): void {
     refuseTokens(actor)
-    const t = TOKEN_ID.test(id) ? this.d.store.get(id) : undefined
+    if (!TOKEN_ID.test(id)) throw new AppError('api-token-unknown', { id: 'not a token id' }) // never echo what may be a secret
+    const t = this.d.store.get(id)
     if (!t || !(seesAll(actor) || (t.owner === actor.id && t.ownerProvider === actor.provider))) throw new AppError('api-token-unknown', { id })
     if (t.revoked !== undefined) return
     const now = this.d.clock.now()

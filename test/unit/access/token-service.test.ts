@@ -183,6 +183,7 @@ t.test('list and revoke: own tokens, every token for an administrator; revocatio
   refused(t, () => tokens.revoke(joe, a.id), 'api-token-unknown', { id: a.id }, "someone else's token is unknown")
   refused(t, () => tokens.revoke(joe, 'A'.repeat(16)), 'api-token-unknown', {}, 'a token that never was')
   refused(t, () => tokens.revoke(joe, '../../x'), 'api-token-unknown', {}, 'not an id')
+  refused(t, () => tokens.revoke(joe, j.token), 'api-token-unknown', { id: 'not a token id' }, 'a secret given as the id is not echoed')
   t.ok(access.authenticate(a.token))
   tokens.revoke(admin, a.id)
   t.equal(access.authenticate(a.token), undefined, 'revoked by the admin: nobody at once')
