@@ -79,4 +79,27 @@ export function auditStoreContract(t: Test, make: StoresFactory): void {
       t.equal(a.list({ offset: 0, limit: 1, order: 'desc' }).records[0]!.seq, n, 'and it is seen here')
     }
   })
+
+  t.test('list only what a caller may see (visible)', async (t) => {
+    const s = fresh(t, make)
+    const a = s.stores.audit
+    const base = { provider: 'config-file', token: undefined, success: true, source: undefined, details: {} }
+    a.append({ ...base, time: 1, actor: 'joe', kind: 'login', ca: undefined })
+    a.append({ ...base, time: 2, actor: 'joe', kind: 'roas-update', ca: 'ca1' })
+    a.append({ ...base, time: 3, actor: 'ann', kind: 'roas-update', ca: 'ca2', provider: 'api-token', token: 'ci' })
+    a.append({ ...base, time: 4, actor: 'admin-token', kind: 'publisher-add', ca: undefined, provider: 'admin-token' })
+    a.append({ ...base, time: 5, actor: 'ann', kind: 'token-add', ca: undefined })
+    const times = (visible: NonNullable<Parameters<typeof a.list>[0]['visible']>, more: { kind?: string } = {}) => {
+      const r = a.list({ ...more, offset: 0, limit: 10, order: 'asc', visible })
+      t.equal(r.total, r.records.length, 'the total counts only what is visible')
+      return r.records.map((x) => x.time)
+    }
+    t.same(times({ cas: 'all', withoutCa: 'all' }), [1, 2, 3, 4, 5], 'everything')
+    t.same(times({ cas: ['ca1'], withoutCa: 'none' }), [2], 'one CA, nothing without a CA')
+    t.same(times({ cas: [], withoutCa: 'none' }), [], 'nothing at all')
+    t.same(times({ cas: 'all', withoutCa: 'publishers' }), [2, 3, 4], 'every CA and the publication server')
+    t.same(times({ cas: ['ca1'], withoutCa: 'none', own: { actor: 'ann', provider: 'config-file', token: undefined } }), [2, 5], 'her own (not her token): the same provider and no token')
+    t.same(times({ cas: [], withoutCa: 'none', own: { actor: 'ann', provider: 'api-token', token: 'ci' } }), [3], 'a token sees its own')
+    t.same(times({ cas: 'all', withoutCa: 'none' }, { kind: 'roas-update' }), [2, 3], 'with the other filters')
+  })
 }

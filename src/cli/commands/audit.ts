@@ -21,18 +21,18 @@ export const auditCommands: CommandDef[] = [
       option('--order <order>', 'asc (oldest first, the default) or desc (newest first)'),
     ],
     async run(ctx, opts) {
-      const text = (flag: string, v: unknown) => (v === undefined ? undefined : String(v))
+      const text = (v: unknown) => (v === undefined ? undefined : String(v))
       const num = (flag: string, v: unknown) => {
         if (v === undefined) return undefined
         if (typeof v !== 'string' || !/^[0-9]{1,12}$/.test(v)) throw new UsageError(`${flag} '${String(v)}' is not a number`)
         return Number(v)
       }
-      const order = text('--order', opts.order)
+      const order = text(opts.order)
       if (order !== undefined && order !== 'asc' && order !== 'desc') throw new UsageError(`--order '${order}' is invalid: use asc or desc`)
       const rows = num('--rows', opts.rows)
       if (rows !== undefined && (rows < 1 || rows > AUDIT_PAGE_MAX)) throw new UsageError(`--rows ${rows} is out of range: 1 to ${AUDIT_PAGE_MAX}`)
       const q = {
-        actor: text('--actor', opts.actor), ca: ctx.hasCa() ? ctx.ca() : undefined, kind: text('--kind', opts.kind), since: text('--since', opts.since), until: text('--until', opts.until),
+        actor: text(opts.actor), ca: ctx.hasCa() ? ctx.ca() : undefined, kind: text(opts.kind), since: text(opts.since), until: text(opts.until),
         offset: num('--offset', opts.offset), limit: rows, order,
       }
       const page = await ctx.send(calls.audit(q))
@@ -45,7 +45,7 @@ export const auditCommands: CommandDef[] = [
 export function auditTable(page: AuditPageJson): string {
   const head = ['TIME', 'ACTOR', 'KIND', 'CA', 'RESULT']
   const rows = page.records.map((r) => [r.time.replace(/\.\d{3}Z$/, 'Z'), actorLabel(r.actor, r.provider, r.token), r.kind, r.ca ?? '-', r.success ? 'OK' : `ERROR${typeof r.details.error === 'object' && r.details.error !== null && 'msg' in r.details.error ? `: ${String(r.details.error.msg)}` : ''}`])
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.slice(0).map((r) => (i < 4 ? r[i]!.length : 0))))
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => cells.map((c, i) => (i < cells.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')
   const from = page.records.length ? page.offset + 1 : 0
   return [line(head), ...rows.map(line), `${from}-${page.offset + page.records.length} of ${page.total}`].join('\n')
