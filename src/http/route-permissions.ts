@@ -3,7 +3,7 @@
  * permission it needs, with Krill's names (api/access.ts), and which path parameter names the CA the request is about
  * (a role limited to a list of CAs holds nothing on another CA). `authorize()` checks it in front of routing, on the
  * same canonical path the routers and default deny see (http/path.ts). A route that is not in the table is refused to
- * everyone whose role does not hold every permission, so a route added without an entry is never open by accident;
+ * everyone whose role does not hold every permission on every CA, so a route added without an entry is never open by accident;
  * test/unit/http/route-permissions.test.ts fails on any router path without an entry.
  */
 import type { Context, Next } from 'koa'
@@ -222,8 +222,9 @@ export function authorize(table: readonly RoutePermission[] = ROUTE_PERMISSIONS)
     if (actor) {
       const hit = routePermission(compiled, ctx.method, ctx.path)
       if (!hit) {
+        // No entry: only a role that may do everything everywhere (every permission, on every CA) gets past.
         const missing = PERMISSIONS.find((p) => !actor.role.permissions.has(p))
-        if (missing) throw new AppError('api-insufficient-rights', { permission: missing })
+        if (missing || actor.role.cas !== undefined) throw new AppError('api-insufficient-rights', { permission: missing ?? 'any' })
       } else if (!allowed(actor, hit.entry.need, hit.ca)) {
         throw new AppError('api-insufficient-rights', { permission: hit.entry.need, ...(hit.ca === undefined ? {} : { ca: hit.ca }) })
       }

@@ -54,7 +54,8 @@ export function krillJsonProblems(r: RecordedResponse): string[] {
   const type = r.type ?? ''
   const jsonTyped = /json/i.test(type)
   if (jsonTyped && type !== JSON_TYPE) problems.push(`${where}: content type '${type}', expected exactly '${JSON_TYPE}'`)
-  if (r.body === null || r.truncated) return problems
+  // A HEAD answer has the GET answer's headers and no body (RFC 9110 §9.3.2).
+  if (r.body === null || r.truncated || r.method === 'HEAD') return problems
   const text = r.body.trim()
   let value: unknown
   try {

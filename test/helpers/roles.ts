@@ -13,7 +13,6 @@ import { systemClock, systemRandom } from '../../src/clock.js'
 import { Db } from '../../src/store/db.js'
 import { SqlSessionStore } from '../../src/store/session-store.js'
 import { connect, repoDaemon, type RepoDaemon } from './cas.js'
-import { httpsRequest } from './daemon.js'
 
 export const CA1_ANY: Role = { name: 'ca1any', permissions: expandPermissions(['any']), cas: ['ca1'] }
 export const ROLES: readonly Role[] = [DEFAULT_ROLES.admin, DEFAULT_ROLES.readwrite, DEFAULT_ROLES.readonly, CA1_ANY]
@@ -57,9 +56,10 @@ export async function rolesDaemon(t: Test): Promise<RolesDaemon> {
   // just as svcd closes it as idle is sent again on a new one (every call here is refused or changes nothing).
   const agent = new https.Agent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: false })
   t.teardown(() => agent.destroy())
-  const once = (method: string, url: string, headers: Record<string, string>, body?: string) =>
+  // The path is sent as given (no URL parsing on this side: dot segments and doubled slashes reach svcd).
+  const once = (method: string, path: string, headers: Record<string, string>, body?: string) =>
     new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = https.request(url, { method, headers, agent }, (res) => {
+      const req = https.request({ hostname: 'localhost', port: d.port, path, method, headers, agent }, (res) => {
         const chunks: Buffer[] = []
         res.on('data', (c: Buffer) => chunks.push(c))
         res.on('error', reject)
@@ -71,13 +71,11 @@ export async function rolesDaemon(t: Test): Promise<RolesDaemon> {
   const call = async (caller: Caller, method: string, path: string, body?: string) => {
     const headers: Record<string, string> = { authorization: `Bearer ${caller.secret}` }
     if (body !== undefined) headers['content-type'] = 'application/json'
-    const url = new URL(path, d.url).href
     try {
-      return await once(method, url, headers, body)
+      return await once(method, path, headers, body)
     } catch (e) {
       if (!/ECONNRESET|socket hang up/.test(String(e))) throw e
-      const r = await httpsRequest(url, { method, headers, ...(body === undefined ? {} : { body }) })
-      return { status: r.status, body: r.body }
+      return once(method, path, headers, body)
     }
   }
   return { d, callers, call }

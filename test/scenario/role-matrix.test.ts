@@ -44,10 +44,10 @@ function cases(): Case[] {
   return out
 }
 
-/** Whether the table lets `caller` make the call (a route without an entry: only a role with every permission). */
+/** Whether the table lets `caller` make the call (a route without an entry: only a role with every permission on every CA). */
 function expectAllowed(caller: Caller, c: Case): { ok: boolean; need?: string; ca?: string } {
   const hit = routePermission(compiled, c.method, c.path)
-  if (!hit) return { ok: PERMISSIONS.every((p) => caller.role.permissions.has(p)) }
+  if (!hit) return { ok: PERMISSIONS.every((p) => caller.role.permissions.has(p)) && caller.role.cas === undefined }
   return { ok: allowed(caller.actor, hit.entry.need, hit.ca), need: hit.entry.need, ...(hit.ca === undefined ? {} : { ca: hit.ca }) }
 }
 
