@@ -4,7 +4,8 @@
  * /api/v1/whoami), a readonly user who sees CAs and ROAs but no control to change them, and whose forced write (the
  * client's copy of the role tampered with, so the controls show) is refused by svcd with the missing permission shown;
  * a user limited to ca1 who never sees ca2 in the lists and is refused /ui/cas/ca2; the API tokens page (a token whose
- * secret is shown once and works with svcc, then revoked); logout ending the session at svcd. axe-core on each page.
+ * secret is shown once and works with svcc, then revoked); the audit page filtered on the server; logout ending the
+ * session at svcd. axe-core on each page.
  *
  *   ta (embedded TA)
  *    └─ testbed
@@ -205,6 +206,21 @@ t.test('the console with config-file users and roles, in Chromium', { skip: NO_C
     t.equal(await page.getByRole('button', { name: 'Revoke ci' }).count(), 0, 'revoked')
     const after = await svcc(['roas', 'list', '-c', 'ca1'], { env })
     t.not(after.code, 0, 'refused after the revocation')
+  })
+
+  await t.test('the audit page: the token changes by this user, filtered on the server; nothing of ca2', async (t) => {
+    await open(page, d, '/ui/audit', '[data-testid=audit-kind]')
+    await check(t, page, 'audit')
+    await page.getByLabel('Kind').fill('token-revoke')
+    await page.getByLabel('Kind').press('Tab')
+    await page.getByTestId('audit-kind').filter({ hasNotText: 'token-revoke' }).first().waitFor({ state: 'detached' })
+    t.same(await page.getByTestId('audit-kind').allTextContents(), ['token-revoke'], 'one revocation')
+    t.match(await page.getByTestId('audit-actor').first().textContent(), /one@example\.com/, 'by this user')
+    await page.getByLabel('Kind').fill('')
+    await page.getByLabel('CA', { exact: true }).fill('ca2')
+    await page.getByLabel('CA', { exact: true }).press('Tab')
+    await page.getByText('No records.').waitFor()
+    t.pass('nothing about ca2 for a user limited to ca1')
   })
 
   await t.test('a login through the provider that failed: /ui/login?error=<label> shows the label, nothing else', async (t) => {
