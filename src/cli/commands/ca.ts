@@ -6,6 +6,7 @@ import { idCertPem } from '../../protocol/id-cert.js'
 import { fromBase64 } from '../../util/base64.js'
 import { action, option, required, view, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
+import { messageBeforeDetails } from '../error-details.js'
 
 export const caCommands: CommandDef[] = [
   view(['list'], 'List the CAs', [], (ctx) => calls.caList(), (list) => list.cas.map((c) => c.handle).join('\n')),
@@ -28,7 +29,7 @@ export const caCommands: CommandDef[] = [
       const q = { rows, offset: count(opts.offset, '--offset', 0), after: rfc3339(opts.after, '--after'), before: rfc3339(opts.before, '--before'), full: opts.full === true }
       const h = await ctx.send(calls.caHistory(ctx.ca(), q))
       // Krill's time::command::version::success, and (beyond Krill) who: ::actor (provider[/token]).
-      const line = (r: (typeof h.commands)[number]) => `${new Date(r.timestamp).toISOString().replace(/\.\d{3}Z$/, 'Z')}::${r.summary.msg}::${r.version}::${'Ok' in r.effect ? 'OK' : `ERROR: ${r.effect.Error}`}::${actorLabel(r.actor, r.actor_provider, r.actor_token)}`
+      const line = (r: (typeof h.commands)[number]) => `${new Date(r.timestamp).toISOString().replace(/\.\d{3}Z$/, 'Z')}::${r.summary.msg}::${r.version}::${'Ok' in r.effect ? 'OK' : `ERROR: ${messageBeforeDetails(r.effect.Error)}`}::${actorLabel(r.actor, r.actor_provider, r.actor_token)}`
       return { json: h, text: h.commands.map(line).join('\n') }
     },
   },
