@@ -225,7 +225,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
-  const { access, sessions, audit } = composeAccess(config, stores, o.adminToken ?? '', clock, rand)
+  const { access, sessions, audit, oidc } = composeAccess(config, stores, o.adminToken ?? '', clock, rand, log)
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false) })
 
   const stopCas = async () => {
@@ -238,12 +238,13 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await caLocks?.close()
   }
   return {
-    services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit },
+    services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,
     scheduler,
     async start() {
+      oidc?.start() // discovery in the background: svcd serves whether or not the provider answers yet
       try {
         await pub?.outputs.start()
         if (config.testbed.enabled) await testbed.ensure()
@@ -260,6 +261,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     },
     startKeyPool: () => pool.start(),
     async shutdown() {
+      oidc?.stop()
       await releaseInit?.()
       await stopCas()
       pubd?.close()

@@ -17,6 +17,8 @@ export const CATALOGUE = {
   // api-*: bad requests at the HTTP level
   'api-invalid-credentials': { status: 401, msg: 'Invalid credentials: {reason}' },
   'api-insufficient-rights': { status: 403, msg: 'Insufficient rights for this request' },
+  'api-login-error': { status: 401, msg: 'Login failed: {reason}' },
+  'api-auth-transient-error': { status: 401, msg: 'The login provider cannot be reached now: {reason}' },
   'api-unknown-resource': { status: 404, msg: "Unknown API path '{path}'" },
   'api-unknown-method': { status: 405, msg: "Method {method} is not allowed for '{path}'" },
   'api-json': { status: 400, msg: 'Invalid JSON in request body: {reason}' },

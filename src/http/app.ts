@@ -11,7 +11,8 @@ import type { Clock } from '../util/clock.js'
 import type { ClockedContext } from './body.js'
 import type { HttpDeps } from './deps.js'
 import { defaultDeny, PUBLIC_METRICS } from './auth.js'
-import { AdminTokenProvider } from './auth-provider.js'
+import { AdminTokenProvider, type AuthProvider } from './auth-provider.js'
+import { OidcProvider } from './oidc-provider.js'
 import { authorize } from './route-permissions.js'
 import { errorMiddleware } from './errors.js'
 import { requireCanonicalPath } from './path.js'
@@ -39,7 +40,7 @@ export function createApp(deps: HttpDeps): Koa {
   // One path for everything after this point (http/path.ts), then default deny (http/auth.ts), then routing.
   app.use(requireCanonicalPath())
   const access = deps.services.access
-  const auth = new AdminTokenProvider(access, deps.token)
+  const auth = authProvider(deps)
   app.use(defaultDeny(access, deps.config.metrics_public ? [PUBLIC_METRICS] : []))
   app.use(authorize())
   app.use(rrdpMiddleware(deps))
@@ -49,6 +50,18 @@ export function createApp(deps: HttpDeps): Koa {
     app.use(router.allowedMethods({ throw: true }))
   }
   return app
+}
+
+/** The login provider of `auth_type` (Krill's names). */
+function authProvider(deps: HttpDeps): AuthProvider {
+  const admin = new AdminTokenProvider(deps.services.access, deps.token)
+  switch (deps.config.auth_type) {
+    case 'openid-connect':
+      if (!deps.services.oidc) throw new Error('auth_type is openid-connect, but no OpenID Connect service was built')
+      return new OidcProvider(deps.services.oidc, admin)
+    default:
+      return admin
+  }
 }
 
 /**

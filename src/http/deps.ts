@@ -12,6 +12,7 @@ import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
 import type { AccessService } from '../app/access/access-service.js'
 import type { AuditService } from '../app/access/audit-service.js'
+import type { OidcService } from '../app/access/oidc-service.js'
 import type { SessionService } from '../app/access/session-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
@@ -41,6 +42,8 @@ export interface HttpServices {
   sessions: SessionService
   /** Who did what (logins, tokens, every command). */
   audit: AuditService
+  /** The OpenID Connect relying party, when `auth_type = "openid-connect"`. */
+  oidc?: OidcService
 }
 
 export interface HttpDeps {

@@ -11,6 +11,7 @@ import type { Stores } from './interfaces.js'
 import { propertyStore } from './properties.js'
 import { SqlPublicationStore } from './pubd-store.js'
 import { SqlAuditStore } from './audit-store.js'
+import { SqlLoginStore } from './login-store.js'
 import { SqlSessionStore } from './session-store.js'
 import { SqlTaskStore } from './task-store.js'
 
@@ -26,6 +27,7 @@ export function createSqlStores(db: SqlDb): Stores {
     childReplay: new SqlChildReplayStore(db),
     sessions: new SqlSessionStore(db),
     audit: new SqlAuditStore(db),
+    logins: new SqlLoginStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

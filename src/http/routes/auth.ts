@@ -10,14 +10,14 @@ import type { AuthProvider } from '../auth-provider.js'
 import { readBytes } from '../body.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
-/** What a login or logout request body may hold (read and dropped: the credentials are in the header). */
+/** What a login or logout request body may hold (the credentials are in the header; OpenID Connect's exchange has a body). */
 const BODY_LIMIT = 16 * 1024
 
 export function authRouter(auth: AuthProvider): Router {
   const router = new Router(ROUTER_OPTIONS)
   router.get('/auth/login', async (ctx) => text(ctx, await auth.loginUrl(ctx)))
   router.post('/auth/login', async (ctx) => {
-    await readBytes(ctx, BODY_LIMIT) // a web client may send one; the admin token is in the header
+    ctx.state.authBody = await readBytes(ctx, BODY_LIMIT) // a web client may send one; the admin token is in the header
     ctx.set('Cache-Control', 'no-store')
     ctx.body = await auth.login(ctx)
   })
@@ -25,6 +25,8 @@ export function authRouter(auth: AuthProvider): Router {
     await readBytes(ctx, BODY_LIMIT)
     text(ctx, await auth.logout(ctx))
   })
+  const callback = auth.callback?.bind(auth)
+  if (callback) router.get('/auth/callback', (ctx) => callback(ctx))
   return router
 }
 
