@@ -153,3 +153,35 @@ function loginPage(uid: string, problem?: string): string {
 <button type="submit">Sign in</button>
 </form></body></html>`
 }
+
+/**
+ * A browser at the provider, by hand: follow the authorization URL's redirects with a cookie jar of the provider's
+ * own, sign in as `account` on the login form, and stop at the first redirect that leaves the provider: svcd's
+ * callback URL (with `code`, `state` and `iss`), returned as it is.
+ */
+export async function authorizeAt(op: TestOp, authorizationUrl: string, account: string): Promise<URL> {
+  const jar = new Map<string, string>()
+  let url = new URL(authorizationUrl)
+  let init: RequestInit = {}
+  for (let step = 0; step < 10; step++) {
+    if (url.origin !== new URL(op.issuer).origin) return url
+    const res = await fetch(url, { ...init, redirect: 'manual', headers: { ...(init.headers as Record<string, string> | undefined), cookie: [...jar].map(([k, v]) => `${k}=${v}`).join('; ') } })
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';')
+      const eq = pair!.indexOf('=')
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1))
+    }
+    const location = res.headers.get('location')
+    if (res.status >= 300 && res.status < 400 && location) {
+      url = new URL(location, url)
+      init = {}
+      continue
+    }
+    const body = await res.text()
+    const form = /<form method="post" action="([^"]+)"/.exec(body)
+    if (res.status !== 200 || !form) throw new Error(`the provider answered ${res.status} at ${url.pathname}: ${body.slice(0, 300)}`)
+    url = new URL(form[1]!, url)
+    init = { method: 'POST', body: new URLSearchParams({ login: account }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } }
+  }
+  throw new Error('too many redirects at the provider')
+}

@@ -299,5 +299,11 @@ function refused(reason: string): AppError {
 /** An error's message and code (openid-client's errors say which check failed; they hold no secret). */
 function describe(e: unknown): string {
   const err = e as { message?: string; code?: string; error?: string; error_description?: string }
-  return [err.code, err.error, err.error_description ?? err.message].filter(Boolean).join(': ')
+  // oauth4webapi names the ID token claim whose check failed in its error's cause (possibly one wrapper down).
+  let claim = ''
+  for (let c = (e as { cause?: unknown }).cause, depth = 0; c && typeof c === 'object' && depth < 3; c = (c as { cause?: unknown }).cause, depth++) {
+    const name = (c as { claim?: unknown }).claim
+    if (typeof name === 'string') claim = ` (claim ${name})`
+  }
+  return [err.code, err.error, err.error_description ?? err.message].filter(Boolean).join(': ') + claim
 }

@@ -25,6 +25,7 @@ export function authRouter(auth: AuthProvider): Router {
     await readBytes(ctx, BODY_LIMIT)
     text(ctx, await auth.logout(ctx))
   })
+  // Only OpenID Connect has a callback (Krill's too); the other providers answer the path with 404.
   const callback = auth.callback?.bind(auth)
   if (callback) router.get('/auth/callback', (ctx) => callback(ctx))
   return router
