@@ -261,8 +261,8 @@ export class OidcService {
   /** Refuse a role that is not configured or does not hold `login` (Krill: 403 `api-insufficient-rights`). */
   private roleForLogin(user: string, roleName: string): void {
     const role = Object.hasOwn(this.d.roles, roleName) ? this.d.roles[roleName] : undefined
-    if (!role) throw new AppError('api-insufficient-rights', {}, { cause: new Error(`user '${user}' has the undefined role '${roleName}'`) })
-    if (!roleAllows(role, 'login')) throw new AppError('api-insufficient-rights', {}, { cause: new Error(`user '${user}' has role '${roleName}', which may not log in`) })
+    if (!role) throw new AppError('api-insufficient-rights', { permission: 'login' }, { cause: new Error(`user '${user}' has the undefined role '${roleName}'`) })
+    if (!roleAllows(role, 'login')) throw new AppError('api-insufficient-rights', { permission: 'login' }, { cause: new Error(`user '${user}' has role '${roleName}', which may not log in`) })
   }
 
   private failed(user: string | undefined, e: unknown, who: LoginSource): void {
