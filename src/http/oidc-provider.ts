@@ -6,7 +6,7 @@
  * (LoggedInUser). The session secret is never in a URL, and the browser is only ever sent to fixed paths of svcd or
  * to the provider's URLs from discovery: no parameter of a request chooses where it goes.
  */
-import type { Context } from 'koa'
+import type { Context, Next } from 'koa'
 import type { LoggedInUser } from '../api/status.js'
 import type { OidcService } from '../app/access/oidc-service.js'
 import { AppError } from '../errors.js'
@@ -27,10 +27,16 @@ export class OidcProvider implements AuthProvider {
     private readonly oidc: OidcService,
     /** The admin token logs in whatever the auth_type (Krill's CLI and web UI keep using it). */
     private readonly admin: AdminTokenProvider,
+    /**
+     * A budget per source for new logins (http/rate-limit.ts): each stores a row until its callback or for 10
+     * minutes, and anyone may ask for one.
+     */
+    private readonly limit: (ctx: Context, next: Next) => Promise<void>,
   ) {}
 
   /** The provider's authorization URL, absolute (Krill's web client and the console redirect to it). */
-  loginUrl(): Promise<string> {
+  async loginUrl(ctx: Context): Promise<string> {
+    await this.limit(ctx, async () => {})
     return this.oidc.loginUrl()
   }
 

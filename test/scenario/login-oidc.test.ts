@@ -240,6 +240,18 @@ t.test('the audit names the logins, failures and logouts, never a secret', async
   t.notMatch(text, new RegExp(op.clientSecret), 'no client secret')
 })
 
+t.test('new logins are rate-limited per source (each keeps a row for up to 10 minutes)', async (t) => {
+  let status = 200
+  let n = 0
+  for (; n < 200 && status === 200; n++) status = (await httpsRequest(d.url + 'auth/login')).status
+  t.equal(status, 429, `refused after ${n - 1} logins in a row`)
+  t.ok(n - 1 <= 60, 'at most 60 a minute from one source')
+  const r = await httpsRequest(d.url + 'auth/login')
+  t.equal(JSON.parse(r.body).label, 'api-rate-limited')
+  t.ok(Number(r.headers['retry-after']) >= 1, 'with Retry-After')
+  t.ok(count('auth_logins') <= 80, 'the rows stay bounded')
+})
+
 t.test('a provider that is down at start: svcd starts, logins answer 401 until discovery succeeds', async (t) => {
   const port2 = await freePort()
   const op2 = await startOp(t, { serviceUri: `https://localhost:${port2}/`, noListen: true })
