@@ -61,6 +61,8 @@ export class OidcProvider implements AuthProvider {
   /** The provider's redirect back: on success the cookie and the console's callback page, else its login page. */
   async callback(ctx: Context): Promise<void> {
     ctx.set('Cache-Control', 'no-store')
+    // A HEAD (a link checker, a prefetch) must not use up the login's state: only the browser's GET finishes it.
+    if (ctx.method !== 'GET') return ctx.redirect(CONSOLE_LOGIN)
     try {
       const code = await this.oidc.callback(new URLSearchParams(ctx.querystring), { source: ctx.ip })
       ctx.append('Set-Cookie', cookie(ctx, code, COOKIE_SECONDS))

@@ -101,6 +101,25 @@ t.test('alice (rpki-admins) logs in as admin; the session works and may write', 
   t.ok(op.hits.get('/me'), 'the groups came from the user info endpoint')
 })
 
+t.test('how long a login takes (measured, not asserted)', async (t) => {
+  const ms: Record<string, number[]> = { 'GET /auth/login': [], 'GET /auth/callback': [], 'POST /auth/login (exchange)': [] }
+  const timed = async <T>(name: string, f: () => Promise<T>): Promise<T> => {
+    const start = performance.now()
+    const r = await f()
+    ms[name]!.push(performance.now() - start)
+    return r
+  }
+  for (let i = 0; i < 5; i++) {
+    const url = await timed('GET /auth/login', authorizationUrl)
+    const back = await authorizeAt(op, url, 'bob@example.com')
+    const cb = await timed('GET /auth/callback', () => callback(back))
+    const r = await timed('POST /auth/login (exchange)', () => exchange(cb.cookie))
+    t.equal(r.status, 200)
+    await api(JSON.parse(r.body).token, 'auth/logout', { method: 'POST' })
+  }
+  for (const [name, v] of Object.entries(ms)) t.comment(`${name}: ${v.map((x) => x.toFixed(0)).join(', ')} ms`)
+})
+
 t.test('bob (noc) is readonly: reads work, a write is 403; svcc with his session token', async (t) => {
   const bob = await login('bob@example.com')
   t.same(bob.attributes, { role: 'readonly' })
