@@ -176,7 +176,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
   // The CA service and its collaborators.
   const commands = new CaCommands({ store: stores.cas, signer, now, random, locks: caLocks, transaction: stores.transaction, timing: { childCertValidSeconds: t.child_cert_valid_seconds, childCertReissueBeforeSeconds: t.child_cert_reissue_before_seconds } })
-  const { access, sessions, audit, logins, tokens } = composeAccess(config, stores, o.adminToken ?? '', clock, rand, (provider, outcome) => metrics.observeLogin(provider, outcome))
+  const { access, sessions, audit, logins, tokens, oidc } = composeAccess(config, stores, o.adminToken ?? '', clock, rand, log, (provider, outcome) => metrics.observeLogin(provider, outcome))
   // The audit trail (design.md §9): every CA command in the transaction of its history entry; publishers right after.
   commands.audited(commandAudit(audit))
   pub?.publishers.audited((e) => void audit.record(e))
@@ -242,12 +242,13 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await caLocks?.close()
   }
   return {
-    services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens },
+    services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,
     scheduler,
     async start() {
+      oidc?.start() // discovery in the background: svcd serves whether or not the provider answers yet
       try {
         await pub?.outputs.start()
         if (config.testbed.enabled) await testbed.ensure()
@@ -264,6 +265,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     },
     startKeyPool: () => pool.start(),
     async shutdown() {
+      oidc?.stop()
       await releaseInit?.()
       await stopCas()
       pubd?.close()

@@ -18,6 +18,8 @@ export const CATALOGUE = {
   'api-invalid-credentials': { status: 401, msg: 'Invalid credentials: {reason}' },
   // Names what is missing (issue 24): the permission, and the CA when the request is about one.
   'api-insufficient-rights': { status: 403, msg: "Insufficient rights: this needs the permission {permission}[ on CA '{ca}']" },
+  'api-login-error': { status: 401, msg: 'Login failed: {reason}' },
+  'api-auth-transient-error': { status: 401, msg: 'The login provider cannot be reached now: {reason}' },
   'api-unknown-resource': { status: 404, msg: "Unknown API path '{path}'" },
   'api-unknown-method': { status: 405, msg: "Method {method} is not allowed for '{path}'" },
   'api-json': { status: 400, msg: 'Invalid JSON in request body: {reason}' },

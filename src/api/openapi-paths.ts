@@ -288,8 +288,12 @@ function krillClientRoutes(): DescribedRoute[] {
   const testbed = (method: 'get' | 'post' | 'delete', path: string, spec: Omit<OperationSpec, 'tag'>) => route(method, `/testbed${path}`, { tag: 'testbed', ...spec }, 'public')
   const write = ['400', '404', '413', '429', '500', '503', '507'] as const
   return [
-    route('get', '/auth/login', { id: 'authLoginUrl', tag: 'auth', summary: 'Where the login page is (no token)', ok: text('The relative URL of the login page: /login'), errors: ['500'] }, 'public'),
-    route('post', '/auth/login', { id: 'authLogin', tag: 'auth', summary: 'Log in: the admin token as a bearer token, or a config-file user by HTTP Basic credentials', ok: json('LoggedInUser', 'The session: {"token", "id", "attributes": {"role"}}'), errors: ['401', '403', '413', '429', '500'] }, 'public'),
+    route('get', '/auth/login', {
+      id: 'authLoginUrl', tag: 'auth', summary: 'Where the login page is (no token)', ok: text("The relative URL of the login page (/login), or with OpenID Connect the provider's authorization URL for a new login"),
+      errors: ['401', '500'],
+      description: "With OpenID Connect, 401 `api-auth-transient-error` while the provider has not answered discovery. The provider then sends the browser back to GET /auth/callback (served with `auth_type = \"openid-connect\"` only, and not described here: it only redirects), which redirects to /ui/login/callback with the one-time HttpOnly cookie `svc_login` (Path=/auth, 120 s) that POST /auth/login `{\"exchange\": true}` trades for the session, or to /ui/login?error=<label>.",
+    }, 'public'),
+    route('post', '/auth/login', { id: 'authLogin', tag: 'auth', summary: 'Log in: the admin token as a bearer token, a config-file user by HTTP Basic credentials, or (OpenID Connect) the body {"exchange": true} with the svc_login cookie', ok: json('LoggedInUser', 'The session: {"token", "id", "attributes": {"role"}}'), errors: ['401', '403', '413', '429', '500'] }, 'public'),
     route('post', '/auth/logout', { id: 'authLogout', tag: 'auth', summary: "Log out: ends the bearer token's session", ok: text('Where to go next: /, or the provider\'s logout page'), errors: ['413', '500'] }, 'public'),
     testbed('get', '/enabled', { id: 'testbedEnabled', summary: 'Whether the testbed self-service is on (no token)', ok: empty('On'), errors: ['404', '429', '500'] }),
     testbed('post', '/children', {

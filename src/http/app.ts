@@ -13,6 +13,8 @@ import type { HttpDeps } from './deps.js'
 import { defaultDeny, PUBLIC_METRICS } from './auth.js'
 import { AdminTokenProvider, type AuthProvider } from './auth-provider.js'
 import { ConfigFileProvider } from './config-file-provider.js'
+import { OidcProvider } from './oidc-provider.js'
+import { rateLimit } from './rate-limit.js'
 import { authorize } from './route-permissions.js'
 import { errorMiddleware } from './errors.js'
 import { requireCanonicalPath } from './path.js'
@@ -54,14 +56,20 @@ export function createApp(deps: HttpDeps): Koa {
   return app
 }
 
+/** New OpenID Connect logins a source may start a minute (GET /auth/login; ten times as many for all together). */
+const LOGINS_PER_MINUTE = 60
+
 /** The login provider of `auth_type` (Krill's): who reads the credentials of POST /auth/login. */
 function authProvider(deps: HttpDeps): AuthProvider {
+  const admin = new AdminTokenProvider(deps.services.logins)
   switch (deps.config.auth_type) {
     case 'config-file':
       return new ConfigFileProvider(deps.services.logins)
-    // case 'openid-connect': the OpenID Connect provider (issue 24, its own helper) goes here.
+    case 'openid-connect':
+      if (!deps.services.oidc) throw new Error('auth_type is openid-connect, but no OpenID Connect service was built')
+      return new OidcProvider(deps.services.oidc, admin, rateLimit({ perMinute: LOGINS_PER_MINUTE, totalPerMinute: 10 * LOGINS_PER_MINUTE, clock: deps.clock, source: deps.addressSource }))
     default:
-      return new AdminTokenProvider(deps.services.logins)
+      return admin
   }
 }
 

@@ -13,6 +13,7 @@ import type { ClusterJson } from '../api/status.js'
 import type { AccessService } from '../app/access/access-service.js'
 import type { AuditService } from '../app/access/audit-service.js'
 import type { LoginService } from '../app/access/login-service.js'
+import type { OidcService } from '../app/access/oidc-service.js'
 import type { SessionService } from '../app/access/session-service.js'
 import type { TokenService } from '../app/access/token-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
@@ -47,6 +48,8 @@ export interface HttpServices {
   logins: LoginService
   /** Scoped API tokens: created, listed and revoked by users and the admin token. */
   tokens: TokenService
+  /** The OpenID Connect relying party, when `auth_type = "openid-connect"`. */
+  oidc?: OidcService
 }
 
 export interface HttpDeps {

@@ -1,5 +1,6 @@
 /**
- * The storage interfaces of identity and access (design.md §9): login sessions, scoped API tokens and the audit trail.
+ * The storage interfaces of identity and access (design.md §9): login sessions, OpenID Connect logins under way,
+ * scoped API tokens and the audit trail.
  * Re-exported by store/interfaces.ts with the others.
  */
 
@@ -27,6 +28,27 @@ export interface SessionStore {
   /** Revoke every live session of a user of a provider; how many. */
   revokeUser(userId: string, provider: string, time: number): number
   /** Forget sessions that ended (expired or revoked) before `time`; how many. */
+  purge(time: number): number
+}
+
+/**
+ * An OpenID Connect login under way (the authorization request sent, the callback not yet back), stored under the
+ * SHA-256 of its state; or (`data.kind`) another one-time step of a login kept the same way. Times in ms since the epoch.
+ */
+export interface StoredLogin {
+  id: string
+  /** The PKCE code verifier (RFC 7636 §4.1). */
+  verifier: string
+  nonce: string
+  created: number
+  data: Record<string, string>
+}
+
+export interface LoginStore {
+  create(l: StoredLogin): void
+  /** Read and delete one login in one step (single use, on every instance at once); undefined when there is none. */
+  take(id: string): StoredLogin | undefined
+  /** Forget logins created before `time`; how many. */
   purge(time: number): number
 }
 

@@ -15,7 +15,7 @@ import type { RrdpDeltaInfo, RrdpState } from '../pubd/rrdp/model.js'
 
 export type { KeyStore } from '../crypto/signer.js'
 export type * from './access-interfaces.js'
-import type { AuditStore, SessionStore, TokenStore } from './access-interfaces.js'
+import type { AuditStore, LoginStore, SessionStore, TokenStore } from './access-interfaces.js'
 
 //------------ CAs and their history --------------------------------------------------------------------------------
 
@@ -227,6 +227,8 @@ export interface Stores {
   audit: AuditStore
   /** Scoped API tokens (design.md §9). */
   tokens: TokenStore
+  /** OpenID Connect logins under way (design.md §9). */
+  logins: LoginStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }

@@ -11,6 +11,7 @@ import type { Stores } from './interfaces.js'
 import { propertyStore } from './properties.js'
 import { SqlPublicationStore } from './pubd-store.js'
 import { SqlAuditStore } from './audit-store.js'
+import { SqlLoginStore } from './login-store.js'
 import { SqlSessionStore } from './session-store.js'
 import { SqlTaskStore } from './task-store.js'
 import { SqlTokenStore } from './token-store.js'
@@ -28,6 +29,7 @@ export function createSqlStores(db: SqlDb): Stores {
     sessions: new SqlSessionStore(db),
     audit: new SqlAuditStore(db),
     tokens: new SqlTokenStore(db),
+    logins: new SqlLoginStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

@@ -103,3 +103,22 @@ export function auditStoreContract(t: Test, make: StoresFactory): void {
     t.same(times({ cas: 'all', withoutCa: 'none' }, { kind: 'roas-update' }), [2, 3], 'with the other filters')
   })
 }
+
+export function loginStoreContract(t: Test, make: StoresFactory): void {
+  t.test('create, take once (on every instance), purge the old ones', async (t) => {
+    const s = fresh(t, make)
+    const r = s.stores.logins
+    const login = { id: 'a'.repeat(64), verifier: 'v1', nonce: 'n1', created: 1000, data: {} }
+    r.create(login)
+    r.create({ id: 'b'.repeat(64), verifier: 'v2', nonce: 'n2', created: 2000, data: { kind: 'exchange', user: 'joe' } })
+    r.create({ id: 'c'.repeat(64), verifier: 'v3', nonce: 'n3', created: 3000, data: {} })
+    t.throws(() => r.create({ ...login, verifier: 'other' }), 'an id is stored once')
+    const other = s.reopen?.().logins ?? r
+    t.same(other.take('a'.repeat(64)), login, 'taken as stored, by another instance too')
+    t.equal(r.take('a'.repeat(64)), undefined, 'a login is taken once')
+    t.equal(r.take('nope'), undefined, 'unknown')
+    t.equal(r.purge(2500), 1, 'only the logins created before the time are forgotten')
+    t.equal(r.take('b'.repeat(64)), undefined)
+    t.same(r.take('c'.repeat(64))?.verifier, 'v3')
+  })
+}

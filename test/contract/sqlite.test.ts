@@ -7,8 +7,8 @@ import { tempDir } from '../helpers/daemon.js'
 import { caObjectsStoreContract } from './ca-objects-store.contract.js'
 import { caStatusStoreContract } from './ca-status-store.contract.js'
 import { caStoreContract } from './ca-store.contract.js'
-import { auditStoreContract, sessionStoreContract } from './access-stores.contract.js'
 import { tokenStoreContract } from './token-store.contract.js'
+import { auditStoreContract, loginStoreContract, sessionStoreContract } from './access-stores.contract.js'
 import { childReplayStoreContract } from './child-replay-store.contract.js'
 import { propertyStoreContract } from './properties.contract.js'
 import { pubdStoreContract } from './pubd-store.contract.js'
@@ -43,3 +43,4 @@ t.test('ChildReplayStore', async (t) => childReplayStoreContract(t, sqlite))
 t.test('SessionStore', async (t) => sessionStoreContract(t, sqlite))
 t.test('AuditStore', async (t) => auditStoreContract(t, sqlite))
 t.test('TokenStore', async (t) => tokenStoreContract(t, sqlite))
+t.test('LoginStore', async (t) => loginStoreContract(t, sqlite))

@@ -102,6 +102,7 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'app/ca/child-service.ts', to: 'api/cas.ts', why: 'answers the RFC 8183 parent response in wire JSON (parentResponseJson)' },
   { from: 'app/access/', to: 'api/access.ts', why: "roles and permissions are the API's contract (Krill's names, api/access.ts); the access services apply them" },
   { from: 'app/access/token-service.ts', to: 'api/tokens.ts', why: 'checks a new token with the api/tokens.ts rules and answers its wire JSON (tokenJson)' },
+  { from: 'app/access/oidc-*.ts', to: 'config-auth.ts', types: true, why: 'the OpenID Connect service and its claim rules take [auth_openidconnect] as config-auth.ts parsed it (OidcConfig, ClaimRule)' },
   { from: 'config-auth.ts', to: 'api/access.ts', why: '[auth_roles] is checked at start against the permission names and shortcuts of api/access.ts' },
   { from: 'app/pubd/publisher-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
@@ -130,6 +131,8 @@ const HOMES: Policy['homes'] = {
   'prom-client': ['app/metrics/'],
   preact: ['ui/'],
   'openapi-fetch': ['ui/'],
+  // The OpenID Connect relying party (issue 24): discovery, the authorization request, the code grant, the logout URL.
+  'openid-client': ['app/access/oidc*.ts'],
   // The generated types of the OpenAPI description (fixtures/openapi/schema.d.ts), by the alias of src/ui/tsconfig.json.
   'svc-api-schema': ['ui/'],
 }
@@ -190,7 +193,7 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'store/sql-stores.ts#cre
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // The store layer's own factory, which compose.ts calls: one database, every SQLite store over it.
-  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
+  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
   // The same factory over a PostgreSQL connection (the store classes' SQL is common to both dialects, store/sql.ts).
   { file: 'store/postgres.ts', name: 'createSqlStores', why: 'the PostgreSQL stores factory is the SQLite one over a PgDb' },
 ]

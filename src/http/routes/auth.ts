@@ -12,14 +12,14 @@ import { AppError } from '../../errors.js'
 import { readBytes } from '../body.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
-/** What a login or logout request body may hold (read and dropped: the credentials are in the header). */
+/** What a login or logout request body may hold (the credentials are in the header; OpenID Connect's exchange has a body). */
 const BODY_LIMIT = 16 * 1024
 
 export function authRouter(auth: AuthProvider): Router {
   const router = new Router(ROUTER_OPTIONS)
   router.get('/auth/login', async (ctx) => text(ctx, await auth.loginUrl(ctx)))
   router.post('/auth/login', async (ctx) => {
-    await readBytes(ctx, BODY_LIMIT) // a web client may send one; the credentials are in the header
+    ctx.state.authBody = await readBytes(ctx, BODY_LIMIT) // a web client may send one (the OpenID Connect exchange); credentials are in the header
     ctx.set('Cache-Control', 'no-store')
     try {
       ctx.body = await auth.login(ctx)
@@ -33,6 +33,9 @@ export function authRouter(auth: AuthProvider): Router {
     await readBytes(ctx, BODY_LIMIT)
     text(ctx, await auth.logout(ctx))
   })
+  // Only OpenID Connect has a callback (Krill's too); the other providers answer the path with 404.
+  const callback = auth.callback?.bind(auth)
+  if (callback) router.get('/auth/callback', (ctx) => callback(ctx))
   return router
 }
 
