@@ -193,6 +193,8 @@ t.test('the console with config-file users and roles, in Chromium', { skip: NO_C
     const listed = await svcc(['roas', 'list', '-c', 'ca1'], { env })
     t.equal(listed.code, 0, `svcc with the token: ${listed.stderr}`)
     t.match(listed.stdout, /10\.1\.0\.0\/16/)
+    const who = JSON.parse((await httpsRequest(`${d.url}api/v1/whoami`, { headers: bearer(secret) })).body) as Record<string, unknown>
+    t.match(who, { id: 'one@example.com', provider: 'api-token', token: 'ci', cas: ['ca1'], permissions: ['login', 'ca-read', 'routes-read', 'routes-update'] }, 'whoami names the owner and the token')
     const other = await svcc(['roas', 'list', '-c', 'ca2'], { env })
     t.not(other.code, 0, 'not on ca2')
     await open(page, d, '/ui/tokens', 'role=cell[name="ci"]')

@@ -85,7 +85,7 @@ export function AuditPage(): JSX.Element {
             { label: 'CA', cell: (r) => r.ca ?? '' },
             { label: 'Result', cell: (r) => (r.success ? <span class="ok">done</span> : <span class="bad">refused</span>) },
             { label: 'From', cell: (r) => r.source ?? '' },
-            { label: 'Details', cell: (r) => (r.details && typeof r.details === 'object' && Object.keys(r.details).length ? <code>{JSON.stringify(r.details)}</code> : '') },
+            { label: 'Details', cell: (r) => (r.details && typeof r.details === 'object' && Object.keys(r.details).length ? <details><summary>Details</summary><code class="json">{JSON.stringify(r.details, null, 1)}</code></details> : '') },
           ]}
         />
       </Section>

@@ -34,7 +34,8 @@ function LoginForm(props: { reason?: string }): JSX.Element {
   return (
     <>
       <h1>svc console</h1>
-      {props.reason && !error ? <p class="notice">{props.reason}</p> : null}
+      {/* Shown with the form, once svcd said which one (no notice above an empty page). */}
+      {props.reason && !error && m ? <p class="notice">{props.reason}</p> : null}
       {method.error ? (
         <p class="error" role="alert">
           {method.error.message}

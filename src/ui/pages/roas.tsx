@@ -26,9 +26,11 @@ export function RoasPage(props: { ca: string }): JSX.Element {
   const [version, setVersion] = useState(0)
   const [wantAnalysis, setWantAnalysis] = useState(false)
   const path = { ca: props.ca }
-  const list = useList({ load: (query) => ok(api.GET('/cas/{ca}/routes/page', { params: { path, query } })), deps: [props.ca], sorts: SORTS, limit: 100, pageSizes: [25, 100, 500] })
-  const total = list.data?.total
-  const auto = total !== undefined && list.query.q === '' && total <= ANALYSIS_AUTO
+  // Each page remembers the search it answers: the analysis loads on its own only for a whole list that is small, never
+  // in the moment between a cleared search and the answer for it (when the old page's total is still the search's).
+  const list = useList({ load: (query) => ok(api.GET('/cas/{ca}/routes/page', { params: { path, query } })).then((p) => ({ ...p, q: query.q })), deps: [props.ca], sorts: SORTS, limit: 100, pageSizes: [25, 100, 500] })
+  const page = list.data as (typeof list.data & { q: string }) | undefined
+  const auto = page !== undefined && page.q === '' && page.total <= ANALYSIS_AUTO
   const analysis = useLoad(() => (auto || wantAnalysis ? ok(api.GET('/cas/{ca}/routes/analysis/full', { params: { path } })) : Promise.resolve(undefined)), [props.ca, auto, wantAnalysis, version])
   const states = useMemo(() => new Map((analysis.data ?? []).map((e) => [keyOf(e), e.state])), [analysis.data])
   const exporting = useAction()
