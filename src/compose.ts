@@ -45,7 +45,7 @@ import { MessageSigner } from './protocol/signed-message.js'
 import { TaKeyRollService } from './ta/ta-keyroll-service.js'
 import { TestbedService } from './ta/testbed-service.js'
 import { fromBase64 } from './util/base64.js'
-import type { Clock, Random } from './util/clock.js'
+import type { Clock, Random, TimerHandle } from './util/clock.js'
 
 export { composePublication, type PublicationParts, type Replication } from './compose-publication.js'
 export { openStorage, type Storage } from './compose-storage.js'
@@ -241,6 +241,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await pub?.outputs.stop()
     await caLocks?.close()
   }
+  let housekeeping: TimerHandle | undefined
+  const purgeSessions = async () => {
+    try {
+      sessions.purge()
+    } catch (e) {
+      log.warn('purging ended login sessions failed', { err: String(e) })
+    }
+  }
   return {
     services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, ...(oidc ? { oidc } : {}) },
     signer,
@@ -249,6 +257,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     scheduler,
     async start() {
       oidc?.start() // discovery in the background: svcd serves whether or not the provider answers yet
+      // Ended login sessions are forgotten a day after they ended (every instance may do it: it is idempotent).
+      housekeeping = clock.setInterval(() => void purgeSessions(), 3600_000)
       try {
         await pub?.outputs.start()
         if (config.testbed.enabled) await testbed.ensure()
@@ -265,6 +275,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     },
     startKeyPool: () => pool.start(),
     async shutdown() {
+      clock.clear(housekeeping)
       oidc?.stop()
       await releaseInit?.()
       await stopCas()
