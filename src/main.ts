@@ -138,7 +138,7 @@ async function start(configPath: string | undefined): Promise<Running> {
     try {
       // Start first, listen after: /health answers only once svcd is ready (testbed certified and published).
       await svc.start()
-      const app = createApp({ services: svc.services, config, log, token, clock: svc.clock, addressSource })
+      const app = createApp({ services: svc.services, config, log, clock: svc.clock, addressSource })
       server = await listen(app, { ip: config.ip, port: config.port, tls, clock: svc.clock }).catch((e: NodeJS.ErrnoException) => {
         throw new StartError(`cannot listen on ${config.ip}:${config.port}: ${e.code === 'EADDRINUSE' ? 'the address is already in use' : e.message}`)
       })

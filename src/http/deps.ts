@@ -56,8 +56,6 @@ export interface HttpDeps {
   services: HttpServices
   config: Config
   log: Logger
-  /** The admin token: Krill's web client keeps it as its session after logging in with it (http/auth-provider.ts). */
-  token: string
   /** The time and timers of the edge (rate limits, body discards, outage logging, closing connections). */
   clock: Clock
   /** Which source a peer address counts as for the rate limits (resources/address-source.ts, from the root). */

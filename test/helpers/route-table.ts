@@ -19,7 +19,7 @@ async function listRoutes(): Promise<string[]> {
   const { systemClock } = await import('../../src/clock.js')
   const { addressSource } = await import('../../src/resources/address-source.js')
   const config = { post_limit_api: 1024, post_limit_rfc6492: 1024, post_limit_rfc8181: 1024 } as Config
-  const app = createApp({ services: {} as HttpServices, config, log: silentLogger(), token: 'route-table', clock: systemClock, addressSource })
+  const app = createApp({ services: {} as HttpServices, config, log: silentLogger(), clock: systemClock, addressSource })
   const served = new Set<string>()
   for (const mw of app.middleware as Middleware[]) {
     if (mw.name === 'rrdp') served.add('GET /rrdp/{file}')
