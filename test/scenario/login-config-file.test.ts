@@ -95,6 +95,13 @@ t.test('config-file users: the Krill UI login, roles, logout, refusals, limits, 
   const rw = await httpsRequest(d.url + 'auth/login', { method: 'POST', headers: basic('rw@example.com', ' rw p\u00e4ssword ') })
   t.equal(rw.status, 200, 'readwrite logs in (non-ASCII password, surrounding blanks trimmed as Krill does)')
   const rwToken = json(rw.body).token as string
+  // No session fixation: the client never names its session; every login answers a fresh secret, even one made
+  // while presenting another session.
+  const again = await httpsRequest(d.url + 'auth/login', { method: 'POST', headers: { ...basic('rw@example.com', 'rw p\u00e4ssword'), Cookie: `svc_login=x; session=${rwToken}` } })
+  const againToken = json(again.body).token as string
+  t.equal(again.status, 200)
+  t.not(againToken, rwToken, 'a second login of the same user is a new session')
+  t.notOk(again.headers['set-cookie'], 'no session cookie is set')
   for (const token of [ro.token, ro.token, 'svcs_nosuchsession']) {
     const out = await httpsRequest(d.url + 'auth/logout', { method: 'POST', headers: bearer(token) })
     t.same([out.status, out.body], [200, '/'], 'POST /auth/logout → /')
@@ -128,17 +135,17 @@ t.test('config-file users: the Krill UI login, roles, logout, refusals, limits, 
   t.teardown(() => db.close())
   const rows = db.prepare("SELECT actor, provider, kind, success, source, details FROM audit_log WHERE kind IN ('login', 'login-failed', 'logout') ORDER BY seq").all() as { actor: string; provider: string; kind: string; success: number; source: string; details: string }[]
   const seen = rows.map((r) => `${r.kind} ${r.actor} ${r.provider}`)
-  t.same(seen.filter((s) => s.startsWith('login ')), ['login ro@example.com config-file', 'login admin-token admin-token', 'login rw@example.com config-file'])
+  t.same(seen.filter((s) => s.startsWith('login ')), ['login ro@example.com config-file', 'login admin-token admin-token', 'login rw@example.com config-file', 'login rw@example.com config-file'])
   t.same(seen.filter((s) => s.startsWith('logout')), ['logout ro@example.com config-file'], 'the one session that ended')
   t.same(seen.filter((s) => s.startsWith('login-failed')).length, 1 + 2 + 5 + 3, 'vic, wrong and unknown, five guesses for rw, three more')
   t.ok(rows.every((r) => /^(::ffff:)?127\.0\.0\.1$/.test(r.source)), 'each names its source')
   const dump = JSON.stringify(db.prepare('SELECT * FROM audit_log').all())
-  for (const secret of ['ro-password', 'rw p\u00e4ssword', 'vic-password', 'guess', ro.token.slice(5), rwToken.slice(5), d.token]) t.notOk(dump.includes(secret), 'no secret in the audit table')
+  for (const secret of ['ro-password', 'rw p\u00e4ssword', 'vic-password', 'guess', ro.token.slice(5), rwToken.slice(5), againToken.slice(5), d.token]) t.notOk(dump.includes(secret), 'no secret in the audit table')
 
   // /metrics counts them (the admin token reads it).
   const metrics = (await httpsRequest(d.url + 'metrics', { headers: bearer(d.token) })).body
   const count = (name: string, provider: string) => Number(new RegExp(`^${name}\\{provider="${provider}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0)
-  t.equal(count('svc_auth_logins_total', 'config-file'), 2)
+  t.equal(count('svc_auth_logins_total', 'config-file'), 3)
   t.equal(count('svc_auth_logins_total', 'admin-token'), 1)
   t.equal(count('svc_auth_login_failures_total', 'config-file'), 11)
   t.equal(count('svc_auth_login_rate_limited_total', 'config-file'), 2)

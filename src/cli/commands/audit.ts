@@ -6,6 +6,7 @@ import { actorLabel, AUDIT_PAGE_MAX, type AuditPageJson } from '../../api/audit.
 import { calls } from '../../client/calls.js'
 import { option, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
+import { messageBeforeDetails } from '../error-details.js'
 
 export const auditCommands: CommandDef[] = [
   {
@@ -44,7 +45,7 @@ export const auditCommands: CommandDef[] = [
 /** The page as a table, with a line saying which records of how many it shows. */
 export function auditTable(page: AuditPageJson): string {
   const head = ['TIME', 'ACTOR', 'KIND', 'CA', 'RESULT']
-  const rows = page.records.map((r) => [r.time.replace(/\.\d{3}Z$/, 'Z'), actorLabel(r.actor, r.provider, r.token), r.kind, r.ca ?? '-', r.success ? 'OK' : `ERROR${typeof r.details.error === 'object' && r.details.error !== null && 'msg' in r.details.error ? `: ${String(r.details.error.msg)}` : ''}`])
+  const rows = page.records.map((r) => [r.time.replace(/\.\d{3}Z$/, 'Z'), actorLabel(r.actor, r.provider, r.token), r.kind, r.ca ?? '-', r.success ? 'OK' : `ERROR${typeof r.details.error === 'object' && r.details.error !== null && 'msg' in r.details.error ? `: ${messageBeforeDetails(String(r.details.error.msg))}` : ''}`])
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: string[]) => cells.map((c, i) => (i < cells.length - 1 ? c.padEnd(widths[i]!) : c)).join('  ')
   const from = page.records.length ? page.offset + 1 : 0
