@@ -4,31 +4,15 @@
  * first unless chosen otherwise. Logins, failed logins and token changes are there too, never with a secret.
  */
 import type { JSX } from 'preact'
+import type { components } from 'svc-api-schema'
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { Section, when } from '../components.js'
 import { ListView, useList, type Page, type PageQuery } from '../list.js'
 
-/** One record of GET /api/v1/audit. */
-export interface AuditRecordJson {
-  seq: number
-  time: string
-  actor: string
-  provider: string
-  token: string | null
-  kind: string
-  ca: string | null
-  success: boolean
-  source: string | null
-  details: unknown
-}
-
-interface AuditPageJson {
-  total: number
-  offset: number
-  limit: number
-  records: AuditRecordJson[]
-}
+/** One record of GET /api/v1/audit, and a page of them: the shapes of the OpenAPI description. */
+export type AuditRecordJson = components['schemas']['AuditRecordJson']
+type AuditPageJson = components['schemas']['AuditPageJson']
 
 interface Filter {
   actor: string

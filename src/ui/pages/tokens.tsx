@@ -5,6 +5,7 @@
  * asking. GET/POST /api/v1/tokens, DELETE /api/v1/tokens/{id}; svcd keeps only a hash of each secret.
  */
 import type { JSX } from 'preact'
+import type { components } from 'svc-api-schema'
 import { useState } from 'preact/hooks'
 import { call } from '../api.js'
 import { ConfirmButton, ErrorBox, Field, FormSection, Section, when } from '../components.js'
@@ -12,20 +13,8 @@ import { DataTable } from '../list.js'
 import { useAction, useLoad } from '../load.js'
 import { currentSession } from '../session.js'
 
-/** A token as GET /api/v1/tokens lists it (never its secret). */
-export interface TokenJson {
-  id: string
-  name: string
-  owner: string
-  owner_provider: string
-  role: string
-  permissions: string[]
-  cas: string[] | null
-  created: string
-  expires: string | null
-  last_used: string | null
-  revoked: string | null
-}
+/** A token as GET /api/v1/tokens lists it (never its secret): the shape of the OpenAPI description. */
+export type TokenJson = components['schemas']['TokenJson']
 
 interface NewToken {
   name: string
@@ -36,7 +25,7 @@ interface NewToken {
 }
 
 export function TokensPage(): JSX.Element {
-  const tokens = useLoad(() => call<{ tokens: TokenJson[] }>('GET', '/tokens'), [])
+  const tokens = useLoad(() => call<components['schemas']['TokenListJson']>('GET', '/tokens'), [])
   const [secret, setSecret] = useState<{ name: string; token: string } | undefined>()
   const revoke = useAction()
   const list = tokens.data?.tokens ?? []
