@@ -14,6 +14,13 @@ import { bearer, type AdminTokenProvider, type AuthProvider } from './auth-provi
 
 /** The one-time cookie that carries a finished login from the callback to the console's exchange. */
 export const LOGIN_COOKIE = 'svc_login'
+/**
+ * The cookie that binds a login under way to the browser that started it (GET /auth/login): the callback is refused
+ * without it. SameSite=Lax, because the callback is a top-level navigation that comes from the provider's site.
+ */
+export const BROWSER_COOKIE = 'svc_login_state'
+/** As long as a login under way lives (app/access/oidc-service.ts LOGIN_MAX_MS). */
+const BROWSER_COOKIE_SECONDS = 600
 /** Where the console finishes a login (src/ui/router.ts), and where it shows a failed one. */
 const CONSOLE_CALLBACK = '/ui/login/callback'
 const CONSOLE_LOGIN = '/ui/login'
@@ -37,7 +44,9 @@ export class OidcProvider implements AuthProvider {
   /** The provider's authorization URL, absolute (Krill's web client and the console redirect to it). */
   async loginUrl(ctx: Context): Promise<string> {
     await this.limit(ctx, async () => {})
-    return this.oidc.loginUrl()
+    const { url, browser } = await this.oidc.loginUrl()
+    ctx.append('Set-Cookie', `${BROWSER_COOKIE}=${browser}; Max-Age=${BROWSER_COOKIE_SECONDS}; Path=/auth; HttpOnly; SameSite=Lax${ctx.secure ? '; Secure' : ''}`)
+    return url
   }
 
   /**
@@ -64,7 +73,9 @@ export class OidcProvider implements AuthProvider {
     // A HEAD (a link checker, a prefetch) must not use up the login's state: only the browser's GET finishes it.
     if (ctx.method !== 'GET') return ctx.redirect(CONSOLE_LOGIN)
     try {
-      const code = await this.oidc.callback(new URLSearchParams(ctx.querystring), { source: ctx.ip })
+      const browser = ctx.cookies.get(BROWSER_COOKIE)
+      ctx.append('Set-Cookie', `${BROWSER_COOKIE}=; Max-Age=0; Path=/auth; HttpOnly; SameSite=Lax${ctx.secure ? '; Secure' : ''}`)
+      const code = await this.oidc.callback(new URLSearchParams(ctx.querystring), { source: ctx.ip }, browser)
       ctx.append('Set-Cookie', cookie(ctx, code, COOKIE_SECONDS))
       ctx.redirect(CONSOLE_CALLBACK)
     } catch (e) {

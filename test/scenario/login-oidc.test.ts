@@ -26,17 +26,22 @@ t.teardown(() => db.close())
 const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n
 const stateOf = (u: string | URL) => new URL(u).searchParams.get('state')!
 
-/** GET /auth/login: the provider's authorization URL. */
+/** The `svc_login_state` cookie each login's browser got with its authorization URL, by state. */
+const browsers = new Map<string, string>()
+
+/** GET /auth/login: the provider's authorization URL (the browser cookie it sets is kept for the callback). */
 async function authorizationUrl(): Promise<string> {
   const r = await httpsRequest(d.url + 'auth/login')
   if (r.status !== 200) throw new Error(`GET /auth/login: ${r.status} ${r.body}`)
+  const set = ([] as string[]).concat(r.headers['set-cookie'] ?? []).map((c) => /^svc_login_state=([^;]+);/.exec(c)).find(Boolean)
+  if (set) browsers.set(stateOf(r.body), set[1]!)
   return r.body
 }
 
 /** svcd's answer to the provider's redirect back: where it sends the browser, and the one-time cookie if any. */
-async function callback(u: URL | string): Promise<{ status: number; location: string; cookie: string | undefined; setCookie: string[] }> {
+async function callback(u: URL | string, browser = browsers.get(new URL(u).searchParams.get('state') ?? '')): Promise<{ status: number; location: string; cookie: string | undefined; setCookie: string[] }> {
   const url = new URL(u)
-  const r = await httpsRequest(d.url + 'auth/callback' + url.search)
+  const r = await httpsRequest(d.url + 'auth/callback' + url.search, browser ? { headers: { cookie: `svc_login_state=${browser}` } } : {})
   const setCookie = ([] as string[]).concat(r.headers['set-cookie'] ?? [])
   const m = setCookie.map((c) => /^svc_login=([^;]+);/.exec(c)).find(Boolean)
   return { status: r.status, location: String(r.headers.location), cookie: m?.[1], setCookie }
@@ -79,6 +84,19 @@ t.test('the authorization request: discovery, PKCE S256, state, nonce, scopes, s
   t.not(row?.verifier, p.get('code_challenge'), 'the verifier stays in svcd')
 })
 
+t.test('a login finishes only in the browser that started it (login CSRF)', async (t) => {
+  const page = await httpsRequest(d.url + 'auth/login')
+  t.match(String(page.headers['set-cookie']), /svc_login_state=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/auth; HttpOnly; SameSite=Lax; Secure/, 'GET /auth/login binds the login to this browser')
+  const sessions = count('auth_sessions')
+  const theirs = await authorizeAt(op, await authorizationUrl(), 'bob@example.com')
+  const r = await callback(theirs, '')
+  t.same([r.status, r.location, r.cookie], [302, '/ui/login?error=api-login-error', undefined], "someone else's callback URL in a browser without the cookie: refused")
+  const other = await authorizeAt(op, await authorizationUrl(), 'bob@example.com')
+  const mixed = await callback(other, browsers.get(stateOf(await authorizationUrl())))
+  t.equal(mixed.cookie, undefined, "with another login's cookie: refused")
+  t.equal(count('auth_sessions'), sessions, 'no session was started')
+})
+
 t.test('alice (rpki-admins) logs in as admin; the session works and may write', async (t) => {
   const sessions = count('auth_sessions')
   const cbUrl = await authorizeAt(op, await authorizationUrl(), 'alice@example.com')
@@ -86,6 +104,7 @@ t.test('alice (rpki-admins) logs in as admin; the session works and may write', 
   t.equal(cb.status, 302)
   t.equal(cb.location, '/ui/login/callback', 'a fixed path of the console')
   t.match(cb.setCookie.join('\n'), /svc_login=[A-Za-z0-9_-]{43}; Max-Age=120; Path=\/auth; HttpOnly; SameSite=Strict; Secure/)
+  t.match(cb.setCookie.join('\n'), /svc_login_state=; Max-Age=0; Path=\/auth; HttpOnly; SameSite=Lax; Secure/, 'the browser cookie is cleared')
   t.equal(count('auth_sessions'), sessions, 'no session before the exchange')
   const r = await exchange(cb.cookie)
   t.equal(r.status, 200, r.body)

@@ -7,6 +7,7 @@
  * (oidc-claims.ts) and the one-time code that hands the session to the console (http/oidc-provider.ts). Any instance
  * of a cluster may take a callback or an exchange: what a login needs between steps is in `auth_logins`.
  */
+import { timingSafeEqual } from 'node:crypto'
 import * as client from 'openid-client'
 import { roleAllows, type Role } from '../../api/access.js'
 import type { LoggedInUser } from '../../api/status.js'
@@ -91,17 +92,21 @@ export class OidcService {
 
   /**
    * GET /auth/login: a new authorization request, as the absolute URL of the provider's authorization endpoint
-   * (from discovery, never from a request). The verifier and nonce are stored under the hash of the state.
+   * (from discovery, never from a request). The verifier and nonce are stored under the hash of the state, with the
+   * hash of `browser`: a secret the browser that asked keeps in a cookie (http/oidc-provider.ts), without which the
+   * callback is refused, so that nobody can finish a login of theirs in someone else's browser (login CSRF,
+   * RFC 6749 §10.12; RFC 9700 §4.7).
    */
-  async loginUrl(): Promise<string> {
+  async loginUrl(): Promise<{ url: string; browser: string }> {
     const cfg = await this.provider()
     const state = this.secret()
     const nonce = this.secret()
     const verifier = this.secret() // RFC 7636 §4.1: 43 characters of the unreserved set
+    const browser = this.secret()
     const challenge = await client.calculatePKCECodeChallenge(verifier)
     const now = this.d.clock.now()
     this.d.logins.purge(now - LOGIN_MAX_MS)
-    this.d.logins.create({ id: stateId(state), verifier, nonce, created: now, data: {} })
+    this.d.logins.create({ id: stateId(state), verifier, nonce, created: now, data: { browser: browserId(browser) } })
     const o = this.d.config
     const extra = Object.entries(o.extra_login_params).filter(([k]) => !RESERVED_PARAMS.has(k))
     const scopes = new Set(['openid', ...(this.supportsScope(cfg, 'email') ? ['email'] : []), ...o.extra_login_scopes])
@@ -115,7 +120,7 @@ export class OidcService {
       code_challenge_method: 'S256',
       ...(o.prompt_for_login ? { prompt: 'login' } : {}),
     }
-    return client.buildAuthorizationUrl(cfg, params).href
+    return { url: client.buildAuthorizationUrl(cfg, params).href, browser }
   }
 
   /**
@@ -124,13 +129,14 @@ export class OidcService {
    * console's exchange. Every refusal is an AppError (`api-login-error`, `api-insufficient-rights` or
    * `api-auth-transient-error`), recorded as a failed login.
    */
-  async callback(query: URLSearchParams, who: LoginSource): Promise<string> {
+  async callback(query: URLSearchParams, who: LoginSource, browser: string | undefined): Promise<string> {
     let user: string | undefined
     try {
       const state = query.get('state')
       if (!state) throw refused('the callback has no state')
       const login = this.d.logins.take(stateId(state))
       if (!login || login.data.kind !== undefined || this.d.clock.now() - login.created > LOGIN_MAX_MS) throw refused('unknown, used or expired state')
+      if (!browser || !sameHex(login.data.browser, browserId(browser))) throw refused('the login was started in another browser')
       const cfg = await this.provider()
       const tokens = await this.grant(cfg, query, state, login)
       const claims = tokens.claims() as ClaimSet | undefined
@@ -288,6 +294,14 @@ function stateId(state: string): string {
 }
 
 /** Where a finished login waits for its exchange: the SHA-256 of its one-time code, apart from every state's. */
+function browserId(browser: string): string {
+  return sha256Hex(Buffer.from(`svc_login_state:${browser}`, 'utf8'))
+}
+
+function sameHex(a: string | undefined, b: string): boolean {
+  return a !== undefined && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
+}
+
 function exchangeId(code: string): string {
   return sha256Hex(Buffer.from(`svc_login:${code}`, 'utf8'))
 }

@@ -49,25 +49,40 @@ async function refusal(p: Promise<unknown> | (() => unknown)): Promise<string> {
   return 'not refused'
 }
 
+/** The browser secret of each login started here, by its state (what the browser's cookie holds). */
+const browsers = new Map<string, string>()
+
+/** A new login: its authorization URL; the browser secret is kept for the callback. */
+async function loginUrl(oidc: OidcService): Promise<string> {
+  const { url, browser } = await oidc.loginUrl()
+  browsers.set(new URL(url).searchParams.get('state')!, browser)
+  return url
+}
+
 /** The provider's redirect back for a new login as `account`. */
 async function callbackQuery(op: TestOp, oidc: OidcService, account: string): Promise<URLSearchParams> {
-  return (await authorizeAt(op, await oidc.loginUrl(), account)).searchParams
+  return (await authorizeAt(op, await loginUrl(oidc), account)).searchParams
+}
+
+/** The callback, from the browser that started the login. */
+function callback(oidc: OidcService, q: URLSearchParams): Promise<string> {
+  return oidc.callback(q, who, browsers.get(q.get('state') ?? ''))
 }
 
 t.test('discovery: svcd waits for a provider that is down, retrying with back-off on its clock', async (t) => {
   const op = await startOp(t, { serviceUri: SERVICE, noListen: true })
   const { oidc, clock } = build(t, op)
   oidc.start()
-  t.equal(await refusal(oidc.loginUrl()), 'api-auth-transient-error', 'a login while the provider is down: 401')
+  t.equal(await refusal(loginUrl(oidc)), 'api-auth-transient-error', 'a login while the provider is down: 401')
   t.notOk(oidc.ready())
   const first = clock.nextDue()
   t.equal(first, clock.now() + 1000, 'the first retry after a second')
   await clock.advance(1000)
-  await refusal(oidc.loginUrl()) // joins the retry the timer started, which fails too
+  await refusal(loginUrl(oidc)) // joins the retry the timer started, which fails too
   t.equal(clock.nextDue(), clock.now() + 2000, 'then after two seconds')
   await op.listen()
   await clock.advance(2000)
-  const url = await oidc.loginUrl() // joins the retry that finds the provider
+  const url = await loginUrl(oidc) // joins the retry that finds the provider
   t.ok(oidc.ready(), 'discovered')
   t.ok(url.startsWith(`${op.issuer}/auth?`))
   t.equal(clock.pending(), 0, 'no retry left once discovered')
@@ -79,13 +94,13 @@ t.test('a login under way lives 10 minutes; a finished one 120 seconds; each is 
   oidc.start()
   const late = await callbackQuery(op, oidc, 'bob@example.com')
   await clock.advance(LOGIN_MAX_MS + 1)
-  t.equal(await refusal(oidc.callback(late, who)), 'api-login-error', 'the callback came back too late')
+  t.equal(await refusal(callback(oidc, late)), 'api-login-error', 'the callback came back too late')
 
-  const code = await oidc.callback(await callbackQuery(op, oidc, 'bob@example.com'), who)
+  const code = await callback(oidc, await callbackQuery(op, oidc, 'bob@example.com'))
   await clock.advance(EXCHANGE_MAX_MS + 1)
   t.equal(await refusal(() => oidc.exchange(code, who)), 'api-login-error', 'the exchange came too late')
 
-  const fresh = await oidc.callback(await callbackQuery(op, oidc, 'alice@example.com'), who)
+  const fresh = await callback(oidc, await callbackQuery(op, oidc, 'alice@example.com'))
   const user = oidc.exchange(fresh, who)
   t.same({ id: user.id, attributes: user.attributes }, { id: 'alice@example.com', attributes: { role: 'admin' } })
   t.equal(await refusal(() => oidc.exchange(fresh, who)), 'api-login-error', 'once')
@@ -93,10 +108,22 @@ t.test('a login under way lives 10 minutes; a finished one 120 seconds; each is 
 
   const pending = () => (db.prepare('SELECT count(*) AS n FROM auth_logins').get() as { n: number }).n
   t.equal(pending(), 0, 'every login taken is gone')
-  await oidc.loginUrl()
+  await loginUrl(oidc)
   await clock.advance(LOGIN_MAX_MS + 1)
-  await oidc.loginUrl()
+  await loginUrl(oidc)
   t.equal(pending(), 1, 'a new login purges the expired ones')
+})
+
+t.test('the callback counts only in the browser that started the login (login CSRF, RFC 9700 §4.7)', async (t) => {
+  const op = await startOp(t, { serviceUri: SERVICE })
+  const { oidc } = build(t, op)
+  oidc.start()
+  t.equal(await refusal(oidc.callback(await callbackQuery(op, oidc, 'bob@example.com'), who, undefined)), 'api-login-error', 'without the browser cookie')
+  const q = await callbackQuery(op, oidc, 'bob@example.com')
+  const other = await loginUrl(oidc)
+  t.equal(await refusal(oidc.callback(q, who, browsers.get(new URL(other).searchParams.get('state')!))), 'api-login-error', "with another login's cookie")
+  t.equal(await refusal(callback(oidc, q)), 'api-login-error', 'and the refused attempt used the state up')
+  t.match(await callback(oidc, await callbackQuery(op, oidc, 'bob@example.com')), /^[A-Za-z0-9_-]{43}$/, 'the browser that started it finishes the login')
 })
 
 t.test('roles: an undefined role or one without login is refused; the audit says why, never a secret', async (t) => {
@@ -108,21 +135,21 @@ t.test('roles: an undefined role or one without login is refused; the audit says
   for (const [name, role_claims] of cases) {
     const { oidc, audit } = build(t, op, { role_claims })
     oidc.start()
-    t.equal(await refusal(oidc.callback(await callbackQuery(op, oidc, 'bob@example.com'), who)), 'api-insufficient-rights', name)
+    t.equal(await refusal(callback(oidc, await callbackQuery(op, oidc, 'bob@example.com'))), 'api-insufficient-rights', name)
     const failed = audit.list({ kind: 'login-failed', offset: 0, limit: 10, order: 'asc' }).records
     t.equal(failed.length, 1)
     t.same({ actor: failed[0]!.actor, provider: failed[0]!.provider, source: failed[0]!.source, label: failed[0]!.details.label }, { actor: 'bob@example.com', provider: 'openid-connect', source: '127.0.0.1', label: 'api-insufficient-rights' })
   }
   const { oidc } = build(t, op, { id_claims: [{ claim: 'no-such-claim' }] })
   oidc.start()
-  t.equal(await refusal(oidc.callback(await callbackQuery(op, oidc, 'bob@example.com'), who)), 'api-login-error', 'no user id: refused')
+  t.equal(await refusal(callback(oidc, await callbackQuery(op, oidc, 'bob@example.com'))), 'api-login-error', 'no user id: refused')
 })
 
 t.test('the authorization request: prompt=login, extra params that cannot override svcd’s own', async (t) => {
   const op = await startOp(t, { serviceUri: SERVICE })
   const { oidc } = build(t, op, { prompt_for_login: true, extra_login_params: { ui_locales: 'nl', redirect_uri: 'https://evil.example/', state: 'fixed' } })
   oidc.start()
-  const p = new URL(await oidc.loginUrl()).searchParams
+  const p = new URL(await loginUrl(oidc)).searchParams
   t.equal(p.get('prompt'), 'login')
   t.equal(p.get('ui_locales'), 'nl')
   t.same(p.getAll('redirect_uri'), [`${SERVICE}auth/callback`], 'svcd’s redirect_uri only')
@@ -134,7 +161,7 @@ t.test('logout: the end-session URL, logout_url without an ID token, / for other
   const op = await startOp(t, { serviceUri: SERVICE })
   const { oidc, sessions } = build(t, op, { logout_url: 'https://idp.example/logged-out' })
   oidc.start()
-  const user = oidc.exchange(await oidc.callback(await callbackQuery(op, oidc, 'bob@example.com'), who), who)
+  const user = oidc.exchange(await callback(oidc, await callbackQuery(op, oidc, 'bob@example.com')), who)
   const end = new URL(oidc.logout(user.token, who))
   t.equal(end.origin + end.pathname, `${op.issuer}/session/end`, 'the provider’s end-session endpoint wins')
   t.equal(end.searchParams.get('post_logout_redirect_uri'), `${SERVICE}ui/`)
