@@ -39,7 +39,7 @@ export function composeAccess(config: Config, stores: Stores, adminToken: string
   const logins = new LoginService({ sessions, access, audit, limiter, users, sourceOf: addressSource, ...(observeLogin ? { observe: observeLogin } : {}) })
   const o = config.auth_openidconnect
   const oidc = config.auth_type === 'openid-connect' && o
-    ? new OidcService({ config: o, serviceUri: config.service_uri, logins: stores.logins, sessions, roles: config.auth_roles, audit, clock, random, log })
+    ? new OidcService({ config: o, serviceUri: config.service_uri, logins: stores.logins, sessions, roles: config.auth_roles, audit, clock, random, log, ...(observeLogin ? { observe: observeLogin } : {}) })
     : undefined
   return { access, sessions, audit, logins, tokens, oidc }
 }

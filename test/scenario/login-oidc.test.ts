@@ -276,6 +276,11 @@ t.test('the audit names the logins, failures and logouts, never a secret', async
   const text = JSON.stringify(rows)
   t.notMatch(text, /svcs_|ey[\w-]{20,}\.|code=|verifier/, 'no session secret, token or code')
   t.notMatch(text, new RegExp(op.clientSecret), 'no client secret')
+  // /metrics counts them with the other providers' logins.
+  const metrics = (await api(d.token, 'metrics')).body
+  const count = (name: string) => Number(new RegExp(`^${name}\\{provider="openid-connect"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0)
+  t.equal(count('svc_auth_logins_total'), rows.filter((r) => r.kind === 'login' && r.provider === 'openid-connect').length, 'logins counted')
+  t.equal(count('svc_auth_login_failures_total'), rows.filter((r) => r.kind === 'login-failed' && r.provider === 'openid-connect').length, 'refusals counted')
 })
 
 t.test('new logins are rate-limited per source (each keeps a row for up to 10 minutes)', async (t) => {

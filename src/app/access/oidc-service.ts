@@ -33,6 +33,8 @@ export interface OidcDeps {
   clock: Clock
   random: Random
   log: Logger
+  /** Counts logins and refused ones for /metrics (svc_auth_logins_total, svc_auth_login_failures_total). */
+  observe?: (provider: string, outcome: 'success' | 'failure') => void
 }
 
 /** How long the provider has to send the browser back (RFC 6749 §10.12: a state is single use and short-lived). */
@@ -171,6 +173,7 @@ export class OidcService {
       const hint = row.data.id_token_hint
       const { secret } = this.d.sessions.start({ userId: user, provider: 'openid-connect', role, data: hint ? { id_token_hint: hint } : {} })
       this.d.audit.record({ kind: 'login', actor: { id: user, provider: 'openid-connect', source: who.source }, details: { role } })
+      this.d.observe?.('openid-connect', 'success')
       return { token: secret, id: user, attributes: { role } }
     } catch (e) {
       this.failed(user, e, who)
@@ -276,6 +279,7 @@ export class OidcService {
     const reason = e instanceof AppError ? (e.args.reason ?? (e.cause as Error | undefined)?.message ?? e.message) : describe(e)
     this.d.log.warn('OpenID Connect: login refused', { user, label, reason })
     this.d.audit.record({ kind: 'login-failed', success: false, actor: { id: user ?? 'unknown', provider: 'openid-connect', source: who.source }, details: { label, reason } })
+    this.d.observe?.('openid-connect', 'failure')
   }
 
   private supportsScope(cfg: client.Configuration, scope: string): boolean {
