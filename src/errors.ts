@@ -156,8 +156,24 @@ export interface ErrorBody {
   label: string
   msg: string
   args: Record<string, string>
-  /** Only for `ca-roa-delta-error`: the problems by kind. */
-  delta_error?: Record<string, string[]>
+  /** Only for `ca-roa-delta-error`: the refused ROAs by problem (Krill's lists of objects). */
+  delta_error?: Record<string, DeltaRoa[]>
+}
+
+/**
+ * A refused ROA of a delta, as Krill's `delta_error` lists it (krill:test-resources/errors/ca-roa-delta-error.json):
+ * the ASN, the prefix, the max length when it is not the prefix length; svcd adds why an invalid max length is invalid.
+ */
+export interface DeltaRoa {
+  asn: number
+  prefix: string
+  max_length?: number
+  reason?: string
+}
+
+/** A refused ROA as Krill's message writes it: `10.0.0.0/20-24 => 1` (with svcd's reason after a colon, if any). */
+export function formatDeltaRoa(r: DeltaRoa): string {
+  return `${r.prefix}${r.max_length === undefined ? '' : `-${r.max_length}`} => ${r.asn}${r.reason ? `: ${r.reason}` : ''}`
 }
 
 /**
@@ -203,11 +219,11 @@ const DELTA_HEADINGS: Readonly<Record<string, string>> = {
 }
 
 /** The refused ROAs of a delta as Krill's message lists them: a heading per problem, then each ROA indented. */
-function deltaLines(delta: Record<string, string[]>): string[] {
+function deltaLines(delta: Record<string, DeltaRoa[]>): string[] {
   const lines: string[] = []
   for (const [kind, roas] of Object.entries(delta)) {
     if (roas.length === 0) continue
-    lines.push(DELTA_HEADINGS[kind] ?? `${kind}:`, ...roas.map((r) => `  ${r}`))
+    lines.push(DELTA_HEADINGS[kind] ?? `${kind}:`, ...roas.map((r) => `  ${formatDeltaRoa(r)}`))
   }
   return lines
 }

@@ -53,8 +53,14 @@ const status: Record<string, Schema> = {
     label: str('Machine-readable error label, e.g. ca-unknown (src/errors.ts catalogue)', { example: 'ca-unknown' }),
     msg: str('Human-readable message', { example: "CA 'ca1' is unknown" }),
     args: map({ type: 'string' }, 'The values filled into the message'),
-    delta_error: map(arr({ type: 'string' }), 'Only with ca-roa-delta-error: the refused ROAs by problem (duplicates, notheld, unknowns, invalid_length)'),
+    delta_error: map(arr(ref('DeltaRoaJson')), 'Only with ca-roa-delta-error: the refused ROAs by problem (duplicates, notheld, unknowns, invalid_length), as Krill lists them'),
   }, ['delta_error']),
+  DeltaRoaJson: obj('A refused ROA of a delta (Krill: asn, prefix, and max_length when it is not the prefix length)', {
+    asn: int('The AS number', { example: 65000 }),
+    prefix: str('The prefix', { example: '10.0.0.0/20' }),
+    max_length: int('The max length, when it is not the prefix length', { example: 24 }),
+    reason: str('Why the max length is invalid (invalid_length only; not in Krill)'),
+  }, ['max_length', 'reason']),
   ReadyJson: obj('Readiness of the service', {
     ready: { type: 'boolean', description: 'True when the store answers and RRDP and the rsync tree hold everything accepted, or are catching up without a failure' },
     problems: arr(ref('ErrorBody'), 'When not ready: what is wrong (labels sys-store, sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher, sys-publication-held, sys-rrdp-lag, sys-rsync-lag)'),

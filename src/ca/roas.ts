@@ -3,9 +3,9 @@
  * atomic delta check (unknowns, duplicates, invalid lengths, not held: all reported together), the per-resource-class
  * aggregation mode with hysteresis, and the grouping of authorisations into ROA objects. Pure domain code.
  */
-import { AppError, reasonOf } from '../errors.js'
+import { AppError, reasonOf, type DeltaRoa } from '../errors.js'
 import { formatPrefix, parsePrefix } from '../resources/ip.js'
-import { checkMaxLength, compareRoaPayloads, formatRoaPayload, parseRoaPayload, roaPayloadKey, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
+import { checkMaxLength, compareRoaPayloads, parseRoaPayload, roaPayloadKey, type RoaConfiguration, type RoaPayload } from '../resources/roa-payload.js'
 import type { ResourceSet } from '../resources/resource-set.js'
 import { runSliced, runSync, sliceCounter, sortSteps, type Sliced } from '../util/slices.js'
 
@@ -82,12 +82,12 @@ function* parseSteps(delta: RoaDeltaInput): Sliced<{ added: RoaConfiguration[]; 
 }
 
 function* checkSteps(current: Record<string, RoaConfig>, added: readonly RoaConfiguration[], removed: readonly RoaPayload[], held: ResourceSet, now: Date): Sliced<RoaChanges> {
-  const problems = { unknowns: [] as string[], duplicates: [] as string[], invalid_length: [] as string[], notheld: [] as string[] }
+  const problems = { unknowns: [] as DeltaRoa[], duplicates: [] as DeltaRoa[], invalid_length: [] as DeltaRoa[], notheld: [] as DeltaRoa[] }
   const due = sliceCounter()
   const removing = new Set<string>()
   for (const p of removed) {
     const key = roaPayloadKey(p)
-    if (!(key in current) || removing.has(key)) problems.unknowns.push(formatRoaPayload(p))
+    if (!(key in current) || removing.has(key)) problems.unknowns.push(deltaRoa(p))
     removing.add(key)
     if (due()) yield
   }
@@ -98,13 +98,12 @@ function* checkSteps(current: Record<string, RoaConfig>, added: readonly RoaConf
     const prefix = formatPrefix(payload.prefix)
     // roaPayloadKey(payload), and routeKey of the configuration made of it.
     const key = `${prefix}-${payload.maxLength} => ${payload.asn}`
-    const text = () => formatRoaPayload(payload)
     const lengthProblem = checkMaxLength(payload)
-    if (lengthProblem) problems.invalid_length.push(`${text()}: ${lengthProblem}`)
-    else if (!held.ipv4.containsPrefix(payload.prefix) && !held.ipv6.containsPrefix(payload.prefix)) problems.notheld.push(text())
-    if (adding.has(key)) problems.duplicates.push(text())
+    if (lengthProblem) problems.invalid_length.push({ ...deltaRoa(payload), reason: lengthProblem })
+    else if (!held.ipv4.containsPrefix(payload.prefix) && !held.ipv6.containsPrefix(payload.prefix)) problems.notheld.push(deltaRoa(payload))
+    if (adding.has(key)) problems.duplicates.push(deltaRoa(payload))
     else if (key in current && !removing.has(key)) {
-      if ((current[key].comment ?? undefined) === (comment || undefined)) problems.duplicates.push(text())
+      if ((current[key].comment ?? undefined) === (comment || undefined)) problems.duplicates.push(deltaRoa(payload))
       else changes.comments.push(comment ? { key, comment } : { key })
     } else changes.added.push({ asn: payload.asn, prefix, maxLength: payload.maxLength, ...(comment ? { comment } : {}), since })
     adding.add(key)
@@ -116,6 +115,11 @@ function* checkSteps(current: Record<string, RoaConfig>, added: readonly RoaConf
     throw new AppError('ca-roa-delta-error', {}, { extra: { delta_error } })
   }
   return changes
+}
+
+/** A refused ROA as Krill's `delta_error` lists it: the max length only when it is not the prefix length. */
+function deltaRoa(p: RoaPayload): DeltaRoa {
+  return { asn: p.asn, prefix: formatPrefix(p.prefix), ...(p.maxLength === p.prefix.len ? {} : { max_length: p.maxLength }) }
 }
 
 /**

@@ -18,7 +18,7 @@ export const DELTA_REASONS: Readonly<Record<string, string>> = {
 /** One refused authorisation: its list, the text the server reported, and the reason in words. */
 export interface DeltaProblem {
   list: string
-  /** As the server formats it: '10.0.0.0/24 => 65000' (invalid_length adds ': <what is wrong>'). */
+  /** As Krill's message writes it: '10.0.0.0/24 => 65000' (invalid_length adds ': <what is wrong>'). */
   item: string
   /** The authorisation alone, without the invalid_length detail. */
   payload: string
@@ -29,11 +29,10 @@ export interface DeltaProblem {
 export function deltaProblems(body: ErrorBody): DeltaProblem[] {
   const out: DeltaProblem[] = []
   for (const [list, items] of Object.entries(body.delta_error ?? {})) {
-    for (const item of items) {
-      const cut = list === 'invalid_length' ? item.indexOf(': ') : -1
-      const payload = cut < 0 ? item : item.slice(0, cut)
-      const detail = cut < 0 ? '' : `: ${item.slice(cut + 2)}`
-      out.push({ list, item, payload, reason: `${DELTA_REASONS[list] ?? list}${detail}` })
+    for (const r of items) {
+      const payload = `${r.prefix}${r.max_length === undefined ? '' : `-${r.max_length}`} => ${r.asn}`
+      const detail = r.reason ? `: ${r.reason}` : ''
+      out.push({ list, item: payload + detail, payload, reason: `${DELTA_REASONS[list] ?? list}${detail}` })
     }
   }
   return out

@@ -15,7 +15,7 @@ export interface RoaInput {
 /** The part of an error body read here (ErrorBody with Krill's delta_error lists). */
 interface ErrorBody {
   label: string
-  delta_error?: Record<string, string[]>
+  delta_error?: Record<string, { asn: number; prefix: string; max_length?: number; reason?: string }[]>
 }
 
 export interface Staged {
@@ -82,13 +82,12 @@ export function markProblems(staged: Staged[], body: ErrorBody): { staged: Stage
   const out = staged.map((s) => ({ ...s, problem: undefined as string | undefined }))
   const unmatched: string[] = []
   for (const [list, items] of Object.entries(lists)) {
-    for (const item of items) {
-      const cut = list === 'invalid_length' ? item.indexOf(': ') : -1
-      const text = cut < 0 ? item : item.slice(0, cut)
-      const reason = `${REASONS[list] ?? list}${cut < 0 ? '' : `: ${item.slice(cut + 2)}`}`
+    for (const r of items) {
+      const item = `${r.prefix}${r.max_length === undefined ? '' : `-${r.max_length}`} => ${r.asn}`
+      const reason = `${REASONS[list] ?? list}${r.reason ? `: ${r.reason}` : ''}`
       let key: string | undefined
       try {
-        key = keyOf(parseAuthorisation(text))
+        key = keyOf(r)
       } catch {
         key = undefined
       }

@@ -45,7 +45,7 @@ t.test('unknown things, malformed documents, a response for another child, bad d
   t.match(syntax.stderr, /line 3/)
   const json = await d.run(['roas', 'update', '-c', 'ca1', '--delta', d.file('d2.txt', 'A: 10.0.0.0/24 => 1\n'), '-f', 'json'])
   t.equal(json.code, 1)
-  t.match(JSON.parse(json.stderr), { label: 'ca-roa-delta-error', delta_error: { notheld: ['10.0.0.0/24 => 1'] } })
+  t.match(JSON.parse(json.stderr), { label: 'ca-roa-delta-error', delta_error: { notheld: [{ asn: 1, prefix: '10.0.0.0/24' }] } })
   // In text, each refused line of the file and why (issue 12 item 7).
   const text = await d.run(['roas', 'update', '-c', 'ca1', '--delta', d.file('d3.txt', '# two problems\nA: 10.0.0.0/24 => 1\nA: 10.0.0.0/24-40 => 2\nR: 10.0.0.0/24 => 3\n')])
   t.equal(text.code, 1)

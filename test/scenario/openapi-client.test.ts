@@ -114,7 +114,7 @@ t.test('a generated client: description, token and TLS, CA under testbed, ROAs (
     const refused = await api.POST('/cas/{ca}/routes', { ...ca1, body: { added: [{ asn: 65002, prefix: '192.168.0.0/24' }], removed: [{ asn: 65009, prefix: '10.9.0.0/16' }] } })
     t.equal(refused.response.status, 400)
     t.equal(refused.error?.label, 'ca-roa-delta-error')
-    t.same(refused.error?.delta_error, { notheld: ['192.168.0.0/24 => 65002'], unknowns: ['10.9.0.0/16 => 65009'] }, 'all problems, by kind')
+    t.same(refused.error?.delta_error, { notheld: [{ asn: 65002, prefix: '192.168.0.0/24' }], unknowns: [{ asn: 65009, prefix: '10.9.0.0/16' }] }, 'all problems, by kind, as Krill lists them')
     const roas = await waitFor('the ROAs to be issued', async () => {
       const list = (await api.GET('/cas/{ca}/routes', ca1)).data
       return list?.every((r) => r.roa_objects.length > 0) ? list : undefined

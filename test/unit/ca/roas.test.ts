@@ -42,12 +42,16 @@ t.test('every problem is reported at once and nothing changes', async (t) => {
     const err = e as AppError
     t.equal(err.label, 'ca-roa-delta-error')
     const de = err.body().delta_error!
-    t.same(de.unknowns, ['10.9.0.0/24 => 64496'])
-    t.same(de.duplicates, ['10.0.0.0/24 => 64496', '10.3.0.0/16 => 1'])
-    t.same(de.notheld, ['192.168.0.0/24 => 64496'])
-    t.equal(de.invalid_length.length, 2)
-    t.match(de.invalid_length[0], /^10\.1\.0\.0\/16-12 => 64496: .*shorter/)
-    t.match(de.invalid_length[1], /^10\.2\.0\.0\/16-33 => 64496: .*longer than 32/)
+    // Krill's objects (krill:test-resources/errors/ca-roa-delta-error.json): max_length only when not the prefix length.
+    t.same(de.unknowns, [{ asn: 64496, prefix: '10.9.0.0/24' }])
+    t.same(de.duplicates, [{ asn: 64496, prefix: '10.0.0.0/24' }, { asn: 1, prefix: '10.3.0.0/16' }])
+    t.same(de.notheld, [{ asn: 64496, prefix: '192.168.0.0/24' }])
+    t.equal(de.invalid_length!.length, 2)
+    t.match(de.invalid_length![0], { asn: 64496, prefix: '10.1.0.0/16', max_length: 12, reason: /shorter/ })
+    t.match(de.invalid_length![1], { asn: 64496, prefix: '10.2.0.0/16', max_length: 33, reason: /longer than 32/ })
+    // Krill's message: a heading per problem, each ROA indented.
+    t.match(err.message, /^ROA delta rejected:\n\nCannot remove the following unknown ROAs:\n {2}10\.9\.0\.0\/24 => 64496\n/)
+    t.match(err.message, /\nCannot add the following duplicate ROAs:\n {2}10\.0\.0\.0\/24 => 64496\n {2}10\.3\.0\.0\/16 => 1\n/)
   }
   t.same(routes, before)
 })

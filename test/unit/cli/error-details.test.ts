@@ -10,10 +10,10 @@ const body: ErrorBody = {
   msg: 'Delta rejected, see included json',
   args: {},
   delta_error: {
-    unknowns: ['10.9.0.0/24 => 65009'],
-    duplicates: ['10.0.0.0/24 => 65000', '10.1.0.0/16-20 => 65001'],
-    invalid_length: ['10.3.0.0/24-33 => 65003: max length 33 of 10.3.0.0/24 is longer than 32, the size of an IPv4 address'],
-    notheld: ['192.0.2.0/24 => 65002'],
+    unknowns: [{ asn: 65009, prefix: '10.9.0.0/24' }],
+    duplicates: [{ asn: 65000, prefix: '10.0.0.0/24' }, { asn: 65001, prefix: '10.1.0.0/16', max_length: 20 }],
+    invalid_length: [{ asn: 65003, prefix: '10.3.0.0/24', max_length: 33, reason: 'max length 33 of 10.3.0.0/24 is longer than 32, the size of an IPv4 address' }],
+    notheld: [{ asn: 65002, prefix: '192.0.2.0/24' }],
   },
 }
 

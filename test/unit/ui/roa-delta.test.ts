@@ -29,7 +29,11 @@ t.test("the server's delta_error lists, tied to the staged lines", async (t) => 
     label: 'ca-roa-delta-error',
     msg: 'Delta rejected',
     args: {},
-    delta_error: { notheld: ['192.168.0.0/24 => 2', '2001:db8::/48 => 4'], invalid_length: ['10.0.0.0/24-20 => 3: max length 20 is shorter than the prefix'], unknowns: ['10.9.0.0/16 => 9', '10.8.0.0/16 => 8'] },
+    delta_error: {
+      notheld: [{ asn: 2, prefix: '192.168.0.0/24' }, { asn: 4, prefix: '2001:db8::/48' }],
+      invalid_length: [{ asn: 3, prefix: '10.0.0.0/24', max_length: 20, reason: 'max length 20 is shorter than the prefix' }],
+      unknowns: [{ asn: 9, prefix: '10.9.0.0/16' }, { asn: 8, prefix: '10.8.0.0/16' }],
+    },
   }
   const marked = markProblems(staged, body)
   t.same(marked.staged.map((s) => [s.source, s.problem]), [
