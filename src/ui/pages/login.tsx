@@ -73,7 +73,7 @@ function TokenForm(props: { busy: boolean; onLogin: (token: string) => void }): 
       <div class="field">
         <label for="token">Token</label>
         <input id="token" name="token" type="password" autocomplete="current-password" required value={token} onInput={(e) => setToken((e.target as HTMLInputElement).value)} />
-        <small class="hint">The admin token of svcd (admin_token in its config, or the file it names at start-up), or an API token.</small>
+        <small class="hint">The admin token of svcd (admin_token in its config, or the file it names at start-up).</small>
       </div>
       <button type="submit" disabled={props.busy || !token.trim()}>
         Log in
