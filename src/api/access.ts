@@ -104,13 +104,29 @@ export function roleSeesCa(role: Role, ca: string): boolean {
 }
 
 /**
- * Whether `narrow` grants nothing that `wide` does not (a scoped API token's role is never wider than its creator's):
- * its permissions are a subset, and it reaches no CA that `wide` does not.
+ * What `narrow` grants that `wide` does not (a scoped API token's role is never wider than its creator's): the first
+ * permission it holds that `wide` lacks, or the first CA it reaches that `wide` does not; undefined when it is within.
  */
+export function widerThan(narrow: Role, wide: Role): { permission: Permission } | { ca: string } | undefined {
+  const permission = PERMISSIONS.find((p) => narrow.permissions.has(p) && !wide.permissions.has(p))
+  if (permission) return { permission }
+  if (wide.cas === undefined) return undefined
+  if (narrow.cas === undefined) return { ca: '*' }
+  const ca = narrow.cas.find((c) => !wide.cas!.includes(c))
+  return ca === undefined ? undefined : { ca }
+}
+
+/** Whether `narrow` grants nothing that `wide` does not. */
 export function roleWithin(narrow: Role, wide: Role): boolean {
-  for (const p of narrow.permissions) if (!wide.permissions.has(p)) return false
-  if (wide.cas === undefined) return true
-  return narrow.cas !== undefined && narrow.cas.every((ca) => wide.cas!.includes(ca))
+  return widerThan(narrow, wide) === undefined
+}
+
+/**
+ * Whether a role holds every permission on every CA: an administrator (every token, the whole audit trail, and any
+ * route that is not in the route table).
+ */
+export function holdsEverything(role: Role): boolean {
+  return role.cas === undefined && PERMISSIONS.every((p) => role.permissions.has(p))
 }
 
 /** The permissions of a role as a sorted list, in Krill's order (for JSON). */
@@ -153,9 +169,4 @@ export function whoAmIJson(actor: Actor): WhoAmIJson {
     cas: actor.role.cas ? [...actor.role.cas] : null,
     token: actor.token ?? null,
   }
-}
-
-/** How an actor is named in history and audit records: the user, and for a token its name (`joe via token ci`). */
-export function actorName(actor: Pick<Actor, 'id' | 'token'>): string {
-  return actor.token === undefined ? actor.id : `${actor.id} via token ${actor.token}`
 }

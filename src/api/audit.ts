@@ -14,7 +14,7 @@
  * - its own records, always (what I did, my logins and tokens), matched by actor id, provider and token name.
  * A filter on a CA the caller cannot see answers nothing, as a CA that does not exist does: no existence leaks.
  */
-import { PERMISSIONS, roleAllows, type Actor } from './access.js'
+import { holdsEverything, roleAllows, type Actor } from './access.js'
 import { AppError } from '../errors.js'
 
 export const AUDIT_PAGE_DEFAULT = 100
@@ -127,7 +127,7 @@ export function auditQuery(query: Record<string, string | string[] | undefined>)
 /** What `actor` may see of the audit trail (the rules at the top of this file). */
 export function auditScope(actor: Actor): AuditScope {
   const role = actor.role
-  const everything = role.cas === undefined && PERMISSIONS.every((p) => role.permissions.has(p))
+  const everything = holdsEverything(role)
   const cas = role.cas === undefined ? (roleAllows(role, 'ca-read') ? 'all' : []) : role.cas.filter((ca) => roleAllows(role, 'ca-read', ca))
   const withoutCa = everything ? 'all' : role.permissions.has('pub-admin') ? 'publishers' : 'none'
   return { cas, withoutCa, own: { actor: actor.id, provider: actor.provider, token: actor.token } }

@@ -7,7 +7,7 @@
  * test/unit/http/route-permissions.test.ts fails on any router path without an entry.
  */
 import type { Context, Next } from 'koa'
-import { PERMISSIONS, roleAllows, roleSeesCa, type Actor, type Permission } from '../api/access.js'
+import { holdsEverything, PERMISSIONS, roleAllows, roleSeesCa, type Actor, type Permission } from '../api/access.js'
 import { AppError } from '../errors.js'
 import { withoutTrailingSlash } from './path.js'
 
@@ -223,8 +223,7 @@ export function authorize(table: readonly RoutePermission[] = ROUTE_PERMISSIONS)
       const hit = routePermission(compiled, ctx.method, ctx.path)
       if (!hit) {
         // No entry: only a role that may do everything everywhere (every permission, on every CA) gets past.
-        const missing = PERMISSIONS.find((p) => !actor.role.permissions.has(p))
-        if (missing || actor.role.cas !== undefined) throw new AppError('api-insufficient-rights', { permission: missing ?? 'any' })
+        if (!holdsEverything(actor.role)) throw new AppError('api-insufficient-rights', { permission: PERMISSIONS.find((p) => !actor.role.permissions.has(p)) ?? 'any' })
       } else if (!allowed(actor, hit.entry.need, hit.ca)) {
         throw new AppError('api-insufficient-rights', { permission: hit.entry.need, ...(hit.ca === undefined ? {} : { ca: hit.ca }) })
       }

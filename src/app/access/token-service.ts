@@ -25,7 +25,7 @@
  * - `last_used` is written at most once a minute per token.
  */
 import { timingSafeEqual } from 'node:crypto'
-import { PERMISSIONS, expandPermissions, type Actor, type Permission, type Role } from '../../api/access.js'
+import { PERMISSIONS, expandPermissions, holdsEverything, widerThan, type Actor, type Permission, type Role } from '../../api/access.js'
 import { CUSTOM_ROLE, TOKEN_ID, tokenJson, type NewTokenJson, type TokenJson } from '../../api/tokens.js'
 import { sha256Hex } from '../../crypto/digest.js'
 import { AppError } from '../../errors.js'
@@ -148,11 +148,9 @@ export class TokenService {
     const outside = askedCas && named?.cas && askedCas.find((c) => !named!.cas!.includes(c))
     if (outside) throw new AppError('api-invalid-body', { reason: `cas: role '${named!.name}' is limited to ${named!.cas!.join(', ')}, not '${outside}'` })
     const cas = askedCas ?? named?.cas ?? actor.role.cas
-    const wider = PERMISSIONS.find((p) => permissions.has(p) && !actor.role.permissions.has(p))
-    if (wider) throw new AppError('api-insufficient-rights', { permission: wider, reason: `the token would hold '${wider}', which your role does not` })
-    const creatorCas = actor.role.cas
-    const foreign = creatorCas && cas!.find((c) => !creatorCas.includes(c))
-    if (foreign) throw new AppError('api-insufficient-rights', { ca: foreign, reason: `the token would reach CA '${foreign}', which your role does not` })
+    const wider = widerThan({ name: CUSTOM_ROLE, permissions, ...(cas === undefined ? {} : { cas }) }, actor.role)
+    if (wider && 'permission' in wider) throw new AppError('api-insufficient-rights', { permission: wider.permission, reason: `the token would hold '${wider.permission}', which your role does not` })
+    if (wider) throw new AppError('api-insufficient-rights', { ca: wider.ca, reason: `the token would reach CA '${wider.ca}', which your role does not` })
     return { name: named?.name ?? CUSTOM_ROLE, permissions: PERMISSIONS.filter((p) => permissions.has(p)), cas: cas === undefined ? null : [...cas] }
   }
 }
@@ -164,7 +162,7 @@ function refuseTokens(actor: Actor): void {
 
 /** The admin token, or a role with every permission on every CA. */
 function seesAll(actor: Actor): boolean {
-  return actor.provider === 'admin-token' || (actor.role.cas === undefined && PERMISSIONS.every((p) => actor.role.permissions.has(p)))
+  return actor.provider === 'admin-token' || holdsEverything(actor.role)
 }
 
 function expiry(asked: string | undefined, now: number): number {

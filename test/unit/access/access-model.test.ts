@@ -3,7 +3,7 @@
  * of CAs, "no wider than", and the [auth_*] configuration that builds them (src/config-auth.ts).
  */
 import t from 'tap'
-import { DEFAULT_ROLES, expandPermissions, PERMISSIONS, roleAllows, roleSeesCa, roleWithin, SHORTCUTS, type Role } from '../../../src/api/access.js'
+import { DEFAULT_ROLES, expandPermissions, holdsEverything, PERMISSIONS, roleAllows, roleSeesCa, roleWithin, SHORTCUTS, widerThan, type Role } from '../../../src/api/access.js'
 import { applyToml, ConfigError, defaults, verifyConfig } from '../../../src/config.js'
 
 const role = (permissions: string[], cas?: string[]): Role => ({ name: 'r', permissions: expandPermissions(permissions), ...(cas ? { cas } : {}) })
@@ -47,6 +47,17 @@ t.test('no wider than', async (t) => {
   t.notOk(roleWithin(role(['routes-read']), role(['routes-read'], ['ca1'])), 'all CAs is wider than one')
   t.notOk(roleWithin(role(['routes-read'], ['ca1', 'ca2']), role(['routes-read'], ['ca1'])), 'a CA the creator cannot reach')
   t.ok(roleWithin(role(['routes-read'], []), role(['routes-read'], ['ca1'])), 'no CA at all is narrower')
+  t.same(widerThan(role(['routes-read', 'ca-delete', 'pub-admin']), DEFAULT_ROLES.readwrite), { permission: 'pub-admin' }, 'the first wider permission, in Krill order')
+  t.same(widerThan(role(['routes-read'], ['ca1', 'ca2']), role(['routes-read'], ['ca1'])), { ca: 'ca2' }, 'the first CA out of reach')
+  t.same(widerThan(role(['routes-read']), role(['routes-read'], ['ca1'])), { ca: '*' }, 'every CA, where the wider role has a list')
+  t.equal(widerThan(rw1, all), undefined)
+})
+
+t.test('holding everything: every permission on every CA', async (t) => {
+  t.ok(holdsEverything(DEFAULT_ROLES.admin))
+  t.ok(holdsEverything(role(['any'])))
+  t.notOk(holdsEverything(role(['any'], ['ca1'])), 'not when limited to CAs')
+  t.notOk(holdsEverything(DEFAULT_ROLES.readwrite))
 })
 
 const load = (toml: string) => {
