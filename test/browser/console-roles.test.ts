@@ -14,11 +14,10 @@
  */
 import t, { type Test } from 'tap'
 import { randomBytes, scryptSync } from 'node:crypto'
-import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { connect, repoDaemon, waitFor, type RepoDaemon } from '../helpers/cas.js'
 import { httpsRequest, svcc } from '../helpers/daemon.js'
-import { artifactDir, axeViolations, NO_CHROMIUM, startBrowser } from '../helpers/browser.js'
+import { artifactDir, checkPage, openConsole, NO_CHROMIUM, startBrowser } from '../helpers/browser.js'
 
 const SHOTS = artifactDir('console-roles')
 
@@ -36,15 +35,9 @@ function userEntry(id: string, role: string, password: string): string {
 
 const USERS = { readonly: ['ro@example.com', 'read-only pässword'], ca1: ['one@example.com', 'ca1 only, please'] } as const
 
-async function open(page: Page, d: RepoDaemon, path: string, ready: string): Promise<void> {
-  await page.goto(`https://localhost:${d.port}${path}`)
-  await page.locator(ready).first().waitFor()
-}
+const open = (page: Page, d: RepoDaemon, path: string, ready: string) => openConsole(page, d.port, path, ready)
 
-async function check(t: Test, page: Page, name: string): Promise<void> {
-  t.same(await axeViolations(page), [], `${name}: no serious or critical accessibility violation`)
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
-}
+const check = (t: Test, page: Page, name: string) => checkPage(t, page, SHOTS, name)
 
 async function logIn(page: Page, d: RepoDaemon, [user, password]: readonly [string, string]): Promise<void> {
   await page.goto(`https://localhost:${d.port}/ui/`)

@@ -17,22 +17,14 @@ import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { repoDaemon, waitFor, type RepoDaemon } from '../helpers/cas.js'
 import { httpsRequest, tempDir } from '../helpers/daemon.js'
-import { artifactDir, axeViolations, NO_CHROMIUM, startBrowser } from '../helpers/browser.js'
+import { artifactDir, checkPage, openConsole, NO_CHROMIUM, startBrowser } from '../helpers/browser.js'
 import { TestPublisher } from '../helpers/publisher.js'
 
 const SHOTS = artifactDir('console')
 
-/** Open a console URL and wait for `ready` (a selector or text that only real data shows). */
-async function open(page: Page, d: RepoDaemon, path: string, ready: string): Promise<void> {
-  await page.goto(`https://localhost:${d.port}${path}`)
-  await page.locator(ready).first().waitFor()
-}
+const open = (page: Page, d: RepoDaemon, path: string, ready: string) => openConsole(page, d.port, path, ready)
 
-/** axe-core on the page as shown, and a screenshot of it. */
-async function check(t: Test, page: Page, name: string): Promise<void> {
-  t.same(await axeViolations(page), [], `${name}: no serious or critical accessibility violation`)
-  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true })
-}
+const check = (t: Test, page: Page, name: string) => checkPage(t, page, SHOTS, name)
 
 /** Click a download button and answer the file's text. */
 async function download(page: Page, button: string): Promise<string> {

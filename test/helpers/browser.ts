@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import type { Test } from 'tap'
 import { tempDir, type TestLike } from './daemon.js'
 import { ROOT } from './paths.js'
 
@@ -50,4 +51,16 @@ export async function axeViolations(page: Page): Promise<string[]> {
   const rules = JSON.stringify({ runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } })
   const found = (await page.evaluate(`window.axe.run(document, ${rules}).then((r) => r.violations)`)) as AxeViolation[]
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')})`)
+}
+
+/** Open a console URL of the daemon on `port` and wait for `ready` (a selector or text that only real data shows). */
+export async function openConsole(page: Page, port: number, path: string, ready: string): Promise<void> {
+  await page.goto(`https://localhost:${port}${path}`)
+  await page.locator(ready).first().waitFor()
+}
+
+/** axe-core on the page as shown (no serious or critical violation), and a screenshot of it in `dir` (artifactDir). */
+export async function checkPage(t: Test, page: Page, dir: string, name: string): Promise<void> {
+  t.same(await axeViolations(page), [], `${name}: no serious or critical accessibility violation`)
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
 }

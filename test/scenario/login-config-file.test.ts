@@ -150,6 +150,17 @@ t.test('config-file users: the Krill UI login, roles, logout, refusals, limits, 
   t.equal(count('svc_auth_login_failures_total', 'config-file'), 11)
   t.equal(count('svc_auth_login_rate_limited_total', 'config-file'), 2)
   t.notMatch(d.output(), /ro-password|vic-password|guess\d/, 'no password in the log')
+
+  // Hostile requests to the login door: a labelled refusal each, and no session started.
+  const sessions = () => (db.prepare('SELECT count(*) AS n FROM auth_sessions').get() as { n: number }).n
+  const sessionsBefore = sessions()
+  const big = await httpsRequest(d.url + 'auth/login', { method: 'POST', headers: { ...basic('ro@example.com', 'ro-password'), 'Content-Type': 'application/json' }, body: 'x'.repeat(17 * 1024) })
+  t.same([big.status, json(big.body).label], [413, 'api-post-body-exceeds-limit'], 'an oversized body')
+  for (const authorization of ['Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, 'Digest username="ro@example.com"']) {
+    const r = await httpsRequest(d.url + 'auth/login', { method: 'POST', headers: { Authorization: authorization } })
+    t.same([r.status, json(r.body).label], [401, 'api-invalid-credentials'], `malformed credentials: ${authorization.slice(0, 12)}`)
+  }
+  t.equal(sessions(), sessionsBefore, 'no session was started')
 })
 
 t.test("Krill's web UI still logs in with the admin token (auth_type admin-token, the default)", async (t) => {
