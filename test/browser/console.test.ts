@@ -93,6 +93,9 @@ t.test('the console, in Chromium, against svcd', { skip: NO_CHROMIUM }, async (t
 
     await open(page, d, '/ui/cas/testbed/children', 'text=Add a child')
     await page.setInputFiles('#file-child-request', files('ca1-child-request.xml', childRequest))
+    // The console reads the file asynchronously (FileReader): wait for the handle to be filled in, then check it.
+    const handle = await page.getByLabel('Child handle').elementHandle()
+    await page.waitForFunction((el) => (el as unknown as { value: string }).value !== '', handle)
     t.equal(await page.getByLabel('Child handle').inputValue(), 'ca1', 'the handle read from the request')
     await page.getByLabel('AS resources').first().fill('AS65000-AS65010')
     await page.getByLabel('IPv4 resources').first().fill('10.0.0.0/8')
