@@ -9,6 +9,7 @@ import { RisWhoisService } from './app/bgp/ris-service.js'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaFollowUps } from './app/ca/ca-follow-ups.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
+import { PlanService } from './app/ca/plan-service.js'
 import { CaService } from './app/ca/ca-service.js'
 import { RscService } from './app/ca/rsc-service.js'
 import { CaTasks } from './app/ca/ca-tasks.js'
@@ -221,9 +222,11 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, clock, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
   const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
+  // Change plans (design.md §12): four-eyes approval, refused when stale; the CA service refuses direct updates under four-eyes.
+  const plans = new PlanService({ commands, plans: stores.plans, now, log, bgp: () => ris?.current(), fourEyesEverywhere: config.change_control_four_eyes })
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
-    publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(),
+    publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(), changeControl: plans,
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
@@ -250,7 +253,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     }
   }
   return {
-    services: { cas, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, ...(oidc ? { oidc } : {}) },
+    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,

@@ -50,6 +50,8 @@ export interface Config extends AuthConfig {
   bgp_riswhois_min_peers: number
   /** Bytes of one RIS dump after decompression, at most (a gzip bomb or a runaway source is cut off there). */
   bgp_riswhois_max_bytes: number
+  /** Every CA's ROA/ASPA changes need a second user's approval (four-eyes, design.md §12); a CA can also turn it on alone. */
+  change_control_four_eyes: boolean
   /** GET /metrics without the token (Krill serves it unauthenticated; svcd asks for the token by default). */
   metrics_public: boolean
   /** Leave out every per-CA and per-publisher series of /metrics (Krill's metrics_hide_* options, #654). */

@@ -85,6 +85,17 @@ export const CATALOGUE = {
   'ca-rsc-resources-split': { status: 400, msg: "The resources {resources} of the signed checklist are held under different keys of CA '{ca}': sign one checklist per resource class" },
   'ca-rsc-no-certificate': { status: 400, msg: "CA '{ca}' has no current certified key to sign a checklist with" },
   'ca-history-unknown': { status: 404, msg: "CA '{ca}' has no history entry with key '{key}'" },
+  // change plans (design.md §12, ca/plans.ts)
+  'ca-plan-unknown': { status: 404, msg: "CA '{ca}' has no plan {plan}" },
+  'ca-plan-empty': { status: 400, msg: "A plan for CA '{ca}' must change at least one ROA or ASPA" },
+  'ca-plan-stale': { status: 409, msg: "Plan {plan} of CA '{ca}' is stale: the CA's ROAs or ASPAs changed after it was made; make a new plan" },
+  'ca-plan-status': { status: 409, msg: "Plan {plan} of CA '{ca}' is {status}: it cannot be {action}" },
+  'ca-plan-not-approved': { status: 409, msg: "Plan {plan} of CA '{ca}' needs the approval of a second user before it is applied (four-eyes)" },
+  'ca-plan-own-approval': { status: 403, msg: "Plan {plan} of CA '{ca}' was made by '{user}': a different user must approve it (four-eyes)" },
+  'ca-plan-invalidates': { status: 409, msg: "Plan {plan} of CA '{ca}' makes {count} seen BGP announcements invalid: apply it with accept_invalid (svcc plan apply --accept-invalid) if that is intended" },
+  'ca-plan-required': { status: 409, msg: "CA '{ca}' requires four-eyes approval of ROA and ASPA changes: make a plan (POST /api/v1/cas/{ca}/plans, svcc plan create) and have a second user approve it" },
+  'ca-plan-too-many': { status: 409, msg: "CA '{ca}' already has {count} open plans: apply, reject or withdraw some first" },
+  'ca-plan-rollback-unknown': { status: 404, msg: "CA '{ca}' has no history version {version} to roll back to" },
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },
   'key-roll-disallowed': { status: 400, msg: "CA '{ca}' cannot {action} a key roll: {reason}" },

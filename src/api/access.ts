@@ -30,6 +30,8 @@ export const PERMISSIONS = [
   'rta-list',
   'rta-read',
   'rta-update',
+  // svcd's own (design.md §12): approving another user's change plan under four-eyes.
+  'plans-approve',
 ] as const
 
 export type Permission = (typeof PERMISSIONS)[number]
@@ -60,6 +62,7 @@ const READWRITE: readonly Permission[] = [
   'aspas-update',
   'bgpsec-update',
   'rta-update',
+  'plans-approve',
 ]
 
 /**

@@ -16,6 +16,7 @@ import {
   processParentAdd, processParentRemove, processParentUpdate,
 } from './parents.js'
 import { checkRoaDeltaInput } from './roas.js'
+import { stateFingerprint } from './plans.js'
 import { processRscSign } from './rsc.js'
 import { processChildSuspend, processChildUnsuspend } from './suspension.js'
 import { processTaKeyRollActivate, processTaKeyRollFinish, processTaKeyRollInit } from './ta-keyroll.js'
@@ -58,6 +59,8 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'roas-update': return processRoasUpdate(s, c, ctx)
     case 'aspas-update': return checkAspasUpdate(s.handle, s.aspas, heldResources(s), c.addOrReplace, c.remove)
     case 'aspa-providers-update': return checkAspaProvidersUpdate(s.handle, s.aspas, heldResources(s), c.customer, c.added, c.removed)
+    case 'plan-apply': return processPlanApply(s, c, ctx)
+    case 'change-control-update': return (s.changeControl?.fourEyes ?? false) === c.fourEyes ? [] : [{ type: 'change-control-updated', fourEyes: c.fourEyes }]
     case 'bgpsec-update': return checkBgpSecUpdate(s.handle, s.bgpsec, heldResources(s), c.add, c.remove)
     case 'keyroll-init': return processKeyRollInit(notTa(s, 'init'), ctx)
     case 'keyroll-activate': return withChildrenUnderNewKeys(s, processKeyRollActivate(notTa(s, 'activate')), ctx)
@@ -132,6 +135,18 @@ function repoToClean(s: CaState, to: RepoInfo): RepoInfo | undefined {
   if (!s.repo || samePublisher(s.repo, to)) return undefined
   if (!s.oldRepo || samePublisher(s.oldRepo, to)) return s.repo
   return undefined
+}
+
+/**
+ * A plan (ca/plans.ts), applied in one command: refused as stale unless the CA's ROA/ASPA configuration is still the
+ * one the plan was made against (checked under the CA's lock, so nothing can slip in between); then its ROA delta and
+ * its ASPA update, each checked as the direct updates are, all or nothing.
+ */
+async function processPlanApply(s: CaState, c: Extract<CaCommand, { type: 'plan-apply' }>, ctx: CaContext): Promise<CaEvent[]> {
+  if (stateFingerprint(s) !== c.base) throw new AppError('ca-plan-stale', { ca: s.handle, plan: String(c.plan) })
+  const roas = await processRoasUpdate(s, { type: 'roas-update', ...c.roas }, ctx)
+  const aspas = c.aspas.addOrReplace.length || c.aspas.remove.length ? checkAspasUpdate(s.handle, s.aspas, heldResources(s), c.aspas.addOrReplace, c.aspas.remove) : []
+  return [...roas, ...aspas]
 }
 
 async function processRoasUpdate(s: CaState, c: Extract<CaCommand, { type: 'roas-update' }>, ctx: CaContext): Promise<CaEvent[]> {

@@ -42,6 +42,8 @@ export type CaCommand =
   | { type: 'roas-update'; added: { asn: number; prefix: string; max_length: number; comment?: string }[]; removed: { asn: number; prefix: string; max_length: number }[] }
   | { type: 'aspas-update'; addOrReplace: { customer: number; providers: number[] }[]; remove: number[] }
   | { type: 'aspa-providers-update'; customer: number; added: number[]; removed: number[] }
+  | { type: 'plan-apply'; plan: number; base: string; roas: Omit<Extract<CaCommand, { type: 'roas-update' }>, 'type'>; aspas: Omit<Extract<CaCommand, { type: 'aspas-update' }>, 'type'> }
+  | { type: 'change-control-update'; fourEyes: boolean }
   | { type: 'bgpsec-update'; add: { asn: number; csr: string }[]; remove: string[] }
   | { type: 'keyroll-init' }
   | { type: 'keyroll-activate' }
@@ -75,6 +77,8 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'aspas-update': return aspasUpdateSummary(c, s)
     case 'aspa-providers-update': return s('aspas-update-existing', `Update ASPA providers of ${asText(c.customer)}: add ${asList(c.added) || 'none'}, remove ${asList(c.removed) || 'none'}`, { customer: asText(c.customer), added: asList(c.added), removed: asList(c.removed) })
     case 'bgpsec-update': return bgpSecUpdateSummary(c)
+    case 'plan-apply': return s('plan-apply', `Apply plan ${c.plan}: ROAs add: ${c.roas.added.length} remove: ${c.roas.removed.length}; ASPAs add or replace: ${c.aspas.addOrReplace.length} remove: ${c.aspas.remove.length}`, { plan: String(c.plan), added: String(c.roas.added.length), removed: String(c.roas.removed.length) })
+    case 'change-control-update': return s('change-control', `${c.fourEyes ? 'Require' : 'Stop requiring'} four-eyes approval of ROA and ASPA changes`, { four_eyes: String(c.fourEyes) })
     case 'keyroll-init': return s('keyroll-init', 'Initialise key roll for all resource classes')
     case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
     case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)

@@ -31,6 +31,7 @@ export type CaEvent =
   | { type: 'child-suspended'; handle: string; inactive: boolean }
   | { type: 'child-unsuspended'; handle: string }
   | { type: 'roas-updated'; changes: RoaChanges }
+  | { type: 'change-control-updated'; fourEyes: boolean }
   | { type: 'key-roll-initiated'; className: string; keyId: string }
   | { type: 'key-roll-activated'; className: string }
   | { type: 'key-roll-finished'; className: string }
@@ -54,6 +55,7 @@ const EVENT_TYPES: Record<CaEventType, true> = {
   'child-added': true, 'child-resources-updated': true, 'child-id-cert-updated': true, 'child-removed': true,
   'child-certificate-issued': true, 'child-key-revoked': true, 'child-suspended': true, 'child-unsuspended': true,
   'roas-updated': true,
+  'change-control-updated': true,
   'key-roll-initiated': true, 'key-roll-activated': true, 'key-roll-finished': true,
   'aspa-config-added': true, 'aspa-config-updated': true, 'aspa-config-removed': true,
   'bgpsec-definition-added': true, 'bgpsec-definition-removed': true,
@@ -152,6 +154,9 @@ function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
     case 'roas-updated':
       applyRoaChanges(s.routes, e.changes)
       return
+    case 'change-control-updated':
+      s.changeControl = { fourEyes: e.fourEyes }
+      return
     case 'aspa-config-added':
     case 'aspa-config-updated':
     case 'aspa-config-removed':
@@ -216,6 +221,7 @@ export function eventSummary(e: CaEvent): string {
     case 'child-suspended': return `suspended child '${e.handle}'${e.inactive ? ' (inactive)' : ''}: its certificates are withdrawn`
     case 'child-unsuspended': return `unsuspended child '${e.handle}'`
     case 'roas-updated': return `ROAs: added ${e.changes.added.length}, removed ${e.changes.removed.length}, comments changed ${e.changes.comments.length}`
+    case 'change-control-updated': return `four-eyes approval of ROA and ASPA changes ${e.fourEyes ? 'required' : 'not required'}`
     case 'key-roll-initiated': return `key roll: new key ${e.keyId} in resource class '${e.className}'`
     case 'key-roll-activated': return `key roll: activated the new key in resource class '${e.className}'`
     case 'key-roll-finished': return `key roll: the old key in resource class '${e.className}' is revoked`

@@ -27,6 +27,8 @@ export interface CaState {
   aspas?: Record<string, AspaConfig>
   /** BGPsec router keys by Krill's key (ROUTER-<asn hex>-<key id>); absent until the first one. */
   bgpsec?: Record<string, BgpSecDefinition>
+  /** Change control (design.md §12): whether ROA/ASPA changes need a second user's approval; absent: off. */
+  changeControl?: { fourEyes: boolean }
   /** Only for the embedded trust anchor: its self-signed certificate and where it is published. */
   ta?: TaInfo
 }

@@ -2,6 +2,7 @@
 import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
 import type { CaService } from '../app/ca/ca-service.js'
+import type { PlanService } from '../app/ca/plan-service.js'
 import type { ChildService } from '../app/ca/child-service.js'
 import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
@@ -23,6 +24,8 @@ import type { Clock } from '../util/clock.js'
 /** The services the routes call (design.md §6): one call per request, no logic in the route. */
 export interface HttpServices {
   cas: CaService
+  /** Change plans and four-eyes (design.md §12). */
+  plans: PlanService
   parents: ParentService
   children: ChildService
   repo: RepoService

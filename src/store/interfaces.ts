@@ -15,7 +15,9 @@ import type { RrdpDeltaInfo, RrdpState } from '../pubd/rrdp/model.js'
 
 export type { KeyStore } from '../crypto/signer.js'
 export type * from './access-interfaces.js'
+export type * from './plan-interfaces.js'
 import type { AuditStore, LoginStore, SessionStore, TokenStore } from './access-interfaces.js'
+import type { PlanStore } from './plan-interfaces.js'
 
 //------------ CAs and their history --------------------------------------------------------------------------------
 
@@ -229,6 +231,8 @@ export interface Stores {
   tokens: TokenStore
   /** OpenID Connect logins under way (design.md §9). */
   logins: LoginStore
+  /** Change plans (design.md §12). */
+  plans: PlanStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }

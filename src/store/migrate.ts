@@ -15,6 +15,8 @@ export const INSTANCE_TABLES = [
   'pubd_publishers', 'pubd_objects', 'pubd_changes', 'pubd_replay', 'rrdp_state', 'rrdp_deltas',
   'ca_snapshots', 'ca_children', 'ca_routes', 'ca_history', 'ca_keys', 'ca_objects', 'ca_status', 'ca_child_replay',
   'tasks',
+  // Kept with the instance: who holds tokens, what was done, the plans (login sessions are not: they are short-lived).
+  'api_tokens', 'audit_log', 'ca_plans',
 ] as const
 
 /** One side of a migration: the database and where its private keys are. */

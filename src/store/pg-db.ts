@@ -133,7 +133,9 @@ export class PgDb implements SqlDb {
 
   /** After rows were inserted with their own ids (svcd migrate): identity columns continue after the highest. */
   syncSequences(): void {
-    this.exec("SELECT setval(pg_get_serial_sequence('pubd_changes', 'seq'), coalesce((SELECT max(seq) FROM pubd_changes), 0) + 1, false)")
+    for (const [table, column] of [['pubd_changes', 'seq'], ['audit_log', 'seq'], ['ca_plans', 'id']]) {
+      this.exec(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), coalesce((SELECT max(${column}) FROM ${table}), 0) + 1, false)`)
+    }
   }
 
   async readSnapshot<T>(fn: () => Promise<T>): Promise<T> {

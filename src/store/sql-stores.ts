@@ -15,6 +15,7 @@ import { SqlLoginStore } from './login-store.js'
 import { SqlSessionStore } from './session-store.js'
 import { SqlTaskStore } from './task-store.js'
 import { SqlTokenStore } from './token-store.js'
+import { SqlPlanStore } from './plan-store.js'
 
 /** The stores over `db`; `transaction` is the database's (nested calls join the outer one through savepoints). */
 export function createSqlStores(db: SqlDb): Stores {
@@ -30,6 +31,7 @@ export function createSqlStores(db: SqlDb): Stores {
     audit: new SqlAuditStore(db),
     tokens: new SqlTokenStore(db),
     logins: new SqlLoginStore(db),
+    plans: new SqlPlanStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

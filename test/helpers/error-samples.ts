@@ -31,6 +31,11 @@ const SAMPLES: Record<string, string> = {
   max: '100',
   what: 'publishers',
   permission: 'routes-update',
+  plan: '7',
+  status: 'applied',
+  user: 'alice',
+  count: '3',
+  version: '12',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

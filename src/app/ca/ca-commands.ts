@@ -30,6 +30,15 @@ export interface CaCommandsDeps {
   transaction?: <T>(fn: () => T) => T
 }
 
+/** Options of one command. */
+export interface RunOptions {
+  /**
+   * Called with the history version inside the transaction that stores the command, when it succeeded and changed the
+   * CA; throwing there rolls the command back.
+   */
+  onSaved?: (seq: number) => void
+}
+
 /** Told of every command stored in a CA's history (the audit trail), inside the transaction that stores it. */
 export type CommandAudit = (cmd: Omit<StoredCommand, 'seq'>, seq?: number) => void
 
@@ -93,26 +102,30 @@ export class CaCommands {
    * work). Then its events' follow-ups start, as svcd's own work whoever ran the command: a publication, a renewal or a
    * parent's sync that follows a user's change is recorded as `svc`.
    */
-  async run(handle: string, cmd: CaCommand, actor?: string | ActingAs): Promise<CommandResult> {
+  async run(handle: string, cmd: CaCommand, actor?: string | ActingAs, opts: RunOptions = {}): Promise<CommandResult> {
     const a = typeof actor === 'string' ? (actor === SYSTEM_ACTOR.id ? SYSTEM_ACTOR : { id: actor, provider: SYSTEM_ACTOR.provider }) : (actor ?? currentActor())
-    const r = await this.lock.run(handle, () => runCommand(certAuthType(() => this.context()), this.auditedStore(), handle, cmd, { ...actorFields(a), now: this.d.now(), pause: () => yieldToLoop() }))
+    const r = await this.lock.run(handle, () => runCommand(certAuthType(() => this.context()), this.auditedStore(opts.onSaved), handle, cmd, { ...actorFields(a), now: this.d.now(), pause: () => yieldToLoop() }))
     const after = this.after
     const followUps = r.events.length && after ? detached(() => after.changed(handle, r.events, r.state)) : Promise.resolve()
     return { ...r, followUps }
   }
 
-  /** The CA store, whose saves also write the audit record in the same transaction (when there is an audit). */
-  private auditedStore(): AggregateStore<CaState> {
+  /**
+   * The CA store, whose saves also write the audit record in the same transaction (when there is an audit), and do
+   * what `onSaved` does there after a successful command (a plan marked applied with the change it applied).
+   */
+  private auditedStore(onSaved?: (seq: number) => void): AggregateStore<CaState> {
     const store = this.d.store
     const audit = this.audit
-    if (!audit) return store
+    if (!audit && !onSaved) return store
     const transaction = this.d.transaction ?? (<T>(fn: () => T) => fn())
     return {
       load: (handle) => store.load(handle),
       save: (cmd, state, version, prepared) =>
         transaction(() => {
           const seq = store.save(cmd, state, version, prepared)
-          audit(cmd, seq)
+          audit?.(cmd, seq)
+          if (onSaved && cmd.effect.result === 'success') onSaved(seq)
           return seq
         }),
       ...(store.prepareSave ? { prepareSave: store.prepareSave.bind(store) } : {}),

@@ -70,6 +70,8 @@ export interface CaServiceDeps {
   log: Logger
   /** The BGP announcements loaded last (RIS whois dumps), if any: the BGP analysis (app/bgp/ris-service.ts). */
   bgp?: () => BgpAnnouncements | undefined
+  /** Change control (plan-service.ts): direct ROA/ASPA updates refused under four-eyes; a deleted CA's plans forgotten. */
+  changeControl?: { requireNoFourEyes(ca: string): void; forget(ca: string): void }
 }
 
 /** Which CAs a call may list or touch (the caller's role decides, at the HTTP edge: api/access.ts roleSeesCa). */
@@ -146,6 +148,7 @@ export class CaService {
     await d.commands.locked(handle, () => d.commands.remove(handle))
     d.signers.forget(handle)
     d.roas.forget(handle)
+    d.changeControl?.forget(handle)
     d.tasks.unscheduleCa(handle)
     d.log.info('CA deleted', { ca: handle })
   }
@@ -241,12 +244,14 @@ export class CaService {
   /** POST …/aspas: add or replace definitions and remove customers, all or nothing (ca/aspas.ts). */
   async caAspasUpdate(ca: string, u: AspaDefinitionUpdatesJson): Promise<void> {
     this.known(ca)
+    this.d.changeControl?.requireNoFourEyes(ca)
     await this.d.commands.run(ca, { type: 'aspas-update', addOrReplace: u.add_or_replace.map((d) => ({ customer: d.customer, providers: [...d.providers] })), remove: [...u.remove] })
   }
 
   /** POST …/aspas/as/{customer}: add and remove providers of one customer. */
   async caAspaProvidersUpdate(ca: string, customer: number, u: AspaProvidersUpdateJson): Promise<void> {
     this.known(ca)
+    this.d.changeControl?.requireNoFourEyes(ca)
     await this.d.commands.run(ca, { type: 'aspa-providers-update', customer, added: [...u.added], removed: [...u.removed] })
   }
 
@@ -257,6 +262,7 @@ export class CaService {
 
   async caRoasUpdate(ca: string, delta: RoaDeltaJson): Promise<void> {
     this.known(ca)
+    this.d.changeControl?.requireNoFourEyes(ca)
     const norm = (r: RoaDeltaJson['added'][number]) => ({ asn: r.asn, prefix: r.prefix, max_length: r.max_length ?? Number(r.prefix.split('/')[1]), ...(r.comment ? { comment: r.comment } : {}) })
     await this.d.commands.run(ca, { type: 'roas-update', added: (delta.added ?? []).map(norm), removed: (delta.removed ?? []).map(norm) })
   }

@@ -64,6 +64,7 @@ export const FOLLOW_UPS: FollowUpTable = {
   'aspa-config-removed': ['publish'],
   'bgpsec-definition-added': ['publish'],
   'bgpsec-definition-removed': ['publish'],
+  'change-control-updated': [], // a setting: nothing is published or asked
   'rsc-signed': [], // handed back to the caller, never published
   // Key rolls (RFC 6489; the TA's, RFC 9691). The TA's class has no parent: its sync-parent names none.
   'key-roll-initiated': ['sync-parent'],

@@ -9,7 +9,7 @@ import { applyToml, ConfigError, defaults, verifyConfig } from '../../../src/con
 const role = (permissions: string[], cas?: string[]): Role => ({ name: 'r', permissions: expandPermissions(permissions), ...(cas ? { cas } : {}) })
 
 t.test("Krill's permission names and shortcuts", async (t) => {
-  t.equal(PERMISSIONS.length, 23)
+  t.equal(PERMISSIONS.length, 24, "Krill's 23 and svcd's plans-approve")
   t.same([...expandPermissions(['any'])], [...PERMISSIONS], 'any is every permission')
   t.same([...expandPermissions(['read'])].sort(), [...SHORTCUTS.read].sort())
   t.same([...expandPermissions(['update', 'login'])].sort(), ['aspas-update', 'bgpsec-update', 'login', 'routes-update', 'rta-update'])
