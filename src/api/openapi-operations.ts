@@ -8,13 +8,14 @@ import type { Header, Operation, Parameter, RequestBody, Response, Schema } from
 
 //------------ Errors ----------------------------------------------------------------------------------------------
 
-export type ErrorStatus = '400' | '401' | '403' | '404' | '413' | '415' | '429' | '500' | '503' | '507'
+export type ErrorStatus = '400' | '401' | '403' | '404' | '409' | '413' | '415' | '429' | '500' | '503' | '507'
 
 export const ERROR_RESPONSES: Record<ErrorStatus, [name: string, response: Response]> = {
   '400': ['BadRequest', errorResponse('Bad request: invalid input or a refused operation (label says which)')],
   '401': ['Unauthorized', { ...errorResponse('No or wrong bearer token (api-invalid-credentials)'), headers: { 'WWW-Authenticate': wwwAuthenticate() } }],
   '403': ['Forbidden', errorResponse('Not allowed for this caller (api-insufficient-rights), e.g. a testbed removal of a CA of this svcd')],
   '404': ['NotFound', errorResponse('Unknown CA, child, parent, publisher, history key or path')],
+  '409': ['Conflict', errorResponse("Refused by the state of the thing asked about: a stale plan (ca-plan-stale), a plan's status (ca-plan-status), a plan not yet approved under four-eyes (ca-plan-not-approved) or one that invalidates announcements (ca-plan-invalidates), a direct update under four-eyes (ca-plan-required); nothing was changed")],
   '413': ['PayloadTooLarge', errorResponse('The request body exceeds the configured limit (api-post-body-exceeds-limit)')],
   '415': ['UnsupportedMediaType', errorResponse('Wrong Content-Type for a protocol message (api-unsupported-media-type)')],
   '429': ['TooManyRequests', { ...errorResponse('Too many requests from this address (api-rate-limited); nothing was done'), headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 1 } } } }],

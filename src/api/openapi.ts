@@ -8,10 +8,11 @@ import { ERROR_RESPONSES, type DescribedRoute } from './openapi-operations.js'
 import { ROUTES } from './openapi-paths.js'
 import { SCHEMAS } from './openapi-schemas.js'
 import { TOKEN_SCHEMAS } from './openapi-tokens.js'
+import { PLAN_SCHEMAS } from './openapi-plans.js'
 import type { OpenApiDocument, PathItem, Server } from './openapi-types.js'
 
 /** The version of this description: its own number, bumped when the description changes (spec §9 rule 3). */
-export const OPENAPI_VERSION = '1.6.0'
+export const OPENAPI_VERSION = '1.7.0'
 
 const HOST = { host: { default: 'localhost:3000', description: 'host:port of svcd' } }
 export const API_SERVER: Server = { url: 'https://{host}/api/v1', description: 'The svcd JSON API', variables: HOST }
@@ -41,6 +42,7 @@ const TAGS: [string, string][] = [
   ['testbed', 'Testbed self-service (no token; only with [testbed] on; rate-limited)'],
   ['audit', 'Who did what, across CAs and the publication server (not in Krill)'],
   ['tokens', 'Scoped API tokens (beyond Krill)'],
+  ['plans', 'Change plans and four-eyes approval (beyond Krill)'],
 ]
 
 const DESCRIPTION = [
@@ -70,7 +72,7 @@ export const OPENAPI: OpenApiDocument = {
   tags: TAGS.map(([name, description]) => ({ name, description })),
   paths: pathsOf(ROUTES),
   components: {
-    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS },
+    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS },
     responses: Object.fromEntries(Object.values(ERROR_RESPONSES)),
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The admin token (config `admin_token` or SVC_ADMIN_TOKEN)' } },
   },

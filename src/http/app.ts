@@ -28,6 +28,7 @@ import { statusRouter } from './routes/status.js'
 import { taRouter } from './routes/ta.js'
 import { testbedRouter } from './routes/testbed.js'
 import { tokensRouter } from './routes/tokens.js'
+import { plansRouter } from './routes/plans.js'
 import { uiMiddleware } from './routes/ui.js'
 
 export type { HttpDeps, HttpServices } from './deps.js'
@@ -49,7 +50,7 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(authorize())
   app.use(rrdpMiddleware(deps))
   app.use(uiMiddleware())
-  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps)]) {
+  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps), plansRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

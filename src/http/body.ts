@@ -107,6 +107,17 @@ export async function readJson<T>(ctx: Context, limit: number, guard: (v: unknow
   return value as T
 }
 
+/** Read a JSON body that may be left out (then `dflt`): an action whose options all have defaults. */
+export async function readOptionalJson<T>(ctx: Context, limit: number, guard: (v: unknown) => string | undefined, dflt: T): Promise<T> {
+  await refuseType(ctx, limit, false)
+  const bytes = await readBytes(ctx, limit)
+  if (bytes.toString('utf8').trim() === '') return dflt
+  const value = parseJson(bytes)
+  const problem = guard(value)
+  if (problem) throw new AppError('api-invalid-body', { reason: problem })
+  return value as T
+}
+
 /** Read a body that is either JSON or raw XML (detected by a leading '<', as Krill does for RFC 8183 documents). */
 export async function readJsonOrXml(ctx: Context, limit: number): Promise<{ json: unknown } | { xml: string }> {
   await refuseType(ctx, limit, true)

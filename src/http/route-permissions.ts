@@ -81,6 +81,17 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: `${CA}/routes/analysis/suggest`, need: 'routes-analysis', ca: 'ca' },
   { method: 'POST', path: `${CA}/routes/analysis/suggest`, need: 'routes-analysis', ca: 'ca' },
   { method: 'POST', path: `${CA}/routes/analysis/dryrun`, need: 'routes-analysis', ca: 'ca' },
+  // Change plans (design.md §12): made by those who may change ROAs (a plan with ASPAs also needs aspas-update,
+  // checked by the route), approved or rejected by plans-approve; four-eyes is set by ca-admin.
+  { method: 'GET', path: `${CA}/plans`, need: 'routes-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/plans`, need: 'routes-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/plans/:id`, need: 'routes-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/plans/:id/approve`, need: 'plans-approve', ca: 'ca' },
+  { method: 'POST', path: `${CA}/plans/:id/apply`, need: 'routes-update', ca: 'ca' },
+  { method: 'POST', path: `${CA}/plans/:id/reject`, need: 'plans-approve', ca: 'ca' },
+  { method: 'POST', path: `${CA}/plans/:id/withdraw`, need: 'routes-update', ca: 'ca' },
+  { method: 'GET', path: `${CA}/change-control`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/change-control`, need: 'ca-admin', ca: 'ca' },
   // ASPAs, BGPsec, RSC
   { method: 'GET', path: `${CA}/aspas`, need: 'aspas-read', ca: 'ca' },
   { method: 'POST', path: `${CA}/aspas`, need: 'aspas-update', ca: 'ca' },
