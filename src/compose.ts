@@ -223,7 +223,10 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     : undefined
   const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
   // Change plans (design.md §12): four-eyes approval, refused when stale; the CA service refuses direct updates under four-eyes.
-  const plans = new PlanService({ commands, plans: stores.plans, now, log, bgp: () => ris?.current(), fourEyesEverywhere: config.change_control_four_eyes })
+  const plans = new PlanService({
+    commands, plans: stores.plans, now, log, bgp: () => ris?.current(), fourEyesEverywhere: config.change_control_four_eyes,
+    audit: (e) => void audit.record(e), transaction: stores.transaction, suggest: (ca, scope) => cas!.caRoutesSuggest(ca, scope),
+  })
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
     publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(), changeControl: plans,

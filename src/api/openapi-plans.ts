@@ -26,6 +26,11 @@ export function planRoutes(): DescribedRoute[] {
       description: `Nothing changes until the plan is applied. A change the direct update would refuse is refused the same way (ca-roa-delta-error, ca-aspa-*). An empty change: 400 ca-plan-empty; more than ${PLAN_OPEN_MAX} open plans: 409 ca-plan-too-many. A plan with ASPA changes also needs aspas-update.`,
       errors: [...ERRORS],
     }),
+    route('post', '/cas/{ca}/plans/suggested', {
+      id: 'planSuggested', tag: TAG, summary: "Make a plan of the BGP analysis's suggestion (source suggestion)", body: jsonBody('PlanSuggestedJson', 'A comment, and resources to limit the suggestion to (the body may be left out)'), ok: json('PlanJson', 'The new plan'),
+      description: 'Adds a ROA for each announcement not found or invalid (its prefix and origin, max length = prefix length) and the ROAs replacing a too-permissive one; removes stale, redundant and redundant AS0 ROAs and the too-permissive ones replaced (as POST …/routes/analysis/suggest lists them). Nothing to suggest (also: no BGP data loaded): 400 ca-plan-empty.',
+      errors: [...ERRORS],
+    }),
     route('get', '/cas/{ca}/plans/{id}', { id: 'planShow', tag: TAG, summary: 'A plan, with whether it is stale now', ok: json('PlanJson', 'The plan'), errors: ['401', '403', '404', '500'] }),
     route('post', '/cas/{ca}/plans/{id}/approve', {
       id: 'planApprove', tag: TAG, summary: 'Approve a plan, and apply it at once unless apply is false', body: jsonBody('PlanApproveJson', 'Options (the body may be left out)'), ok: plan,
@@ -90,6 +95,7 @@ export const PLAN_SCHEMAS: Record<string, Schema> = {
     rejected: stamp('Rejected by', { reason: str('Why') }), withdrawn: stamp('Withdrawn by'),
   }, ['rollback_to', 'approved', 'applied', 'rejected', 'withdrawn']),
   PlanListJson: obj('Plans', { total: int('Plans that match'), plans: arr(ref('PlanJson'), 'Newest first') }),
+  PlanSuggestedJson: obj('A plan of the BGP suggestion', { comment: str(`Why (at most ${PLAN_COMMENT_MAX} characters)`), asn: str('AS resources to limit it to'), ipv4: str('IPv4 resources to limit it to'), ipv6: str('IPv6 resources to limit it to') }, ['comment', 'asn', 'ipv4', 'ipv6']),
   PlanApproveJson: obj('Approval options', { apply: bool('Apply at once (default true)'), accept_invalid: bool('Apply even though seen announcements turn invalid') }, ['apply', 'accept_invalid']),
   PlanApplyJson: obj('Apply options', { accept_invalid: bool('Apply even though seen announcements turn invalid') }, ['accept_invalid']),
   PlanRejectJson: obj('Why the plan is turned down', { reason: str(`Why (at most ${PLAN_COMMENT_MAX} characters)`) }, ['reason']),

@@ -119,6 +119,17 @@ export interface ChangeControlJson {
   enforced?: boolean
 }
 
+/**
+ * POST …/plans/suggested: a plan of the BGP analysis's suggestion. `asn`/`ipv4`/`ipv6` limit it to part of the
+ * resources (as POST …/routes/analysis/suggest); `comment` as for any plan.
+ */
+export interface PlanSuggestedJson {
+  comment?: string
+  asn?: string
+  ipv4?: string
+  ipv6?: string
+}
+
 export const PLAN_COMMENT_MAX = 1000
 export const PLAN_IMPACT_LIST_MAX = 1000
 /** At most this many plans are kept open per CA (each holds a copy of its change). */
@@ -154,6 +165,15 @@ export function checkPlanReject(v: unknown): string | undefined {
   if (v === undefined || v === null || v === '') return undefined
   if (!obj(v) || (v.reason !== undefined && (typeof v.reason !== 'string' || v.reason.length > PLAN_COMMENT_MAX))) return `expected {"reason": "…"} (at most ${PLAN_COMMENT_MAX} characters)`
   return undefined
+}
+
+export function checkPlanSuggested(v: unknown): string | undefined {
+  if (v === undefined || v === null || v === '') return undefined
+  if (!obj(v)) return 'expected {"comment": "…", "asn": "…", "ipv4": "…", "ipv6": "…"} (every field optional)'
+  if (v.comment !== undefined && (typeof v.comment !== 'string' || v.comment.length > PLAN_COMMENT_MAX)) return `"comment" must be a string of at most ${PLAN_COMMENT_MAX} characters`
+  for (const k of ['asn', 'ipv4', 'ipv6']) if (v[k] !== undefined && typeof v[k] !== 'string') return `"${k}" must be a string of resources`
+  const unknown = Object.keys(v).find((k) => !['comment', 'asn', 'ipv4', 'ipv6'].includes(k))
+  return unknown === undefined ? undefined : `unknown field "${unknown}"`
 }
 
 export function checkChangeControl(v: unknown): string | undefined {

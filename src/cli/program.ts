@@ -24,6 +24,7 @@ import { roasSearchCommands } from './commands/roas-search.js'
 import { serverCommands } from './commands/server.js'
 import { taCommands } from './commands/ta.js'
 import { tokensCommands } from './commands/tokens.js'
+import { planCommands } from './commands/plans.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -45,6 +46,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...taCommands,
   ...auditCommands,
   ...tokensCommands,
+  ...planCommands,
 ]
 
 const GROUPS: Record<string, string> = {
@@ -63,6 +65,7 @@ const GROUPS: Record<string, string> = {
   'ta keyroll': 'Trust anchor key roll (RFC 9691)',
   config: 'Print a svcd configuration file, or a user entry of it',
   tokens: 'Scoped API tokens: create, list, revoke',
+  plan: 'Change plans: make, review, approve (four-eyes), apply',
 }
 
 export interface CliIo {

@@ -141,6 +141,7 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'POST', path: '/api/v1/tokens', need: 'authenticated' },
   { method: 'DELETE', path: '/api/v1/tokens/:id', need: 'authenticated' },
   { method: 'GET', path: '/api/v1/whoami', need: 'authenticated' },
+  { method: 'POST', path: `${CA}/plans/suggested`, need: 'routes-update', ca: 'ca' },
 ]
 
 interface Compiled {

@@ -4,9 +4,12 @@
  * applied later in one CA command that refuses it when the configuration changed meanwhile (ca/plans.ts: the rules;
  * ca/cert-auth.ts: the command). The plan's steps are compare-and-set on its status, and its `applied` stamp is
  * written in the transaction that stores the command: a plan is applied exactly once, and says by which history version.
+ * Every step is in the audit trail (`plan-create`, `plan-approve`, `plan-reject`, `plan-withdraw`, in the transaction
+ * of the plan's row; applying is the CA command `plan-apply`), and so is every refused step (success false).
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import type { ChangeControlJson, PlanChangeJson, PlanCreateJson, PlanJson, PlanListJson } from '../../api/plans.js'
+import type { BgpAnalysisSuggestion } from '../../api/cas.js'
+import type { ChangeControlJson, PlanChangeJson, PlanCreateJson, PlanJson, PlanListJson, PlanSuggestedJson } from '../../api/plans.js'
 import { checkAspasUpdate } from '../../ca/aspas.js'
 import { heldResources } from '../../ca/children.js'
 import {
@@ -17,10 +20,12 @@ import { AppError } from '../../errors.js'
 import type { Logger } from '../../log.js'
 import { ResourceSet } from '../../resources/resource-set.js'
 import type { PlanStore } from '../../store/interfaces.js'
+import type { AuditEntry } from '../access/audit-service.js'
 import { currentActor } from '../shared/acting.js'
 import { analyseRoutesSliced, bgpAnalysisReportSliced, type BgpAnnouncements } from './bgp-analysis.js'
 import type { CaCommands } from './ca-commands.js'
 import { caPath } from './inputs.js'
+import { suggestionChange } from './plan-suggestion.js'
 import { roasAfterDelta } from './roa-analysis.js'
 
 /** Kept in step with api/plans.ts (PLAN_IMPACT_LIST_MAX, PLAN_OPEN_MAX): the application imports api/ types only. */
@@ -38,7 +43,16 @@ export interface PlanServiceDeps {
   bgp?: () => BgpAnnouncements | undefined
   /** `change_control_four_eyes`: every CA requires four-eyes, whatever its own setting. */
   fourEyesEverywhere: boolean
+  /** The audit trail (AuditService.record): each step and each refused step. */
+  audit?: (e: AuditEntry) => void
+  /** One transaction over the stores (Stores.transaction): a step's plan row and its audit record land together. */
+  transaction?: <T>(fn: () => T) => T
+  /** The BGP analysis's suggestion (CaService.caRoutesSuggest), for POST …/plans/suggested. */
+  suggest?: (ca: string, scope?: { asn?: string; ipv4?: string; ipv6?: string }) => Promise<BgpAnalysisSuggestion>
 }
+
+type AuditKind = 'plan-create' | 'plan-approve' | 'plan-apply' | 'plan-reject' | 'plan-withdraw'
+const KIND: Record<PlanAction, AuditKind> = { approve: 'plan-approve', apply: 'plan-apply', reject: 'plan-reject', withdraw: 'plan-withdraw' }
 
 export class PlanService {
   constructor(private readonly d: PlanServiceDeps) {}
@@ -62,6 +76,25 @@ export class PlanService {
    */
   async create(ca: string, body: PlanCreateJson & { change: PlanChangeJson }): Promise<PlanJson> {
     const s = this.d.commands.state(caPath(ca))
+    return this.refusalAudited('plan-create', s.handle, {}, () => this.make(s, body))
+  }
+
+  /**
+   * A plan of the BGP analysis's suggestion (app/ca/plan-suggestion.ts: what Krill's UI applies), optionally for part
+   * of the resources; `ca-plan-empty` when it suggests nothing (also: no BGP data loaded).
+   */
+  async createSuggested(ca: string, body: PlanSuggestedJson = {}): Promise<PlanJson> {
+    const s = this.d.commands.state(caPath(ca))
+    return this.refusalAudited('plan-create', s.handle, { source: 'suggestion' }, async () => {
+      const scoped = body.asn !== undefined || body.ipv4 !== undefined || body.ipv6 !== undefined
+      const scope = { ...(body.asn === undefined ? {} : { asn: body.asn }), ...(body.ipv4 === undefined ? {} : { ipv4: body.ipv4 }), ...(body.ipv6 === undefined ? {} : { ipv6: body.ipv6 }) }
+      const suggestion = this.d.suggest ? await this.d.suggest(s.handle, scoped ? scope : undefined) : {}
+      const fresh = this.d.commands.state(s.handle)
+      return this.make(fresh, { comment: body.comment ?? 'BGP analysis suggestion', source: 'suggestion', change: suggestionChange(suggestion) })
+    })
+  }
+
+  private async make(s: CaState, body: PlanCreateJson & { change: PlanChangeJson }): Promise<PlanJson> {
     const change = normalised(body.change)
     if (change.roas.added.length + change.roas.removed.length + change.aspas.add_or_replace.length + change.aspas.remove.length === 0) throw new AppError('ca-plan-empty', { ca: s.handle })
     const live = this.d.plans.countLive(s.handle)
@@ -78,7 +111,12 @@ export class PlanService {
       impact,
       created: this.stamp(),
     }
-    const p = this.d.plans.create(record)
+    const p = this.transaction(() => {
+      const made = this.d.plans.create(record)
+      const counts = { roas_added: change.roas.added.length, roas_removed: change.roas.removed.length, aspas_changed: change.aspas.add_or_replace.length, aspas_removed: change.aspas.remove.length }
+      this.d.audit?.({ kind: 'plan-create', ca: s.handle, details: { plan: made.id, comment: made.comment, source: made.source, ...counts, turned_invalid: impact.bgp.turned_invalid } })
+      return made
+    })
     this.d.log.info('plan made', { ca: s.handle, plan: p.id, by: p.created.by })
     return this.json(p, s)
   }
@@ -89,32 +127,39 @@ export class PlanService {
    */
   async approve(ca: string, id: number, o: { apply?: boolean; accept_invalid?: boolean } = {}): Promise<PlanJson> {
     const s = this.d.commands.state(caPath(ca))
-    const p = this.get(s.handle, id)
-    const fourEyes = fourEyesRequired(s, this.d.fourEyesEverywhere)
-    const actor = currentActor()
-    checkPlanStep(p, 'approve', { actor, fourEyes, current: stateFingerprint(s) })
-    const approved = planAfter(p, 'approve', this.stamp())
     const apply = o.apply !== false
-    if (apply) checkPlanStep(approved, 'apply', { actor, fourEyes, current: stateFingerprint(s), ...(o.accept_invalid === undefined ? {} : { acceptInvalid: o.accept_invalid }) })
-    this.step(p, approved, 'approve')
+    const approved = await this.refusalAudited('plan-approve', s.handle, { plan: id, apply }, () => {
+      const p = this.get(s.handle, id)
+      const fourEyes = fourEyesRequired(s, this.d.fourEyesEverywhere)
+      const actor = currentActor()
+      checkPlanStep(p, 'approve', { actor, fourEyes, current: stateFingerprint(s) })
+      const next = planAfter(p, 'approve', this.stamp())
+      if (apply) checkPlanStep(next, 'apply', { actor, fourEyes, current: stateFingerprint(s), ...(o.accept_invalid === undefined ? {} : { acceptInvalid: o.accept_invalid }) })
+      this.step(p, next, 'approve', { apply })
+      return next
+    })
     return apply ? this.applyNow(approved) : this.json(approved, s)
   }
 
   /** Apply a plan: approved first when four-eyes is on; refused when stale, and when it invalidates without `accept_invalid`. */
   async apply(ca: string, id: number, o: { accept_invalid?: boolean } = {}): Promise<PlanJson> {
     const s = this.d.commands.state(caPath(ca))
-    const p = this.get(s.handle, id)
-    checkPlanStep(p, 'apply', { actor: currentActor(), fourEyes: fourEyesRequired(s, this.d.fourEyesEverywhere), current: stateFingerprint(s), ...(o.accept_invalid === undefined ? {} : { acceptInvalid: o.accept_invalid }) })
+    // A step refused here is audited as a refused plan-apply; once the command runs, the command's own record says it.
+    const p = await this.refusalAudited('plan-apply', s.handle, { plan: id }, () => {
+      const p = this.get(s.handle, id)
+      checkPlanStep(p, 'apply', { actor: currentActor(), fourEyes: fourEyesRequired(s, this.d.fourEyesEverywhere), current: stateFingerprint(s), ...(o.accept_invalid === undefined ? {} : { acceptInvalid: o.accept_invalid }) })
+      return p
+    })
     return this.applyNow(p)
   }
 
   /** A reviewer turns the plan down (it can no longer be approved or applied). */
-  reject(ca: string, id: number, reason?: string): PlanJson {
+  reject(ca: string, id: number, reason?: string): Promise<PlanJson> {
     return this.close(ca, id, 'reject', reason)
   }
 
   /** Its author takes the plan back. */
-  withdraw(ca: string, id: number): PlanJson {
+  withdraw(ca: string, id: number): Promise<PlanJson> {
     return this.close(ca, id, 'withdraw')
   }
 
@@ -151,21 +196,30 @@ export class PlanService {
     return p
   }
 
-  private close(ca: string, id: number, action: 'reject' | 'withdraw', reason?: string): PlanJson {
+  private close(ca: string, id: number, action: 'reject' | 'withdraw', reason?: string): Promise<PlanJson> {
     const s = this.d.commands.state(caPath(ca))
-    const p = this.get(s.handle, id)
-    checkPlanStep(p, action, { actor: currentActor(), fourEyes: fourEyesRequired(s, this.d.fourEyesEverywhere), current: stateFingerprint(s) })
-    const next = action === 'reject' ? planAfter(p, 'reject', this.stamp(), reason) : planAfter(p, 'withdraw', this.stamp())
-    this.step(p, next, action)
-    return this.json(next, s)
+    const why = action === 'reject' ? { reason: reason ?? '' } : {}
+    return this.refusalAudited(KIND[action], s.handle, { plan: id, ...why }, () => {
+      const p = this.get(s.handle, id)
+      checkPlanStep(p, action, { actor: currentActor(), fourEyes: fourEyesRequired(s, this.d.fourEyesEverywhere), current: stateFingerprint(s) })
+      const next = action === 'reject' ? planAfter(p, 'reject', this.stamp(), reason) : planAfter(p, 'withdraw', this.stamp())
+      this.step(p, next, action, why)
+      return this.json(next, s)
+    })
   }
 
-  /** Store a step, only if nobody else took one on the plan meanwhile. */
-  private step(p: PlanRecord, next: PlanRecord, action: PlanAction): void {
-    if (!this.d.plans.update(next, p.status)) {
-      const now = this.d.plans.get(p.ca, p.id)
-      throw new AppError('ca-plan-status', { ca: p.ca, plan: String(p.id), status: now?.status ?? 'gone', action: DONE[action] })
-    }
+  /**
+   * Store a step, only if nobody else took one on the plan meanwhile; with its audit record in the same transaction
+   * (not for `apply`: the CA command that applies is the audit record, and this runs inside its transaction).
+   */
+  private step(p: PlanRecord, next: PlanRecord, action: PlanAction, details: Record<string, unknown> = {}): void {
+    this.transaction(() => {
+      if (!this.d.plans.update(next, p.status)) {
+        const now = this.d.plans.get(p.ca, p.id)
+        throw new AppError('ca-plan-status', { ca: p.ca, plan: String(p.id), status: now?.status ?? 'gone', action: DONE[action] })
+      }
+      if (action !== 'apply') this.d.audit?.({ kind: KIND[action], ca: p.ca, details: { plan: p.id, comment: p.comment, ...details } })
+    })
     this.d.log.info(`plan ${action}`, { ca: p.ca, plan: p.id, by: next.approved?.by ?? next.rejected?.by ?? next.withdrawn?.by ?? next.applied?.by })
   }
 
@@ -195,6 +249,20 @@ export class PlanService {
       this.step(p, applied, 'apply')
     }
     return this.json(applied, r.state)
+  }
+
+  /** Run a step; a labelled refusal is also an audit record (success false, with the label), as a refused CA command is. */
+  private async refusalAudited<T>(kind: AuditKind, ca: string, details: Record<string, unknown>, fn: () => T | Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (e) {
+      if (e instanceof AppError && this.d.audit) this.d.audit({ kind, ca, success: false, details: { ...details, error: { label: e.label, msg: e.message } } })
+      throw e
+    }
+  }
+
+  private transaction<T>(fn: () => T): T {
+    return this.d.transaction ? this.d.transaction(fn) : fn()
   }
 
   private stamp(): PlanStamp {

@@ -76,7 +76,7 @@ export const roasCommands: CommandDef[] = [
 ]
 
 /** The delta of --delta, --add and --remove together, and its text (for errors by line): --add and --remove come after the file's lines. */
-function deltaFromOptions(ctx: CliContext, opts: Record<string, string | boolean | undefined>): { delta: RoaDelta; text: string } {
+export function deltaFromOptions(ctx: CliContext, opts: Record<string, string | boolean | undefined>): { delta: RoaDelta; text: string } {
   const lines: string[] = []
   const file = typeof opts.delta === 'string' ? opts.delta : undefined
   if (file !== undefined) lines.push(ctx.readFile(file, '--delta'))

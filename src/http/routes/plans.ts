@@ -6,7 +6,7 @@
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import {
-  checkChangeControl, checkPlanApply, checkPlanCreate, checkPlanReject, PLAN_STATUSES, planChange, type ChangeControlJson, type PlanApplyJson, type PlanCreateJson, type PlanRejectJson, type PlanStatus,
+  checkChangeControl, checkPlanApply, checkPlanCreate, checkPlanReject, checkPlanSuggested, PLAN_STATUSES, planChange, type ChangeControlJson, type PlanApplyJson, type PlanCreateJson, type PlanRejectJson, type PlanStatus, type PlanSuggestedJson,
 } from '../../api/plans.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
@@ -39,6 +39,10 @@ export function plansRouter(deps: HttpDeps): Router {
     if (change.aspas.add_or_replace.length + change.aspas.remove.length > 0) requirePermission(ctx, 'aspas-update', ctx.params.ca)
     ctx.body = await plans.create(ctx.params.ca!, { ...body, change })
   })
+  r.post('/cas/:ca/plans/suggested', async (ctx) => {
+    const body = await readOptionalJson<PlanSuggestedJson>(ctx, limit, checkPlanSuggested, {})
+    ctx.body = await plans.createSuggested(ctx.params.ca!, body)
+  })
   r.get('/cas/:ca/plans/:id', (ctx) => void (ctx.body = plans.show(ctx.params.ca!, id(ctx))))
   r.post('/cas/:ca/plans/:id/approve', async (ctx) => {
     const body = await readOptionalJson<PlanApplyJson & { apply?: boolean }>(ctx, limit, checkPlanApprove, {})
@@ -49,11 +53,11 @@ export function plansRouter(deps: HttpDeps): Router {
   })
   r.post('/cas/:ca/plans/:id/reject', async (ctx) => {
     const body = await readOptionalJson<PlanRejectJson>(ctx, limit, checkPlanReject, {})
-    ctx.body = plans.reject(ctx.params.ca!, id(ctx), body.reason)
+    ctx.body = await plans.reject(ctx.params.ca!, id(ctx), body.reason)
   })
   r.post('/cas/:ca/plans/:id/withdraw', async (ctx) => {
     await readNoBody(ctx)
-    ctx.body = plans.withdraw(ctx.params.ca!, id(ctx))
+    ctx.body = await plans.withdraw(ctx.params.ca!, id(ctx))
   })
   r.get('/cas/:ca/change-control', (ctx) => void (ctx.body = plans.changeControl(ctx.params.ca!)))
   r.post('/cas/:ca/change-control', async (ctx) => {
