@@ -8,6 +8,7 @@ import { caObjectsStoreContract } from './ca-objects-store.contract.js'
 import { caStatusStoreContract } from './ca-status-store.contract.js'
 import { caStoreContract } from './ca-store.contract.js'
 import { tokenStoreContract } from './token-store.contract.js'
+import { planStoreContract } from './plan-store.contract.js'
 import { auditStoreContract, loginStoreContract, sessionStoreContract } from './access-stores.contract.js'
 import { childReplayStoreContract } from './child-replay-store.contract.js'
 import { propertyStoreContract } from './properties.contract.js'
@@ -44,3 +45,4 @@ t.test('SessionStore', async (t) => sessionStoreContract(t, sqlite))
 t.test('AuditStore', async (t) => auditStoreContract(t, sqlite))
 t.test('TokenStore', async (t) => tokenStoreContract(t, sqlite))
 t.test('LoginStore', async (t) => loginStoreContract(t, sqlite))
+t.test('PlanStore', async (t) => planStoreContract(t, sqlite))
