@@ -4,8 +4,9 @@
  */
 import type { PlanJson, PlanStampJson } from '../../api/plans.js'
 
-const roaLine = (r: { asn: number; prefix: string; max_length?: number; comment?: string | null }) =>
-  `${r.prefix}-${r.max_length ?? Number(r.prefix.split('/')[1])} => ${r.asn}${r.comment ? ` # ${r.comment}` : ''}`
+/** As `roas list` writes an authorisation: the max length only when it is not the prefix length. */
+const payload = (r: { asn: number; prefix: string; max_length?: number }) => `${r.prefix}${r.max_length === undefined || r.max_length === Number(r.prefix.split('/')[1]) ? '' : `-${r.max_length}`} => ${r.asn}`
+const roaLine = (r: { asn: number; prefix: string; max_length?: number; comment?: string | null }) => `${payload(r)}${r.comment ? ` # ${r.comment}` : ''}`
 const asns = (l: readonly number[]) => (l.length ? l.map((a) => `AS${a}`).join(', ') : '-')
 const who = (s: PlanStampJson) => `${s.by} (${s.provider}${s.token === undefined ? '' : `, token ${s.token}`}) at ${s.at}`
 
@@ -28,8 +29,8 @@ export function planText(p: PlanJson): string {
   }
   const v = p.impact.vrps
   lines.push(`VRPs: ${v.added_count} added, ${v.removed_count} removed (${v.before} before, ${v.after} after)`)
-  for (const x of v.added) lines.push(`  + ${x.prefix}-${x.max_length} => ${x.asn}`)
-  for (const x of v.removed) lines.push(`  - ${x.prefix}-${x.max_length} => ${x.asn}`)
+  for (const x of v.added) lines.push(`  + ${payload(x)}`)
+  for (const x of v.removed) lines.push(`  - ${payload(x)}`)
   const a = p.impact.aspas
   if (a.added.length + a.changed.length + a.removed.length) lines.push(`ASPAs: added ${asns(a.added)}; changed ${asns(a.changed)}; removed ${asns(a.removed)}`)
   lines.push(`needs approval: ${p.needs_approval ? 'yes (four-eyes: another user approves)' : 'no'}`)
