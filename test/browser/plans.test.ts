@@ -6,7 +6,7 @@
  * without applying it, approves and applies the first (the ROAs page shows both ROAs), then finds the second stale
  * (its badge in the list and on its page) and its Apply refused with svcd's message, nothing changed; a plan that
  * turns a seen announcement invalid is applied only after the explicit confirmation; a stale plan rejected with a
- * reason; the ASPA page under four-eyes offers its change as a plan. Every page: axe-core, a screenshot, no console
+ * reason; the ASPA page under four-eyes offers its change as a plan, which its author withdraws; the list filtered by status. Every page: axe-core, a screenshot, no console
  * error and no failed request beyond the refusals the test asks for.
  *
  *   ta (embedded TA)
@@ -149,6 +149,9 @@ t.test('change plans in the console, with two users and four-eyes, in Chromium',
     await page.getByRole('button', { name: 'Log out' }).click()
     await page.getByLabel('Password').waitFor()
     await logIn(BOB)
+    await open('/ui/cas/ca1', '[data-testid=four-eyes]')
+    t.equal(await page.getByTestId('four-eyes').textContent(), 'on')
+    t.equal(await page.getByRole('button', { name: /Turn four-eyes/ }).count(), 0, 'no toggle without ca-admin')
     await open('/ui/cas/ca1/plans', `role=link[name="Plan ${first}"]`)
     t.same(await page.getByTestId('plan-status').allTextContents(), ['open', 'open'], 'two open plans, newest first')
     t.match(await page.getByTestId('plan-changes').first().textContent(), /\+1 ROAs, −0 ROAs, 0 ASPAs/)
@@ -156,6 +159,8 @@ t.test('change plans in the console, with two users and four-eyes, in Chromium',
     await page.getByTestId('four-eyes-note').waitFor()
     await check(t, 'plans-list')
     await page.getByRole('link', { name: `Plan ${second}` }).click()
+    await page.getByRole('button', { name: 'Approve only' }).waitFor()
+    t.equal(await page.getByRole('button', { name: 'Withdraw' }).count(), 0, "no Withdraw of alice's plan")
     await page.getByRole('button', { name: 'Approve only' }).click()
     await page.getByTestId('plan-approved').filter({ hasText: 'bob@example.com' }).waitFor()
     t.match(await page.getByTestId('plan-status').textContent(), /approved/)
@@ -226,5 +231,18 @@ t.test('change plans in the console, with two users and four-eyes, in Chromium',
     t.match(await page.getByTestId('aspa-effect').textContent(), /AddedAS65000/)
     await check(t, 'plan-aspa')
     t.same((await api('aspas')).json, [], 'nothing changed yet')
+    await page.getByRole('button', { name: 'Withdraw' }).click()
+    await page.getByTestId('plan-withdrawn').waitFor()
+    t.match(await page.getByTestId('plan-withdrawn').textContent(), /bob@example\.com/, 'withdrawn by its author')
+    t.equal(await page.getByRole('button', { name: /Approve|Apply|Reject|Withdraw/ }).count(), 0, 'no more steps')
+    await check(t, 'plan-withdrawn')
+    await open('/ui/cas/ca1/plans?status=withdrawn', '[data-testid=plan-status]')
+    t.same(await page.getByTestId('plan-status').allTextContents(), ['withdrawn'], 'the status filter, from the URL')
+    t.equal(await page.getByLabel('Status').inputValue(), 'withdrawn')
+    await page.getByLabel('Status').selectOption('applied')
+    await page.getByTestId('plan-status').filter({ hasText: 'withdrawn' }).waitFor({ state: 'detached' })
+    t.same(await page.getByTestId('plan-status').allTextContents(), ['applied', 'applied'], 'the applied plans')
+    t.match(page.url(), /status=applied/, 'kept in the URL')
+    await check(t, 'plans-applied')
   })
 })
