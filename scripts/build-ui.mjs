@@ -35,6 +35,7 @@ const html = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>svc console</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/ui/assets/${css}">
 <script type="module" src="/ui/assets/${js}"></script>
 </head>

@@ -19,8 +19,11 @@ import { ParentsPage } from './pages/parents.js'
 import { PubdPage } from './pages/pubd.js'
 import { RepositoryPage } from './pages/repository.js'
 import { RoasPage } from './pages/roas.js'
+import { PlanPage } from './pages/plan.js'
+import { PlansPage } from './pages/plans.js'
 
-type Page = (p: { ca: string }) => JSX.Element
+/** A page gets the CA and, on the one-plan page, the plan's id (the URL's parameters). */
+type Page = (p: { ca: string; id: string }) => JSX.Element
 
 /** Every page and its stable URL. */
 const ROUTES: [pattern: string, title: string, page: Page][] = [
@@ -34,6 +37,8 @@ const ROUTES: [pattern: string, title: string, page: Page][] = [
   ['/ui/cas/{ca}/parents', 'Parents', ParentsPage],
   ['/ui/cas/{ca}/repository', 'Repository', RepositoryPage],
   ['/ui/cas/{ca}/history', 'History', HistoryPage],
+  ['/ui/cas/{ca}/plans', 'Plans', PlansPage],
+  ['/ui/cas/{ca}/plans/{id}', 'Plan', PlanPage],
   ['/ui/pubd', 'Publication server', PubdPage],
   ['/ui/tokens', 'API tokens', TokensPage],
   ['/ui/audit', 'Audit trail', AuditPage],
@@ -120,7 +125,7 @@ export function App(): JSX.Element {
             </p>
           </>
         ) : Page ? (
-          <Page ca={found!.params.ca ?? ''} key={path} />
+          <Page ca={found!.params.ca ?? ''} id={found!.params.id ?? ''} key={path} />
         ) : (
           <>
             <h1>Not found</h1>

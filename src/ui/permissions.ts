@@ -16,3 +16,11 @@ export function allows(who: RoleView | undefined, need: string, ca?: string): bo
   if (!who || !who.permissions.includes(need)) return false
   return ca === undefined || who.cas === null || who.cas.includes(ca)
 }
+
+/**
+ * Whether `who` is the user a plan's step names (svcd's rule, ca/plans.ts: the same id through the same provider): the
+ * author of a plan may withdraw it, and under four-eyes may not approve it.
+ */
+export function sameUser(who: { id: string; provider: string } | undefined, stamp: { by: string; provider: string }): boolean {
+  return who !== undefined && who.id === stamp.by && who.provider === stamp.provider
+}

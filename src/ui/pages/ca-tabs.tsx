@@ -12,6 +12,7 @@ const TABS: [suffix: string, label: string][] = [
   ['/parents', 'Parents'],
   ['/repository', 'Repository'],
   ['/history', 'History'],
+  ['/plans', 'Plans'],
 ]
 
 export function CaHeader(props: { ca: string; title: string }): JSX.Element {
@@ -24,7 +25,7 @@ export function CaHeader(props: { ca: string; title: string }): JSX.Element {
       </h1>
       <nav class="tabs" aria-label={`CA ${props.ca}`}>
         {TABS.map(([suffix, label]) => (
-          <Link key={suffix} href={base + suffix} current={here === base + suffix}>
+          <Link key={suffix} href={base + suffix} current={here === base + suffix || (suffix !== '' && here.startsWith(`${base}${suffix}/`))}>
             {label}
           </Link>
         ))}

@@ -1,6 +1,9 @@
-/** /ui/cas/{ca}: resources, parents with their last exchange, children, repository status, issues, keys and key rolls. */
+/**
+ * /ui/cas/{ca}: resources, parents with their last exchange, children, repository status, issues, keys and key rolls,
+ * and change control (four-eyes approval of ROA and ASPA changes; turned on or off with ca-admin).
+ */
 import type { JSX } from 'preact'
-import { Can } from '../access.js'
+import { Can, can } from '../access.js'
 import { api, ok, type Schemas } from '../api.js'
 import { ErrorBox, Link, Loading, resourcesText, Section, when } from '../components.js'
 import { useAction, useLoad } from '../load.js'
@@ -13,7 +16,9 @@ export function CaPage(props: { ca: string }): JSX.Element {
   const parents = useLoad(() => ok(api.GET('/cas/{ca}/parents', path)), [props.ca])
   const repo = useLoad(() => ok(api.GET('/cas/{ca}/repo/status', path)), [props.ca])
   const issues = useLoad(() => ok(api.GET('/cas/{ca}/issues', path)), [props.ca])
+  const control = useLoad(() => ok(api.GET('/cas/{ca}/change-control', path)), [props.ca])
   const roll = useAction()
+  const toggle = useAction()
   const sync = useAction()
   const ca = info.data
   return (
@@ -76,6 +81,23 @@ export function CaPage(props: { ca: string }): JSX.Element {
                 Sync with the repository now
               </button>
             </Can>
+          </Section>
+          <Section title="Change control">
+            <ErrorBox error={control.error} />
+            {control.data ? (
+              <p>
+                Four-eyes: <strong data-testid="four-eyes">{control.data.four_eyes ? 'on' : 'off'}</strong>
+                {control.data.enforced ? ' (set for every CA in the configuration)' : ''}.{' '}
+                {control.data.four_eyes ? 'ROA and ASPA changes are made as plans and approved by a second user.' : 'ROA and ASPA changes may be applied directly or as plans.'}{' '}
+                <Link href={url`/ui/cas/${props.ca}/plans`}>See the plans</Link>
+              </p>
+            ) : null}
+            {control.data && !control.data.enforced && can('ca-admin', props.ca) ? (
+              <button type="button" disabled={toggle.busy} onClick={() => void toggle.run(() => ok(api.POST('/cas/{ca}/change-control', { ...path, body: { four_eyes: !control.data!.four_eyes } })), control.reload)}>
+                {control.data.four_eyes ? 'Turn four-eyes off' : 'Turn four-eyes on'}
+              </button>
+            ) : null}
+            <ErrorBox error={toggle.error} title="Change control" />
           </Section>
           <Section title="Issues">
             <ErrorBox error={issues.error} />

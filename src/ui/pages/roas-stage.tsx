@@ -1,12 +1,17 @@
-/** Staged ROA changes: added from the form, the table or a delta file, applied as one delta with per-line errors. */
+/**
+ * Staged ROA changes: added from the form, the table or a delta file, applied as one delta with per-line errors, or
+ * saved as a change plan (source `console`) to be reviewed, approved and applied later. Under four-eyes (the CA's
+ * change control) the direct apply is not offered: svcd would refuse it (ca-plan-required).
+ */
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, ApiError, ok } from '../api.js'
 import { ErrorBox, FileField, Field, onSubmit, Section } from '../components.js'
 import { DataTable } from '../list.js'
+import { navigate, url } from '../router.js'
 import { authorisationText, deltaOf, markProblems, parseAuthorisation, parseDeltaFile, type Staged } from '../roa-delta.js'
 
-export function StagePanel(props: { ca: string; staged: Staged[]; setStaged: (s: Staged[]) => void; onApplied: () => void }): JSX.Element {
+export function StagePanel(props: { ca: string; staged: Staged[]; setStaged: (s: Staged[]) => void; onApplied: () => void; fourEyes: boolean }): JSX.Element {
   const { staged, setStaged } = props
   const [prefix, setPrefix] = useState('')
   const [maxLength, setMaxLength] = useState('')
@@ -18,6 +23,7 @@ export function StagePanel(props: { ca: string; staged: Staged[]; setStaged: (s:
   const [unmatched, setUnmatched] = useState<string[]>([])
   const [busy, setBusy] = useState(false)
   const [applied, setApplied] = useState<string | undefined>()
+  const [planComment, setPlanComment] = useState('')
 
   const stage = () => {
     try {
@@ -32,17 +38,14 @@ export function StagePanel(props: { ca: string; staged: Staged[]; setStaged: (s:
       setFormError((e as Error).message)
     }
   }
-  const apply = async () => {
+  /** Send the staged changes (applied directly, or as a new plan); a refused delta marks its lines. */
+  const send = async (fn: () => Promise<void>) => {
     setBusy(true)
     setApplyError(undefined)
     setUnmatched([])
     setApplied(undefined)
     try {
-      await ok(api.POST('/cas/{ca}/routes', { params: { path: { ca: props.ca } }, body: deltaOf(staged) }))
-      const d = deltaOf(staged)
-      setApplied(`Applied: ${d.added.length} added, ${d.removed.length} removed.`)
-      setStaged([])
-      props.onApplied()
+      await fn()
     } catch (e) {
       setApplyError(e as Error)
       if (e instanceof ApiError && e.body.label === 'ca-roa-delta-error') {
@@ -54,9 +57,29 @@ export function StagePanel(props: { ca: string; staged: Staged[]; setStaged: (s:
       setBusy(false)
     }
   }
+  const apply = () =>
+    send(async () => {
+      const d = deltaOf(staged)
+      await ok(api.POST('/cas/{ca}/routes', { params: { path: { ca: props.ca } }, body: d }))
+      setApplied(`Applied: ${d.added.length} added, ${d.removed.length} removed.`)
+      setStaged([])
+      props.onApplied()
+    })
+  const savePlan = () =>
+    send(async () => {
+      const body = { source: 'console' as const, roas: deltaOf(staged), ...(planComment.trim() ? { comment: planComment.trim() } : {}) }
+      const plan = await ok(api.POST('/cas/{ca}/plans', { params: { path: { ca: props.ca } }, body }))
+      setStaged([])
+      navigate(url`/ui/cas/${props.ca}/plans/${plan.id}`)
+    })
   const refused = staged.filter((s) => s.problem).length
   return (
     <Section title="Change ROAs">
+      {props.fourEyes ? (
+        <p class="notice" data-testid="four-eyes-roas">
+          Four-eyes is on for CA {props.ca}: changes are not applied directly. Save them as a plan; a second user approves and applies it.
+        </p>
+      ) : null}
       <form class="inline" onSubmit={onSubmit(stage)}>
         <Field label="Prefix" name="prefix" value={prefix} onInput={setPrefix} placeholder="192.0.2.0/24" required size={22} />
         <Field label="Max length" name="max_length" value={maxLength} onInput={setMaxLength} placeholder="(prefix length)" size={6} />
@@ -118,9 +141,17 @@ export function StagePanel(props: { ca: string; staged: Staged[]; setStaged: (s:
             ]}
           />
           {staged.length > 500 ? <p>…and {staged.length - 500} more.</p> : null}
+          <div class="inline">
+            <Field label="Plan comment" name="plan_comment" value={planComment} onInput={setPlanComment} placeholder="why (shown to the approver)" size={30} />
+          </div>
           <div class="buttons">
-            <button type="button" class="primary" disabled={busy} onClick={() => void apply()}>
-              Apply {staged.length} change{staged.length === 1 ? '' : 's'}
+            {props.fourEyes ? null : (
+              <button type="button" class="primary" disabled={busy} onClick={() => void apply()}>
+                Apply {staged.length} change{staged.length === 1 ? '' : 's'}
+              </button>
+            )}
+            <button type="button" class={props.fourEyes ? 'primary' : undefined} disabled={busy} onClick={() => void savePlan()}>
+              Save as plan
             </button>
             <button type="button" disabled={busy} onClick={() => (setStaged([]), setApplyError(undefined), setUnmatched([]))}>
               Discard all

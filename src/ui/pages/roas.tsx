@@ -1,7 +1,7 @@
 /**
  * /ui/cas/{ca}/roas: the configured ROAs, searched, sorted and paged by svcd (GET …/routes/page), so a CA with 50,000
  * ROAs answers a page at a time; each ROA's BGP analysis state (GET …/routes/analysis/full); staged adds and removes
- * applied as one delta (roas-stage.tsx); CSV export of all ROAs. The search, sort and page are in the URL.
+ * applied as one delta or saved as a change plan (roas-stage.tsx; only as a plan under four-eyes); CSV export of all ROAs. The search, sort and page are in the URL.
  */
 import type { JSX } from 'preact'
 import { useMemo, useState } from 'preact/hooks'
@@ -34,6 +34,8 @@ export function RoasPage(props: { ca: string }): JSX.Element {
   const analysis = useLoad(() => (auto || wantAnalysis ? ok(api.GET('/cas/{ca}/routes/analysis/full', { params: { path } })) : Promise.resolve(undefined)), [props.ca, auto, wantAnalysis, version])
   const states = useMemo(() => new Map((analysis.data ?? []).map((e) => [keyOf(e), e.state])), [analysis.data])
   const exporting = useAction()
+  // Four-eyes (GET …/change-control): direct changes are refused, so only plans are offered.
+  const control = useLoad(() => (can('routes-update', props.ca) ? ok(api.GET('/cas/{ca}/change-control', { params: { path } })) : Promise.resolve(undefined)), [props.ca])
 
   const exportCsv = () =>
     exporting.run(async () => {
@@ -68,7 +70,7 @@ export function RoasPage(props: { ca: string }): JSX.Element {
     <>
       <CaHeader ca={props.ca} title="ROAs" />
       <Can need="routes-update" ca={props.ca}>
-        <StagePanel ca={props.ca} staged={staged} setStaged={setStaged} onApplied={() => (setVersion((v) => v + 1), list.reload())} />
+        {control.data ? <StagePanel ca={props.ca} staged={staged} setStaged={setStaged} fourEyes={control.data.four_eyes} onApplied={() => (setVersion((v) => v + 1), list.reload())} /> : <ErrorBox error={control.error} title="Change control" />}
       </Can>
       <Section title="Configured ROAs">
         <ErrorBox error={exporting.error} title="Export" />
