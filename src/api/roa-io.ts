@@ -106,7 +106,7 @@ export function importSyntaxError(kind: IoKind, format: IoFormat, problems: read
 
 /** The ROAs of an import file (canonical prefixes, the max length always set), or ca-import-syntax naming each bad line. */
 export function* roaImportSteps(format: IoFormat, text: string): Sliced<RoaExportJson[]> {
-  const rows = format === 'csv' ? yield* csvRows(text, ROA_CSV_COLUMNS, ['asn', 'prefix'], 'asn') : yield* jsonRows(text)
+  const rows = format === 'csv' ? yield* csvRows(text, ROA_CSV_COLUMNS, ['asn', 'prefix']) : yield* jsonRows(text)
   const problems = [...rows.problems]
   const out: RoaExportJson[] = []
   const seen = new Map<string, number>()
@@ -130,7 +130,7 @@ export function* roaImportSteps(format: IoFormat, text: string): Sliced<RoaExpor
 
 /** The ASPA definitions of an import file, or ca-import-syntax naming each bad line. */
 export function* aspaImportSteps(format: IoFormat, text: string): Sliced<AspaDefinitionJson[]> {
-  const rows = format === 'csv' ? yield* csvRows(text, ASPA_CSV_COLUMNS, ASPA_CSV_COLUMNS, 'customer') : yield* jsonRows(text)
+  const rows = format === 'csv' ? yield* csvRows(text, ASPA_CSV_COLUMNS, ASPA_CSV_COLUMNS) : yield* jsonRows(text)
   const problems = [...rows.problems]
   const out: AspaDefinitionJson[] = []
   const seen = new Map<number, number>()
@@ -157,16 +157,16 @@ interface Rows {
 }
 
 /**
- * The records of a CSV as values by column. A first record whose first field is `first` (any case) is the header
+ * The records of a CSV as values by column. A first record whose first field names a column (any case) is the header
  * and gives the column order (columns among `columns`, `needed` present); without one the order is `columns`'.
  */
-function* csvRows(text: string, columns: readonly string[], needed: readonly string[], first: string): Sliced<Rows> {
+function* csvRows(text: string, columns: readonly string[], needed: readonly string[]): Sliced<Rows> {
   const { records, problems } = readCsv(text)
   yield
   let cols: readonly string[] = columns
   let body: CsvRecord[] = records
   const head = records[0]
-  if (head && head.fields[0]!.toLowerCase() === first) {
+  if (head && columns.includes(head.fields[0]!.toLowerCase())) {
     body = records.slice(1)
     const names = head.fields.map((f) => f.toLowerCase())
     const unknown = names.filter((n) => !columns.includes(n))
