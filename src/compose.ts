@@ -10,6 +10,7 @@ import { CaCommands } from './app/ca/ca-commands.js'
 import { CaFollowUps } from './app/ca/ca-follow-ups.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { PlanService } from './app/ca/plan-service.js'
+import { RoaIoService } from './app/ca/roa-io-service.js'
 import { CaService } from './app/ca/ca-service.js'
 import { RscService } from './app/ca/rsc-service.js'
 import { CaTasks } from './app/ca/ca-tasks.js'
@@ -232,6 +233,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(), changeControl: plans,
   })
   const rsc = new RscService({ commands, signer, now, random, log })
+  // ROA/ASPA export, import as plans, rollback from the history (design.md §12).
+  const roaIo = new RoaIoService({ commands, plans, history: stores.cas })
   const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
@@ -256,7 +259,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     }
   }
   return {
-    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, ...(oidc ? { oidc } : {}) },
+    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,

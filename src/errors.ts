@@ -96,6 +96,8 @@ export const CATALOGUE = {
   'ca-plan-required': { status: 409, msg: "CA '{ca}' requires four-eyes approval of ROA and ASPA changes: make a plan (POST /api/v1/cas/{ca}/plans, svcc plan create) and have a second user approve it" },
   'ca-plan-too-many': { status: 409, msg: "CA '{ca}' already has {count} open plans: apply, reject or withdraw some first" },
   'ca-plan-rollback-unknown': { status: 404, msg: "CA '{ca}' has no history version {version} to roll back to" },
+  // ROA/ASPA import (api/roa-io.ts): every bad line of the file, listed by line; nothing is made.
+  'ca-import-syntax': { status: 400, msg: 'Cannot import {kind} from this {format} file, nothing was changed: {count} problem(s):\n{problems}' },
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },
   'key-roll-disallowed': { status: 400, msg: "CA '{ca}' cannot {action} a key roll: {reason}" },

@@ -25,6 +25,7 @@ import { serverCommands } from './commands/server.js'
 import { taCommands } from './commands/ta.js'
 import { tokensCommands } from './commands/tokens.js'
 import { planCommands } from './commands/plans.js'
+import { roaIoCommands } from './commands/roa-io.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -47,6 +48,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...auditCommands,
   ...tokensCommands,
   ...planCommands,
+  ...roaIoCommands,
 ]
 
 const GROUPS: Record<string, string> = {
@@ -105,7 +107,7 @@ function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
     .description(`svcc ${VERSION}: command-line client of svcd, the RPKI CA service`)
     .addOption(new Option('--api', 'only print the API call (method, URL, headers with masked token) and exit; env SVC_CLI_API=1'))
     .addOption(new Option('-c, --ca <name>', 'CA to control; env SVC_CLI_MY_CA'))
-    .addOption(new Option('-f, --format <type>', 'report format: none, json, text (default), xml; env SVC_CLI_FORMAT'))
+    .addOption(new Option('-f, --format <type>', 'report format: none, json, text (default), xml, csv (exports); env SVC_CLI_FORMAT'))
     .addOption(new Option('-s, --server <uri>', 'full URI of the server, https://<host:port>/; env SVC_CLI_SERVER'))
     .addOption(new Option('-t, --token <string>', 'secret token; env SVC_CLI_TOKEN'))
   const groups = new Map<string, Command>()

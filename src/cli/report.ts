@@ -1,19 +1,21 @@
 /**
  * What svcc prints and how it exits (design.md §4): 0 success, 1 the server answered an error, 2 usage error,
- * 3 server unreachable, TLS failure or a non-JSON answer. Reports render as text (default), json, xml or none.
+ * 3 server unreachable, TLS failure or a non-JSON answer. Reports render as text (default), json, xml, csv (exports) or none.
  */
 import { ClientError } from '../client/api-client.js'
 import { errorDetailLines, messageBeforeDetails } from './error-details.js'
 import { jsonSafe } from './terminal.js'
 
-export type Format = 'none' | 'json' | 'text' | 'xml'
-export const FORMATS: readonly Format[] = ['none', 'json', 'text', 'xml']
+export type Format = 'none' | 'json' | 'text' | 'xml' | 'csv'
+export const FORMATS: readonly Format[] = ['none', 'json', 'text', 'xml', 'csv']
 
 /** A command's result in the forms it supports; `text` is required, `json` defaults to nothing printed. */
 export interface Report {
   text: string
   json?: unknown
   xml?: string
+  /** The CSV of an export (`svcc roas export`); commands without one refuse --format csv. */
+  csv?: string
   /** The exit code after printing (default 0); offline commands use it, e.g. `svcc inspect` exits 1 on profile problems. */
   exitCode?: number
 }
@@ -42,6 +44,11 @@ export function render(report: Report, format: Format, out: (s: string) => void)
   if (format === 'none') return
   if (format === 'json') {
     if (report.json !== undefined) out(jsonSafe(JSON.stringify(report.json, null, 2)) + '\n')
+    return
+  }
+  if (format === 'csv') {
+    if (report.csv === undefined) throw new UsageError('this command has no CSV output; use --format text or json')
+    if (report.csv !== '') out(report.csv)
     return
   }
   if (format === 'xml') {

@@ -142,6 +142,11 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'DELETE', path: '/api/v1/tokens/:id', need: 'authenticated' },
   { method: 'GET', path: '/api/v1/whoami', need: 'authenticated' },
   { method: 'POST', path: `${CA}/plans/suggested`, need: 'routes-update', ca: 'ca' },
+  // ROA/ASPA export and import, rollback (design.md §12): an import or rollback that changes ASPAs also needs aspas-update (checked by the route).
+  { method: 'GET', path: `${CA}/routes/export`, need: 'routes-read', ca: 'ca' },
+  { method: 'GET', path: `${CA}/aspas/export`, need: 'aspas-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/plans/import`, need: 'routes-update', ca: 'ca' },
+  { method: 'POST', path: `${CA}/plans/rollback`, need: 'routes-update', ca: 'ca' },
 ]
 
 interface Compiled {

@@ -36,6 +36,9 @@ const SAMPLES: Record<string, string> = {
   user: 'alice',
   count: '3',
   version: '12',
+  kind: 'roas',
+  format: 'CSV',
+  problems: 'line 3: prefix: 10.0.0.1/24 has host bits set (the prefix would be 10.0.0.0/24)',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

@@ -104,6 +104,7 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'app/access/token-service.ts', to: 'api/tokens.ts', why: 'checks a new token with the api/tokens.ts rules and answers its wire JSON (tokenJson)' },
   { from: 'app/access/oidc-*.ts', to: 'config-auth.ts', types: true, why: 'the OpenID Connect service and its claim rules take [auth_openidconnect] as config-auth.ts parsed it (OidcConfig, ClaimRule)' },
   { from: 'config-auth.ts', to: 'api/access.ts', why: '[auth_roles] is checked at start against the permission names and shortcuts of api/access.ts' },
+  { from: 'app/ca/roa-io-service.ts', to: 'api/roa-io.ts', why: 'reads an import file with the codecs of api/roa-io.ts, which name every bad line (ca-import-syntax)' },
   { from: 'app/pubd/publisher-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
