@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
 import type { CaService } from '../app/ca/ca-service.js'
 import type { PlanService } from '../app/ca/plan-service.js'
+import type { StructureImportService } from '../app/ca/structure-import.js'
 import type { ChildService } from '../app/ca/child-service.js'
 import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
@@ -53,6 +54,8 @@ export interface HttpServices {
   tokens: TokenService
   /** The OpenID Connect relying party, when `auth_type = "openid-connect"`. */
   oidc?: OidcService
+  /** Krill's CA structure import (POST /api/v1/bulk/cas/import). */
+  structureImport: StructureImportService
 }
 
 export interface HttpDeps {

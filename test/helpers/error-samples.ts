@@ -36,6 +36,10 @@ const SAMPLES: Record<string, string> = {
   user: 'alice',
   count: '3',
   version: '12',
+  problems: "cas[1] 'child1': parent 'nobody' is neither the trust anchor 'ta' nor a CA listed before this one",
+  step: "add parent 'parent'",
+  created: 'ta, parent',
+  cas: 'ta, testbed',
 }
 
 /** The placeholders of a label's template, filled with sample values. */
