@@ -94,8 +94,9 @@ function unknownKeys(v: Record<string, unknown>, known: readonly string[], where
 }
 
 /**
- * Check a structure document. Returns the checked structure when there is no problem, and every problem found (each
- * names where: `cas[2] 'child2': …`); `structure` is undefined when there are problems.
+ * Check a structure document: every problem found (each names where: `cas[2] 'child2': …`), and what of the
+ * structure passed (all of it when there is no problem; the instance's own checks look at it too). `structure` is
+ * undefined only when the document is no object at all.
  */
 export function checkStructure(v: unknown): { structure?: CheckedStructure; problems: string[] } {
   const problems: string[] = []
@@ -104,7 +105,6 @@ export function checkStructure(v: unknown): { structure?: CheckedStructure; prob
   const ta = checkTa(v, problems)
   const publicationServer = checkPublicationServer(v.publication_server ?? v.publication_server_uris, problems)
   const cas = checkCas(v.cas, problems)
-  if (problems.length > 0) return { problems }
   return { structure: { ...(ta ? { ta } : {}), ...(publicationServer ? { publicationServer } : {}), cas }, problems }
 }
 
