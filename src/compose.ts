@@ -11,6 +11,7 @@ import { CaFollowUps } from './app/ca/ca-follow-ups.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
 import { PlanService } from './app/ca/plan-service.js'
 import { RoaIoService } from './app/ca/roa-io-service.js'
+import { StructureImportService } from './app/ca/structure-import.js'
 import { CaService } from './app/ca/ca-service.js'
 import { RscService } from './app/ca/rsc-service.js'
 import { CaTasks } from './app/ca/ca-tasks.js'
@@ -239,6 +240,9 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
+  // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
+  const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
+  const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false) })
 
   const stopCas = async () => {
@@ -259,7 +263,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     }
   }
   return {
-    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, ...(oidc ? { oidc } : {}) },
+    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,

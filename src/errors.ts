@@ -98,6 +98,10 @@ export const CATALOGUE = {
   'ca-plan-rollback-unknown': { status: 404, msg: "CA '{ca}' has no history version {version} to roll back to" },
   // ROA/ASPA import (api/roa-io.ts): every bad line of the file, listed by line; nothing is made.
   'ca-import-syntax': { status: 400, msg: 'Cannot import {kind} from this {format} file, nothing was changed: {count} problem(s):\n{problems}' },
+  // Krill's structure import (POST /api/v1/bulk/cas/import, app/ca/structure-import.ts)
+  'ca-import-not-empty': { status: 400, msg: 'A CA structure is imported only into an empty svcd; this one has {count} CAs ({cas}): nothing was changed' },
+  'ca-import-invalid': { status: 400, msg: 'The CA structure cannot be imported, {count} problems: {problems}. Nothing was changed' },
+  'ca-import-failed': { status: 409, msg: "The CA structure import stopped at CA '{ca}' ({step}): {reason}. Created so far: {created}; delete them (svcc ca delete, the last first) and import again" },
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },
   'key-roll-disallowed': { status: 400, msg: "CA '{ca}' cannot {action} a key roll: {reason}" },

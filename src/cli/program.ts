@@ -26,6 +26,7 @@ import { taCommands } from './commands/ta.js'
 import { tokensCommands } from './commands/tokens.js'
 import { planCommands } from './commands/plans.js'
 import { roaIoCommands } from './commands/roa-io.js'
+import { bulkImportCommands } from './commands/bulk-import.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -49,6 +50,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...tokensCommands,
   ...planCommands,
   ...roaIoCommands,
+  ...bulkImportCommands,
 ]
 
 const GROUPS: Record<string, string> = {

@@ -4,6 +4,7 @@ import type { Logger } from '../log.js'
 import type { CaService } from '../app/ca/ca-service.js'
 import type { PlanService } from '../app/ca/plan-service.js'
 import type { RoaIoService } from '../app/ca/roa-io-service.js'
+import type { StructureImportService } from '../app/ca/structure-import.js'
 import type { ChildService } from '../app/ca/child-service.js'
 import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
@@ -56,6 +57,8 @@ export interface HttpServices {
   oidc?: OidcService
   /** ROA/ASPA export, import as plans, and rollback (design.md §12). */
   roaIo: RoaIoService
+  /** Krill's CA structure import (POST /api/v1/bulk/cas/import). */
+  structureImport: StructureImportService
 }
 
 export interface HttpDeps {

@@ -147,6 +147,7 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: `${CA}/aspas/export`, need: 'aspas-read', ca: 'ca' },
   { method: 'POST', path: `${CA}/plans/import`, need: 'routes-update', ca: 'ca' },
   { method: 'POST', path: `${CA}/plans/rollback`, need: 'routes-update', ca: 'ca' },
+  { method: 'POST', path: '/api/v1/bulk/cas/import', need: 'ca-admin' }, // and ca-admin on each CA it creates (routes/bulk-import.ts)
 ]
 
 interface Compiled {
