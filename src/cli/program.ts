@@ -24,6 +24,7 @@ import { roasSearchCommands } from './commands/roas-search.js'
 import { serverCommands } from './commands/server.js'
 import { taCommands } from './commands/ta.js'
 import { tokensCommands } from './commands/tokens.js'
+import { childTransferCommands } from './commands/child-transfer.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -45,6 +46,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...taCommands,
   ...auditCommands,
   ...tokensCommands,
+  ...childTransferCommands,
 ]
 
 const GROUPS: Record<string, string> = {

@@ -141,6 +141,9 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'POST', path: '/api/v1/tokens', need: 'authenticated' },
   { method: 'DELETE', path: '/api/v1/tokens/:id', need: 'authenticated' },
   { method: 'GET', path: '/api/v1/whoami', need: 'authenticated' },
+  // Moving a delegated child (Krill's dispatch: export needs ca-read, import ca-admin).
+  { method: 'GET', path: `${CA}/children/:child/export`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/children/:child/import`, need: 'ca-admin', ca: 'ca' },
 ]
 
 interface Compiled {

@@ -105,6 +105,7 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'app/access/oidc-*.ts', to: 'config-auth.ts', types: true, why: 'the OpenID Connect service and its claim rules take [auth_openidconnect] as config-auth.ts parsed it (OidcConfig, ClaimRule)' },
   { from: 'config-auth.ts', to: 'api/access.ts', why: '[auth_roles] is checked at start against the permission names and shortcuts of api/access.ts' },
   { from: 'app/pubd/publisher-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
+  { from: 'app/ca/child-transfer.ts', to: 'api/child-import.ts', why: "checks Krill's ImportChild with api/child-import.ts and answers it for an export" },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
   // The RRDP module's I/O half applies its pure model (design.md §6: one module, a model and a writer beside it).
