@@ -49,6 +49,10 @@ export const CATALOGUE = {
   'ca-child-resources-extra': { status: 400, msg: "Child '{child}' cannot have resources not held by CA '{ca}': {resources}" },
   'ca-child-unauthorized': { status: 400, msg: "CA '{ca}' does not accept this message for child '{child}': {reason}" },
   'ca-child-request-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 child request: {reason}' },
+  // Moving a delegated child between parents (Krill's child export and import; app/ca/child-transfer.ts)
+  'ca-child-import-handle-mismatch': { status: 400, msg: "The child name '{name}' in the body does not match the child '{child}' in the path" },
+  'ca-child-import-invalid': { status: 400, msg: "CA '{ca}' cannot import child '{child}': {reason}" },
+  'ca-child-export-unsupported': { status: 400, msg: "Child '{child}' of CA '{ca}' cannot be exported: {reason}" },
   'ca-parent-unknown': { status: 404, msg: "CA '{ca}' does not have a parent named '{parent}'" },
   'ca-parent-duplicate': { status: 400, msg: "CA '{ca}' already has a parent named '{parent}'" },
   'ca-parent-response-invalid-xml': { status: 400, msg: 'Invalid RFC 8183 parent response: {reason}' },

@@ -11,6 +11,7 @@ import { tokenRoutes } from './openapi-tokens.js'
 import { planRoutes } from './openapi-plans.js'
 import { roaIoRoutes } from './openapi-roa-io.js'
 import { importRoutes } from './openapi-import.js'
+import { childTransferRoutes } from './openapi-child-transfer.js'
 import type { Parameter, Response } from './openapi-types.js'
 import { ROA_SORTS, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, ROAS_QUERY_MAX, TOTAL_COUNT_HEADER } from './cas.js'
 import { CA_SORTS, CHILD_SORTS, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, LIST_QUERY_MAX, PUBLISHER_SORTS } from './paging.js'
@@ -313,5 +314,5 @@ function krillClientRoutes(): DescribedRoute[] {
 
 /** Every described route. */
 export const ROUTES: DescribedRoute[] = [
-  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(),
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(),
 ]

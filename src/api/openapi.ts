@@ -11,6 +11,7 @@ import { TOKEN_SCHEMAS } from './openapi-tokens.js'
 import { PLAN_SCHEMAS } from './openapi-plans.js'
 import { ROA_IO_SCHEMAS } from './openapi-roa-io.js'
 import { IMPORT_SCHEMAS } from './openapi-import.js'
+import { CHILD_TRANSFER_SCHEMAS } from './openapi-child-transfer.js'
 import type { OpenApiDocument, PathItem, Server } from './openapi-types.js'
 
 /** The version of this description: its own number, bumped when the description changes (spec §9 rule 3). */
@@ -74,7 +75,7 @@ export const OPENAPI: OpenApiDocument = {
   tags: TAGS.map(([name, description]) => ({ name, description })),
   paths: pathsOf(ROUTES),
   components: {
-    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS },
+    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS },
     responses: Object.fromEntries(Object.values(ERROR_RESPONSES)),
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The admin token (config `admin_token` or SVC_ADMIN_TOKEN)' } },
   },

@@ -8,6 +8,7 @@ import { AppError } from '../errors.js'
 import { checkAspaProvidersUpdate, checkAspasUpdate } from './aspas.js'
 import { checkBgpSecUpdate } from './bgpsec.js'
 import { processChildAdd, processChildCertify, processChildRemove, processChildRevoke, processChildUpdate, heldResources, reissueChild, shrinkChild } from './children.js'
+import { processChildImport } from './child-import.js'
 import { commandSummary, type CaCommand } from './commands.js'
 import type { CaContext } from './context.js'
 import { applyEvent, copyForEvents, type CaEvent } from './events.js'
@@ -52,6 +53,7 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'child-add': return processChildAdd(s, c)
     case 'child-update': return processChildUpdate(s, c, ctx)
     case 'child-remove': return processChildRemove(s, c)
+    case 'child-import': return processChildImport(s, c, ctx)
     case 'child-certify': return processChildCertify(s, c, ctx)
     case 'child-revoke': return processChildRevoke(s, c)
     case 'child-suspend': return processChildSuspend(s, c)

@@ -189,7 +189,7 @@ export function childEntitlements(s: CaState, ch: ChildInfo, now: Date, timing: 
   return out
 }
 
-function checkChildResources(s: CaState, handle: string, text: ResourceSetText): ResourceSetText {
+export function checkChildResources(s: CaState, handle: string, text: ResourceSetText): ResourceSetText {
   let r: ResourceSet
   try {
     r = ResourceSet.parse(text)

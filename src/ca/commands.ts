@@ -35,6 +35,7 @@ export type CaCommand =
   | { type: 'child-add'; handle: string; idCert: string; resources: ResourceSetText; selfService?: true }
   | { type: 'child-update'; handle: string; idCert?: string; resources?: ResourceSetText }
   | { type: 'child-remove'; handle: string }
+  | { type: 'child-import'; handle: string; idCert: string; resources: ResourceSetText; key: string; sia: { caRepository: string; rpkiManifest: string; rpkiNotify?: string }; className?: string }
   | { type: 'child-certify'; handle: string; className: string; csr: string; limit?: Partial<ResourceSetText> }
   | { type: 'child-revoke'; handle: string; className: string; keyId: string }
   | { type: 'child-suspend'; handle: string; inactive: boolean }
@@ -69,6 +70,7 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'child-add': return s('child-add', `Add child '${c.handle}' with resources '${formatResources(c.resources)}'`, { child: c.handle })
     case 'child-update': return s('child-update', `Update child '${c.handle}'${c.resources ? ` with resources '${formatResources(c.resources)}'` : ''}${c.idCert ? ' with a new id certificate' : ''}`, { child: c.handle })
     case 'child-remove': return s('child-remove', `Remove child '${c.handle}'`, { child: c.handle })
+    case 'child-import': return s('child-import', `Import child '${c.handle}' with resources '${formatResources(c.resources)}' and certify its key again`, { child: c.handle })
     case 'child-certify': return s('child-certify', `Issue certificate to child '${c.handle}' in resource class '${c.className}'`, { child: c.handle, class_name: c.className })
     case 'child-suspend': return c.inactive ? s('child-suspend-inactive', `Suspend inactive child '${c.handle}'`, { child: c.handle }) : s('child-suspend', `Suspend child '${c.handle}'`, { child: c.handle })
     case 'child-unsuspend': return s('child-unsuspend', `Unsuspend child '${c.handle}'`, { child: c.handle })

@@ -27,6 +27,7 @@ import { tokensCommands } from './commands/tokens.js'
 import { planCommands } from './commands/plans.js'
 import { roaIoCommands } from './commands/roa-io.js'
 import { bulkImportCommands } from './commands/bulk-import.js'
+import { childTransferCommands } from './commands/child-transfer.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -51,6 +52,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...planCommands,
   ...roaIoCommands,
   ...bulkImportCommands,
+  ...childTransferCommands,
 ]
 
 const GROUPS: Record<string, string> = {

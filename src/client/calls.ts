@@ -17,6 +17,7 @@ import type { ResourceSetText } from '../resources/resource-set.js'
 import type { RoasPageJson, RoasQuery } from '../api/cas.js'
 import type { CasPageJson, PublishersPageJson } from '../api/paging.js'
 import type { AuditPageJson, AuditQueryInput } from '../api/audit.js'
+import type { ImportChildJson } from '../api/child-import.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -71,6 +72,8 @@ export const calls = {
   caChildUpdate: (ca: string, child: string, body: UpdateChildJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/children/${seg(child)}`, 'empty', body),
   caChildRemove: (ca: string, child: string): ApiCall<void> => call('DELETE', `/api/v1/cas/${seg(ca)}/children/${seg(child)}`, 'empty'),
   caChildContact: (ca: string, child: string): ApiCall<ParentResponseJson> => call('GET', `/api/v1/cas/${seg(ca)}/children/${seg(child)}/contact`, 'json'),
+  caChildExport: (ca: string, child: string): ApiCall<ImportChildJson> => call('GET', `/api/v1/cas/${seg(ca)}/children/${seg(child)}/export`, 'json'),
+  caChildImport: (ca: string, child: string, body: ImportChildJson): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/children/${seg(child)}/import`, 'empty', body),
 
   /** One page (api/cas.ts ROAS_PAGE_DEFAULT); without `page`, the server's default page. */
   caRoas: (ca: string, page?: { offset: number; limit: number }): ApiCall<ConfiguredRoa[]> =>

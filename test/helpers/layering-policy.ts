@@ -107,6 +107,7 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'app/ca/roa-io-service.ts', to: 'api/roa-io.ts', why: 'reads an import file with the codecs of api/roa-io.ts, which name every bad line (ca-import-syntax)' },
   { from: 'app/pubd/publisher-service.ts', to: 'api/pubd.ts', why: 'the pubd* methods answer wire JSON through the api/pubd.ts codecs' },
   { from: 'app/ca/structure-import.ts', to: 'api/structure.ts', why: "Krill's structure import is checked with the api/structure.ts rules (checkStructure) before anything changes" },
+  { from: 'app/ca/child-transfer.ts', to: 'api/child-import.ts', why: "checks Krill's ImportChild with api/child-import.ts and answers it for an export" },
   // A writer uses a pure helper of the domain as a value, where the table admits domain types only.
   { from: 'pubd/rsync-writer.ts', to: 'pubd/publishers.ts', why: 'relativePath maps a published URI to a file under the jail' },
   // The RRDP module's I/O half applies its pure model (design.md §6: one module, a model and a writer beside it).

@@ -14,6 +14,8 @@ import { fromBase64 } from '../../util/base64.js'
 import type { CaCommands } from './ca-commands.js'
 import type { ChildServer } from './child-server.js'
 import { caPath, checkChild, checkIdCert, childRequestInput, childResources } from './inputs.js'
+import { childExport, childImportCommand } from './child-transfer.js'
+import type { ImportChildJson } from '../../api/child-import.js'
 
 export interface ChildServiceDeps {
   commands: CaCommands
@@ -96,6 +98,17 @@ export class ChildService {
   async caChildRemove(ca: string, child: string): Promise<void> {
     this.d.commands.state(caPath(ca))
     await this.d.commands.run(ca, { type: 'child-remove', handle: child })
+  }
+
+  /** GET …/children/{child}/export: the child as a new parent imports it (child-transfer.ts). */
+  caChildExport(ca: string, child: string): ImportChildJson {
+    return childExport(this.d.commands.state(caPath(ca)), child)
+  }
+
+  /** POST …/children/{child}/import: add a child moved from another parent, its current key certified again. */
+  async caChildImport(ca: string, child: string, body: ImportChildJson): Promise<void> {
+    this.d.commands.state(caPath(ca))
+    await this.d.commands.run(ca, childImportCommand(ca, child, body, this.d.now()))
   }
 
   /** Remove every child of a CA (it is being deleted): their certificates are revoked and withdrawn. */

@@ -7,7 +7,7 @@ import type { Entitlement } from '../../ca/commands.js'
 import { keysNeedingCertificates } from '../../ca/parents.js'
 import { keySia } from '../../ca/locations.js'
 import type { CaState, ParentInfo } from '../../ca/state.js'
-import { keyIdentifier } from '../../crypto/key-id.js'
+import { keyIdentifier, keyIdHex } from '../../crypto/key-id.js'
 import { AppError, reasonOf } from '../../errors.js'
 import { decodeCert } from '../../objects/cert.js'
 import { buildCsr } from '../../objects/csr.js'
@@ -119,12 +119,43 @@ export class ParentClient {
       if (!issued) throw new Error(`parent '${name}' issued no certificate in class '${rc.parentClass}'`)
       await this.d.commands.run(handle, { type: 'certificate-receive', parent: name, className: rc.name, keyId: key.keyId, cert: toBase64(issued.cert), uri: issued.certUrl }, 'svc')
     }
+    await this.revokeStrangers(handle, name, list.classes)
     for (const rc of Object.values(this.d.commands.state(handle).classes)) {
       if (rc.parent !== name || !rc.old) continue
       const ski = toBase64Url(keyIdentifier(this.d.signer.signingKey(rc.old.keyId).spki))
       const r = await this.updown(this.d.commands.state(handle), s.parents[name], { type: 'revoke', className: rc.parentClass, ski })
       if (r.type !== 'revoke_response') throw new Error(`parent '${name}' answered a revoke with '${r.type}'`)
       await this.d.commands.run(handle, { type: 'key-revoked', parent: name, className: rc.name, keyId: rc.old.keyId }, 'svc')
+    }
+  }
+
+  /**
+   * RFC 6492 §3.5: ask the parent to revoke certificates it lists for keys we do not hold in that class: a key of a
+   * class we dropped, or the key a new parent certified when it imported us from our old parent (app/ca/child-transfer.ts),
+   * which we do not use there: we get a certificate for a key of our own class first, and the old parent keeps
+   * certifying the imported key until we remove it.
+   */
+  private async revokeStrangers(handle: string, name: string, classes: readonly { className: string; certificates: readonly { cert: Uint8Array }[] }[]): Promise<void> {
+    const s = this.d.commands.state(handle)
+    const p = s.parents[name]
+    if (!p) return
+    for (const listed of classes) {
+      const rc = Object.values(s.classes).find((c) => c.parent === name && c.parentClass === listed.className)
+      const ours = new Set([rc?.current, rc?.next, rc?.old].filter((k) => k !== undefined).map((k) => k.keyId))
+      for (const c of listed.certificates) {
+        const spki = spkiOf(c.cert)
+        if (spki.length === 0) continue
+        const ki = keyIdentifier(spki)
+        if (ours.has(keyIdHex(ki))) continue
+        // Best effort: the parent's refusal leaves a certificate nobody uses, and is asked again at the next sync.
+        try {
+          const r = await this.updown(s, p, { type: 'revoke', className: listed.className, ski: toBase64Url(ki) })
+          if (r.type !== 'revoke_response') throw new Error(`parent '${name}' answered a revoke with '${r.type}'`)
+          this.d.log.info('parent revoked a certificate for a key we do not hold in that class', { ca: handle, parent: name, class_name: listed.className, key: keyIdHex(ki) })
+        } catch (e) {
+          this.d.log.warn('revocation of a key not ours in that class failed (best effort)', { ca: handle, parent: name, key: keyIdHex(ki), reason: reasonOf(e) })
+        }
+      }
     }
   }
 
