@@ -3,18 +3,21 @@
  * svcd: the daemon's entry (design.md §2): config → lock → log → token → TLS → services (compose.ts) → http. With
  * compose.ts and cli.ts the only place that creates concrete classes. Stops gracefully on SIGINT/SIGTERM.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { randomBytes, createPrivateKey, X509Certificate } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { setFlagsFromString } from 'node:v8'
 import { ConfigError, loadConfig, type Config } from './config.js'
 import { compose, openStorage, type Composed, type Storage } from './compose.js'
+import { createBackupFile, openBackupFile, openBackupSource } from './compose-storage.js'
 import { createApp, listen, type RunningServer, type TlsMaterial } from './http/app.js'
 import { systemClock } from './clock.js'
 import { addressSource } from './resources/address-source.js'
 import { acquireLock, LockError, type DataDirLock } from './lock.js'
-import { migrateInstance } from './store/migrate.js'
+import { restoreInstance, writeBackup, type BackupFile, type BackupSource } from './store/backup.js'
+import { KeyEncryptionKey } from './store/kek.js'
+import { migrateInstance, type MigrationReport } from './store/migrate.js'
 import { StoreError } from './store/sql.js'
 import { createLogger, LogFileError, type Logger } from './log.js'
 import { generateTlsCertificate } from './tls-cert.js'
@@ -25,6 +28,8 @@ const USAGE = `svcd ${VERSION}: RPKI Certificate Authority and publication serve
 
 Usage: svcd [-c <file>] [--help] [--version]
        svcd migrate --from <storage_uri> --to <storage_uri> [-c <file>]
+       svcd backup --to <file> [-c <file>] [--key-encryption-key-file <file>]
+       svcd restore --from <file> [-c <file>] [--key-encryption-key-file <file>]
 
 Options:
   -c, --config <file>  read this TOML config file over the built-in defaults
@@ -37,6 +42,12 @@ publishers, objects and RRDP state, scheduled tasks, and every private key) from
 (sqlite://<file>, relative to data_dir) or PostgreSQL (postgresql://…). The target must be empty. data_dir and
 key_encryption_key_file come from the config. Stop svcd first: the data directory is locked while it runs. Point
 storage_uri at the target afterwards; the repository output under data_dir stays where it is.
+
+svcd backup writes a consistent copy of the instance of the config, while it runs, to one file (mode 0600): every
+row as of one instant, and the private keys sealed under the key-encryption key (key_encryption_key_file, or
+--key-encryption-key-file; required). svcd restore brings such a file back into the config's empty storage (svcd
+stopped), with the same key-encryption key; svcd then starts a new RRDP session and every CA re-publishes with higher
+manifest numbers.
 
 Environment: SVC_ADMIN_TOKEN overrides admin_token, SVC_DATA_DIR overrides data_dir, SVC_STORAGE_URI
 overrides storage_uri.
@@ -62,7 +73,7 @@ interface Running {
 async function main(argv: string[]): Promise<number> {
   let args
   try {
-    args = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, from: { type: 'string' }, to: { type: 'string' } }, allowPositionals: true })
+    args = parseArgs({ args: argv, options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'V' }, from: { type: 'string' }, to: { type: 'string' }, 'key-encryption-key-file': { type: 'string' } }, allowPositionals: true })
   } catch (e) {
     process.stderr.write(`svcd: ${(e as Error).message}\n\n${USAGE}`)
     return 2
@@ -70,8 +81,12 @@ async function main(argv: string[]): Promise<number> {
   if (args.values.help) return (process.stdout.write(USAGE), 0)
   if (args.values.version) return (process.stdout.write(`svcd ${VERSION}\n`), 0)
   if (args.positionals[0] === 'migrate' && args.positionals.length === 1) return migrate(args.values)
+  if (args.positionals[0] === 'backup' && args.positionals.length === 1) return backup(args.values)
+  if (args.positionals[0] === 'restore' && args.positionals.length === 1) return restore(args.values)
   if (args.positionals.length) return (process.stderr.write(`svcd: unexpected argument '${args.positionals[0]}'\n\n${USAGE}`), 2)
-  if (args.values.from !== undefined || args.values.to !== undefined) return (process.stderr.write(`svcd: --from and --to belong to svcd migrate\n\n${USAGE}`), 2)
+  if (args.values.from !== undefined || args.values.to !== undefined || args.values['key-encryption-key-file'] !== undefined) {
+    return (process.stderr.write(`svcd: --from, --to and --key-encryption-key-file belong to svcd migrate, backup and restore\n\n${USAGE}`), 2)
+  }
 
   let running: Running
   try {
@@ -122,6 +137,72 @@ async function migrate(o: { config?: string; from?: string; to?: string }): Prom
     for (const s of opened) s.db.close()
     lock?.release()
   }
+}
+
+type BackupOptions = { config?: string; from?: string; to?: string; 'key-encryption-key-file'?: string }
+
+/** svcd backup: a consistent copy of the running instance in the file --to (store/backup.ts); exit 0, 1 or 2. */
+async function backup(o: BackupOptions): Promise<number> {
+  if (!o.to || o.from !== undefined) return (process.stderr.write(`svcd: backup needs --to <file> (and no --from)\n\n${USAGE}`), 2)
+  let source: BackupSource | undefined
+  try {
+    const config = loadConfig(o.config)
+    const kek = readKek(o, config)
+    const started = systemClock.now()
+    source = openBackupSource(config, resolve(config.data_dir))
+    const report = await writeBackup(source, resolve(o.to), (tmp) => createBackupFile(tmp, kek), kek, { now: systemClock.date(), version: VERSION })
+    const seconds = ((systemClock.now() - started) / 1000).toFixed(2)
+    const rrdp = report.rrdp ? `  RRDP: session ${report.rrdp.session}, serial ${report.rrdp.serial}\n` : '  RRDP: no session yet\n'
+    process.stdout.write(`backed up ${source.display} to ${resolve(o.to)} (${statSync(resolve(o.to)).size} bytes, ${seconds} s)\n${rowLines(report)}  private keys: ${report.keys} (sealed under the key-encryption key)\n${rrdp}`)
+    return 0
+  } catch (e) {
+    return (process.stderr.write(`svcd: backup: ${(e as Error).message}\n`), 1)
+  } finally {
+    source?.db.close()
+  }
+}
+
+/** svcd restore: the backup file --from into the config's empty storage (store/backup.ts); exit 0, 1 or 2. */
+async function restore(o: BackupOptions): Promise<number> {
+  if (!o.from || o.to !== undefined) return (process.stderr.write(`svcd: restore needs --from <file> (and no --to)\n\n${USAGE}`), 2)
+  let lock: DataDirLock | undefined
+  let file: BackupFile | undefined
+  let target: Storage | undefined
+  try {
+    const config = loadConfig(o.config)
+    const kek = readKek(o, config)
+    const dataDir = resolve(config.data_dir)
+    ensureDir(dataDir)
+    lock = acquireLock(join(dataDir, 'svcd.lock'), config.data_dir)
+    const backupFile = openBackupFile(resolve(o.from), kek)
+    file = backupFile
+    target = openStorage({ ...config, key_encryption_key_file: config.key_encryption_key_file ?? kek.file }, dataDir)
+    const report = restoreInstance(backupFile, { db: target.db, keys: target.keys(), display: target.where, afterCopy: target.afterCopy }, systemClock.date())
+    const { info } = backupFile
+    const rrdp = info.rrdp ? `the backup's session ${info.rrdp.session} (serial ${info.rrdp.serial}) is not carried over: ` : ''
+    process.stdout.write(
+      `restored ${backupFile.display} (taken ${info.created} of ${info.source} by svcd ${info.version}) into ${target.where}\n${rowLines(report)}  private keys: ${report.keys}\n` +
+        `  RRDP: ${rrdp}a new session starts at serial 1 when svcd starts\n  manifest and CRL numbers: ${report.caKeys} CA keys continue after ${report.objectNumber}; re-issued when svcd starts\n`,
+    )
+    return 0
+  } catch (e) {
+    return (process.stderr.write(`svcd: restore: ${(e as Error).message}\n`), 1)
+  } finally {
+    file?.db.close()
+    target?.db.close()
+    lock?.release()
+  }
+}
+
+/** The key-encryption key of --key-encryption-key-file or the config: required for a backup's keys. */
+function readKek(o: BackupOptions, config: Config): KeyEncryptionKey {
+  const file = o['key-encryption-key-file'] ?? config.key_encryption_key_file
+  if (!file) throw new StartError('the private keys are sealed under the key-encryption key: set key_encryption_key_file or give --key-encryption-key-file (openssl rand -hex 32)')
+  return KeyEncryptionKey.read(resolve(file))
+}
+
+function rowLines(r: MigrationReport): string {
+  return Object.entries(r.rows).map(([table, n]) => `  ${table}: ${n}\n`).join('')
 }
 
 async function start(configPath: string | undefined): Promise<Running> {

@@ -42,12 +42,15 @@ export function contents(i: Instance): MigrationReport {
   return { rows, keys: i.keys.list().length }
 }
 
-/** Copy everything of `from` into the empty `to`; refuses a non-empty target before writing anything. */
-export function migrateInstance(from: Instance, to: Instance): MigrationReport {
+/**
+ * Copy everything of `from` into the empty `to`; refuses a non-empty target before writing anything. `what` names the
+ * command in the refusal (svcd backup and restore copy with it too, store/backup.ts).
+ */
+export function migrateInstance(from: Instance, to: Instance, o: { what?: string } = {}): MigrationReport {
   const target = contents(to)
   const held = Object.entries(target.rows).filter(([, n]) => n > 0).map(([t, n]) => `${t}: ${n}`)
   if (target.keys > 0) held.push(`keys: ${target.keys}`)
-  if (held.length) throw new StoreError(`the target ${to.display} is not empty (${held.join(', ')}); migrate copies into an empty database only`)
+  if (held.length) throw new StoreError(`the target ${to.display} is not empty (${held.join(', ')}); ${o.what ?? 'migrate'} copies into an empty database only`)
   const written: KeyId[] = []
   try {
     return to.db.transaction(() => {
