@@ -39,7 +39,6 @@ const SAMPLES: Record<string, string> = {
   kind: 'roas',
   format: 'CSV',
   problems: 'line 3: prefix: 10.0.0.1/24 has host bits set (the prefix would be 10.0.0.0/24)',
-  problems: "cas[1] 'child1': parent 'nobody' is neither the trust anchor 'ta' nor a CA listed before this one",
   step: "add parent 'parent'",
   created: 'ta, parent',
   cas: 'ta, testbed',
