@@ -69,6 +69,13 @@ t.test('plans: make, apply, stale, four-eyes', async (t) => {
   const rejected = JSON.parse(await d.cli(['plan', 'reject', '-c', 'ca1', '--plan', String(aspa.id), '--reason', 'not now', '-f', 'json']))
   t.match(rejected, { status: 'rejected', rejected: { by: 'admin-token', reason: 'not now' } })
   t.match(await d.cli(['plan', 'list', '-c', 'ca1', '--status', 'rejected']), new RegExp(`^${aspa.id}\trejected\tadmin-token\t.*\t\\+0 -0 ROAs, \\+1 -1 ASPAs\taspas$`, 'm'))
+  const withdrawn = JSON.parse(await d.cli(['plan', 'withdraw', '-c', 'ca1', '--plan', String(second.json.id), '-f', 'json']))
+  t.match(withdrawn, { status: 'withdrawn', withdrawn: { by: 'admin-token' } })
+  const audit = async (kind: string) => JSON.parse((await httpsRequest(`${d.url}api/v1/audit?kind=${kind}&order=asc`, { headers: { Authorization: `Bearer ${d.token}` } })).body).records
+  t.match(await audit('plan-reject'), [{ actor: 'admin-token', ca: 'ca1', success: true, details: { plan: aspa.id, reason: 'not now', comment: 'aspas' } }], 'the rejection in the audit trail')
+  t.match(await audit('plan-withdraw'), [{ actor: 'admin-token', ca: 'ca1', success: true, details: { plan: second.json.id } }], 'the withdrawal')
+  t.equal((await audit('plan-create')).length, 5, 'each of the 4 plans made, and the refused delta as a failure')
+  t.match((await audit('plan-create')).filter((r: { success: boolean }) => !r.success), [{ details: { error: { label: 'ca-roa-delta-error' } } }])
   const again = await d.run(['plan', 'approve', '-c', 'ca1', '--plan', String(aspa.id)])
   t.equal(again.code, 1)
   t.match(again.stderr, /ca-plan-status/)

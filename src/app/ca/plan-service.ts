@@ -237,16 +237,31 @@ export class PlanService {
       },
       aspas: { addOrReplace: p.change.aspas.add_or_replace.map((a) => ({ customer: a.customer, providers: [...a.providers] })), remove: [...p.change.aspas.remove] },
     }
-    const r = await this.d.commands.run(p.ca, cmd, undefined, {
-      onSaved: (version) => {
-        applied = planAfter(p, 'apply', { ...stamp, version })
-        this.step(p, applied, 'apply')
-      },
-    })
+    let lost = false
+    let r: Awaited<ReturnType<CaCommands['run']>>
+    try {
+      r = await this.d.commands.run(p.ca, cmd, undefined, {
+        onSaved: (version) => {
+          applied = planAfter(p, 'apply', { ...stamp, version })
+          lost = true // until the step lands: another request stepped the plan first, and the command is undone with it
+          this.step(p, applied, 'apply')
+          lost = false
+        },
+      })
+    } catch (e) {
+      // A refused command is in the audit trail as the command; a step lost to another request undid it: record that.
+      if (lost && e instanceof AppError) this.d.audit?.({ kind: 'plan-apply', ca: p.ca, success: false, details: { plan: p.id, error: { label: e.label, msg: e.message } } })
+      throw e
+    }
     if (!applied) {
       // Nothing to change (the configuration already is what the plan makes it): applied at the version it is.
-      applied = planAfter(p, 'apply', { ...stamp, version: r.version })
-      this.step(p, applied, 'apply')
+      // No command was stored: the audit record says it here.
+      const done = planAfter(p, 'apply', { ...stamp, version: r.version })
+      this.transaction(() => {
+        this.step(p, done, 'apply')
+        this.d.audit?.({ kind: 'plan-apply', ca: p.ca, details: { plan: p.id, comment: p.comment, version: r.version, unchanged: true } })
+      })
+      applied = done
     }
     return this.json(applied, r.state)
   }
