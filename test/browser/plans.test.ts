@@ -77,14 +77,15 @@ t.test('change plans in the console, with two users and four-eyes, in Chromium',
     t.ok(seen.some(mine), `the ${status} refusal of ${path}`)
     t.same(seen.filter((p) => !mine(p)), [], 'nothing else went wrong')
   }
+  /** Log in, and wait for every answer of the dashboard (what each shows), so no navigation cuts one short. */
   const logIn = async ([user, password]: readonly [string, string]) => {
     await page.goto(`https://localhost:${d.port}/ui/`)
     await page.getByLabel('User').fill(user)
     await page.getByLabel('Password').fill(password)
     await page.getByRole('button', { name: 'Log in' }).click()
     await page.getByTestId('who-id').filter({ hasText: user }).waitFor()
-    // The dashboard's own requests finish before the test moves on (a navigation would cut them short).
-    await page.waitForLoadState('networkidle')
+    for (const r of ['[data-testid=ca-list] >> text=ca1', '[data-testid=rrdp-serial]', 'text=No publisher has been silent']) await page.locator(r).first().waitFor()
+    await page.getByTestId('issues').or(page.getByText('No open issues.')).first().waitFor()
   }
   const stage = async (prefix: string, asn: string) => {
     await page.getByLabel('Prefix').fill(prefix)

@@ -173,7 +173,7 @@ function Steps(props: { ca: string; plan: Plan; onDone: () => void }): JSX.Eleme
         ) : null}
       </div>
       {approve && author && p.needs_approval ? <p class="hint">You made this plan: under four-eyes a different user must approve it.</p> : null}
-      {!apply && p.needs_approval && p.status === 'open' ? <p class="hint">Four-eyes is on: the plan is applied once a second user approves it.</p> : null}
+      {!apply && !approve && p.needs_approval && p.status === 'open' ? <p class="hint">Four-eyes is on: the plan is applied once a second user approves it.</p> : null}
       {mayApprove ? (
         <form class="inline" onSubmit={(e) => (e.preventDefault(), run(() => ok(api.POST('/cas/{ca}/plans/{id}/reject', { ...path, body: reason.trim() ? { reason: reason.trim() } : {} }))))}>
           <Field label="Reason for rejecting" name="reject-reason" value={reason} onInput={setReason} size={40} />
