@@ -58,6 +58,7 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
     'bgpsec add': ['--asn', 'AS65000', '--csr', '/dev/null'], 'bgpsec remove': ['--asn', 'AS65000', '--key', 'AB'.repeat(20)],
     'rsc sign': ['--file', '/dev/null', '--out', '/nonexistent/x.sig'],
     'tokens add': ['--name', 'ci', '--permissions', 'routes-update', '--cas', 'ca1'], 'tokens revoke': ['AAAAAAAAAAAAAAAA'],
+    'roas import': ['--file', '/dev/null'], 'aspas import': ['--file', '/dev/null'], 'plan rollback': ['--to', '3'],
   }
   const offline = ['config simple', 'config repo', 'config user', 'inspect']
   const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update']
