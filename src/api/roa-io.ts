@@ -11,7 +11,7 @@ import { formatPrefix, parsePrefix } from '../resources/ip.js'
 import { checkMaxLength } from '../resources/roa-payload.js'
 import { sliceCounter, type Sliced } from '../util/slices.js'
 import type { AspaDefinitionJson } from './cas.js'
-import { csvLine, formulaSafe, formulaText, jsonArrayLines, readCsv, type CsvRecord, type LineProblem } from './csv.js'
+import { csvLine, formulaSafe, formulaText, jsonArrayLines, readCsvSteps, type CsvRecord, type LineProblem } from './csv.js'
 import { PLAN_COMMENT_MAX } from './plans.js'
 
 export const ROA_CSV_COLUMNS = ['asn', 'prefix', 'max_length', 'comment'] as const
@@ -161,8 +161,7 @@ interface Rows {
  * and gives the column order (columns among `columns`, `needed` present); without one the order is `columns`'.
  */
 function* csvRows(text: string, columns: readonly string[], needed: readonly string[]): Sliced<Rows> {
-  const { records, problems } = readCsv(text)
-  yield
+  const { records, problems } = yield* readCsvSteps(text)
   let cols: readonly string[] = columns
   let body: CsvRecord[] = records
   const head = records[0]

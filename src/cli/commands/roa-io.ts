@@ -30,7 +30,7 @@ function exportCommand(kind: IoKind): CommandDef {
   return {
     path: [kind, 'export'],
     summary: `Export the ${NOUN[kind]} as CSV (default; ${kind === 'roas' ? 'asn,prefix,max_length,comment' : 'customer,providers'}) or JSON (--format json)`,
-    options: [option('-o, --out <file>', 'write the file here instead of printing it')],
+    options: [option('-o, --out <file>', 'write the file here, byte for byte, instead of printing it (printed text is made safe for a terminal: LF line ends, control characters escaped)')],
     async run(ctx, opts) {
       const format: IoFormat = ctx.format === 'json' ? 'json' : 'csv'
       const ca = ctx.ca()
