@@ -141,7 +141,7 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'POST', path: '/api/v1/tokens', need: 'authenticated' },
   { method: 'DELETE', path: '/api/v1/tokens/:id', need: 'authenticated' },
   { method: 'GET', path: '/api/v1/whoami', need: 'authenticated' },
-  { method: 'POST', path: '/api/v1/bulk/cas/import', need: 'ca-admin' }, // and ca-admin on each CA it creates (routes/bulk-import.ts)
+  { method: 'POST', path: '/api/v1/bulk/cas/import', need: 'ca-admin', fixedCa: 'ta' }, // on the TA it creates, and on each CA (routes/bulk-import.ts)
 ]
 
 interface Compiled {
