@@ -67,7 +67,8 @@ export class StructureImportService {
   async bulkImport(body: unknown): Promise<void> {
     const existing = this.d.commands.handles()
     if (this.running || existing.length > 0) {
-      const cas = this.running ? 'an import is running' : existing.slice(0, 20).join(', ') + (existing.length > 20 ? ', …' : '')
+      const listed = existing.slice(0, 20).join(', ') + (existing.length > 20 ? ', …' : '')
+      const cas = this.running ? `${listed || 'none yet'}; another import is running` : listed
       throw new AppError('ca-import-not-empty', { count: String(existing.length), cas })
     }
     const { structure, problems } = checkStructure(body)
