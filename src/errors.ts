@@ -105,7 +105,7 @@ export const CATALOGUE = {
   // Krill's structure import (POST /api/v1/bulk/cas/import, app/ca/structure-import.ts)
   'ca-import-not-empty': { status: 400, msg: 'A CA structure is imported only into an empty svcd; this one has {count} CAs ({cas}): nothing was changed' },
   'ca-import-invalid': { status: 400, msg: 'The CA structure cannot be imported, {count} problems: {problems}. Nothing was changed' },
-  'ca-import-failed': { status: 409, msg: "The CA structure import stopped at CA '{ca}' ({step}): {reason}. Created so far: {created}; delete them (svcc ca delete, the last first) and import again" },
+  'ca-import-failed': { status: 409, msg: "The CA structure import stopped at CA '{ca}' ({step}): {reason}. Created so far: {created}; delete them (svcc delete -c <ca>, the last first) and import again" },
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },
   'key-roll-disallowed': { status: 400, msg: "CA '{ca}' cannot {action} a key roll: {reason}" },

@@ -104,7 +104,8 @@ export function checkStructure(v: unknown): { structure?: CheckedStructure; prob
   unknownKeys(v, ['ta', 'publication_server', 'cas', 'ta_aia', 'ta_uri', 'publication_server_uris'], 'structure', problems)
   const ta = checkTa(v, problems)
   const publicationServer = checkPublicationServer(v.publication_server ?? v.publication_server_uris, problems)
-  const cas = checkCas(v.cas, problems)
+  // Krill's `cas` may be left out (a TA only); a structure with neither is nothing to import.
+  const cas = v.cas === undefined && ta ? [] : checkCas(v.cas, problems, ta !== undefined)
   return { structure: { ...(ta ? { ta } : {}), ...(publicationServer ? { publicationServer } : {}), cas }, problems }
 }
 
@@ -142,16 +143,16 @@ function checkPublicationServer(p: unknown, problems: string[]): CheckedStructur
   return { rrdpBaseUri: String(p.rrdp_base_uri), rsyncJail: String(p.rsync_jail) }
 }
 
-function checkCas(v: unknown, problems: string[]): CheckedImportCa[] {
+function checkCas(v: unknown, problems: string[], withTa: boolean): CheckedImportCa[] {
   if (v === undefined || v === null) {
-    problems.push('cas: the structure lists no CAs')
+    problems.push('cas: the structure lists no CAs (and no "ta")')
     return []
   }
   if (!Array.isArray(v)) {
     problems.push('cas: must be a list of CAs')
     return []
   }
-  if (v.length === 0) problems.push('cas: the structure lists no CAs')
+  if (v.length === 0 && !withTa) problems.push('cas: the structure lists no CAs (and no "ta")')
   if (v.length > IMPORT_CAS_MAX) {
     problems.push(`cas: at most ${IMPORT_CAS_MAX} CAs in one import (${v.length} given)`)
     return []

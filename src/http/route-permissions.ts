@@ -151,6 +151,7 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   // Moving a delegated child (Krill's dispatch: export needs ca-read, import ca-admin).
   { method: 'GET', path: `${CA}/children/:child/export`, need: 'ca-read', ca: 'ca' },
   { method: 'POST', path: `${CA}/children/:child/import`, need: 'ca-admin', ca: 'ca' },
+  { method: 'POST', path: '/api/v1/bulk/cas/import', need: 'ca-admin', fixedCa: 'ta' }, // on the TA it creates, and on each CA (routes/bulk-import.ts)
 ]
 
 interface Compiled {

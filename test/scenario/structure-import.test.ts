@@ -2,7 +2,8 @@
  * Krill's CA structure import (POST /api/v1/bulk/cas/import, `svcc bulk import --file`; issue 27) into an empty svcd
  * with the embedded repository and no testbed: the shape of krill:tests/functional_ca_import.rs, with ASPAs (svcd's
  * addition). A bad structure is refused with one 400 listing every problem and nothing created; the import builds
- * the tree, certified and published; a second import is refused and changes nothing.
+ * the tree, certified and published; a second import is refused and changes nothing; deleting what it made empties
+ * svcd again, and the import can be sent again.
  *
  *        ta
  *        |
@@ -105,4 +106,14 @@ t.test('structure import: refusals, the tree, a second import refused', async (t
   const cli = await d.run(['bulk', 'import', '--file', file])
   t.equal(cli.code, 1)
   t.match(cli.stderr, /ca-import-not-empty/)
+
+  // The clean-up a failed import asks for (delete what it created, the last first, ta last) empties svcd, and the
+  // same import then goes through again.
+  for (const ca of ['grandchild', 'child2', 'child1', 'parent', 'ta']) await d.cli(['delete', '-c', ca])
+  t.same(await list(), [])
+  t.same(await publishers(), [], 'the CAs took their publishers with them')
+  await d.cli(['bulk', 'import', '--file', file])
+  t.same(await list(), ['child1', 'child2', 'grandchild', 'parent', 'ta'])
+  t.same(await res('grandchild'), { asn: 'AS65000-AS65001', ipv4: '10.0.0.0/24, 192.168.0.0/24', ipv6: '' })
+  t.same(await roas('grandchild'), ['65000 192.168.0.0/24-24', '65001 10.0.0.0/24-24'])
 })

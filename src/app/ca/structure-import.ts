@@ -14,7 +14,7 @@
  *
  * Order, and what a failure leaves: the TA first, then each CA with its parents (a parent before its children: the
  * structure's order), then ROAs and ASPAs once every CA holds its resources. A failure half-way (storage, signer)
- * answers `ca-import-failed` naming the CAs created so far; deleting them (`svcc ca delete`, the last first, `ta`
+ * answers `ca-import-failed` naming the CAs created so far; deleting them (`svcc delete -c <ca>`, the last first, `ta`
  * last) makes the instance empty again, and the same import can then be sent again.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
@@ -27,6 +27,7 @@ import { ResourceSet, type ResourceSetText } from '../../resources/resource-set.
 import { createTrustAnchor } from '../../ta/testbed.js'
 import type { CaCommands } from './ca-commands.js'
 import type { CaFollowUps } from './ca-follow-ups.js'
+import type { CaPublisher } from './ca-publisher.js'
 import type { CaService } from './ca-service.js'
 import type { ChildService } from './child-service.js'
 import type { ParentService } from './parent-service.js'
@@ -38,6 +39,7 @@ export interface StructureImportDeps {
   children: Pick<ChildService, 'caChildAdd' | 'caChildContact'>
   parents: Pick<ParentService, 'caParentAdd' | 'caSyncParents' | 'idle'>
   followUps: Pick<CaFollowUps, 'idle'>
+  publisher: Pick<CaPublisher, 'flushed'>
   /** The embedded publication server (the imported CAs publish there), undefined without [repository]. */
   publication: Pick<EmbeddedRepository, 'findPublisher'> | undefined
   /** svcd's [repository] URIs, when it is enabled. */
@@ -65,7 +67,8 @@ export class StructureImportService {
   async bulkImport(body: unknown): Promise<void> {
     const existing = this.d.commands.handles()
     if (this.running || existing.length > 0) {
-      const cas = this.running ? 'an import is running' : existing.slice(0, 20).join(', ') + (existing.length > 20 ? ', …' : '')
+      const listed = existing.slice(0, 20).join(', ') + (existing.length > 20 ? ', …' : '')
+      const cas = this.running ? `${listed || 'none yet'}; another import is running` : listed
       throw new AppError('ca-import-not-empty', { count: String(existing.length), cas })
     }
     const { structure, problems } = checkStructure(body)
@@ -135,12 +138,17 @@ export class StructureImportService {
       }
       await yieldToLoop() // many CAs: other requests are served between them
     }
+    d.log.debug('structure import: CAs created, waiting for their certificates')
     for (const ca of s.cas) {
       await step(ca.handle, 'wait for its certificates', () => this.certified(ca.handle, ca.resources))
       await step(ca.handle, 'add its ROAs and ASPAs', () => this.configure(ca))
       await yieldToLoop()
     }
-    for (const ca of [IMPORT_TA_HANDLE, ...s.cas.map((c) => c.handle)]) await step(ca, 'publish', () => d.cas.caFlushed(ca))
+    d.log.debug('structure import: ROAs and ASPAs added, waiting for the publication')
+    // Every CA's publication done, then the repository's output written once (RRDP and the rsync tree).
+    const all = [IMPORT_TA_HANDLE, ...s.cas.map((c) => c.handle)]
+    for (const ca of all) await step(ca, 'publish', () => d.publisher.flushed(ca))
+    await step(all[all.length - 1]!, 'publish', () => d.cas.caFlushed(all[all.length - 1]!))
     d.log.info('structure imported', { cas: s.cas.length })
   }
 

@@ -4,7 +4,6 @@
  * limited to some CAs may import only CAs of its list (and the trust anchor `ta`). Answers 200 with an empty body.
  */
 import { Router } from '@koa/router'
-import { IMPORT_TA_HANDLE } from '../../api/structure.js'
 import type { HttpDeps } from '../deps.js'
 import { readJson } from '../body.js'
 import { ROUTER_OPTIONS } from '../path.js'
@@ -16,7 +15,7 @@ export function bulkImportRouter(deps: HttpDeps): Router {
   const limit = deps.config.post_limit_api_routes
   r.post('/bulk/cas/import', async (ctx) => {
     const body = await readJson<unknown>(ctx, limit, () => undefined) // the service checks it, reporting every problem
-    for (const ca of [IMPORT_TA_HANDLE, ...handlesIn(body)]) requirePermission(ctx, 'ca-admin', ca)
+    for (const ca of handlesIn(body)) requirePermission(ctx, 'ca-admin', ca) // and on 'ta': ROUTE_PERMISSIONS
     await deps.services.structureImport.bulkImport(body)
     ctx.status = 200
     ctx.body = ''

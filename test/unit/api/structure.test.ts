@@ -46,8 +46,11 @@ t.test("Krill's older files: top-level ta_aia/ta_uri/publication_server_uris, an
 
 t.test('each refusal, named with where it is', async (t) => {
   t.match(checkStructure([]).problems, [/must be a JSON object/])
-  t.match(checkStructure({}).problems, [/cas: the structure lists no CAs/])
+  t.match(checkStructure({}).problems, [/cas: the structure lists no CAs \(and no "ta"\)/])
   t.match(problemsOf([]), [/no CAs/])
+  const taOnly = { ta_aia: 'rsync://x/repo/ta/ta.cer', ta_uri: 'https://x/ta/ta.cer' }
+  t.same(checkStructure({ ta: taOnly }).problems, [], "a TA only (Krill's `cas` may be left out)")
+  t.same(checkStructure({ ta: taOnly, cas: [] }).problems, [])
   t.match(checkStructure({ cas: {} }).problems, [/cas: must be a list/])
   t.match(checkStructure({ cas: [parent], extra: 1 }).problems, [/structure: unknown field "extra"/])
   t.match(problemsOf([{ handle: 'bad handle', parent: parent.parent }]), [/cas\[0\] 'bad handle': the handle must be/])

@@ -62,7 +62,7 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
     'roas import': ['--file', '/dev/null'], 'aspas import': ['--file', '/dev/null'], 'plan rollback': ['--to', '3'],
   }
   const offline = ['config simple', 'config repo', 'config user', 'inspect']
-  const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update']
+  const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update', 'bulk import']
   for (const c of ALL_COMMANDS) {
     const name = c.path.join(' ')
     if (offline.includes(name) || needInput.includes(name)) continue
