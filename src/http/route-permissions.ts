@@ -147,7 +147,6 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: `${CA}/aspas/export`, need: 'aspas-read', ca: 'ca' },
   { method: 'POST', path: `${CA}/plans/import`, need: 'routes-update', ca: 'ca' },
   { method: 'POST', path: `${CA}/plans/rollback`, need: 'routes-update', ca: 'ca' },
-  { method: 'POST', path: '/api/v1/bulk/cas/import', need: 'ca-admin' }, // and ca-admin on each CA it creates (routes/bulk-import.ts)
   // Moving a delegated child (Krill's dispatch: export needs ca-read, import ca-admin).
   { method: 'GET', path: `${CA}/children/:child/export`, need: 'ca-read', ca: 'ca' },
   { method: 'POST', path: `${CA}/children/:child/import`, need: 'ca-admin', ca: 'ca' },
