@@ -49,12 +49,13 @@ t.test("the child's VRPs stay valid through the move, from both trust anchors", 
   await check(a, [VRP], 'after the import')
   await check(b, [VRP], 'after the import')
 
-  // The child adds parent2: a new key certified there, the ROA under both keys; both parents for a while.
+  // The child adds parent2: a new key certified there (the imported one too, until parent1 goes), the ROA under
+  // both keys; both parents for a while.
   const resp = a.file('parent2.xml', await b.cli(['children', 'response', '-c', 'parent2', '--child', 'child']))
   await a.cli(['parents', 'add', '-c', 'child', '-p', 'parent2', '-r', resp])
   await waitFor('the child certified under both parents', async () => (await caObjects(a, 'child')).active === 2, 60_000)
   await waitPublished(a, (uris) => childRoas(uris) === 2)
-  await waitPublished(b, (uris) => uris.filter((u) => u.includes('/parent2/') && u.endsWith('.cer')).length === 1)
+  await waitPublished(b, (uris) => uris.filter((u) => u.includes('/parent2/') && u.endsWith('.cer')).length === 2)
   await check(a, [VRP], 'with both parents')
   await check(b, [VRP], 'with both parents')
 
@@ -62,6 +63,7 @@ t.test("the child's VRPs stay valid through the move, from both trust anchors", 
   await a.cli(['parents', 'remove', '-c', 'child', '-p', 'parent1'])
   await a.cli(['children', 'remove', '-c', 'parent1', '--child', 'child'])
   await waitPublished(a, (uris) => childRoas(uris) === 1 && childRoas(uris, '1/') === 1 && !uris.some((u) => u.includes('/parent1/') && u.endsWith('.cer')))
+  await waitPublished(b, (uris) => uris.filter((u) => u.includes('/parent2/') && u.endsWith('.cer')).length === 1)
   await check(b, [VRP], 'after the old parent is removed')
 
   // parent2 gives the child more; at its next sync the child holds it and a new ROA is valid.
