@@ -7,6 +7,8 @@
  *
  *   svcd A: ta ── testbed ── parent1 ── child ─ ─ ─ ┐ (moves)
  *   svcd B: ta ── testbed ── parent2 ◄─ ─ ─ ─ ─ ─ ─ ┘
+ *
+ * and the same within one svcd: ta ── testbed ── parent1 ── child ─ ─ ► parent2 (under testbed too).
  */
 import t from 'tap'
 import { readFileSync } from 'node:fs'
@@ -127,6 +129,33 @@ t.test('a child moves from parent1 in svcd A to parent2 in svcd B without losing
   await a.cli(['roas', 'update', '-c', 'child', '--add', '10.3.0.0/16 => 65001'])
   await waitPublished(a, (uris) => uris.filter((u) => u.includes('/child/1/') && u.endsWith('.roa')).length === 2)
   t.pass('a ROA for the new resources is published')
+})
+
+t.test('a child moves between two parents of the same svcd', async (t) => {
+  const a = await repoDaemon(t)
+  for (const ca of ['parent1', 'parent2', 'child']) await a.cli(['add', '-c', ca])
+  await connect(a, 'testbed', a, 'parent1', PARENT_RES)
+  await connect(a, 'testbed', a, 'parent2', PARENT_RES)
+  await waitFor('parent1 and parent2 certified', async () => (await caObjects(a, 'parent1')).active === 1 && (await caObjects(a, 'parent2')).active === 1)
+  await connect(a, 'parent1', a, 'child', { asn: 'AS65001', ipv4: '10.1.0.0/16' })
+  await waitFor('child certified by parent1', async () => (await caObjects(a, 'child')).active === 1)
+  await a.cli(['roas', 'update', '-c', 'child', '--add', '10.1.0.0/16 => 65001'])
+  const [k1] = await childKeys(a)
+  const exported = (await api(a, 'GET', 'cas/parent1/children/child/export')).json
+  t.equal((await api(a, 'POST', 'cas/parent2/children/child/import', exported)).status, 200)
+  await waitFor("parent2 certifies the child's key", async () => (await childCerts(a, 'parent2')).includes(k1!), 60_000)
+  const resp = a.file('parent2.xml', await a.cli(['children', 'response', '-c', 'parent2', '--child', 'child']))
+  await a.cli(['parents', 'add', '-c', 'child', '-p', 'parent2', '-r', resp])
+  await waitPublished(a, (uris) => uris.filter((u) => u.includes('/child/') && u.endsWith('.roa')).length === 2)
+  const k2 = (await childKeys(a)).find((k) => k !== k1)!
+  await a.cli(['parents', 'remove', '-c', 'child', '-p', 'parent1'])
+  const uris = await waitPublished(a, (u) => u.filter((x) => x.includes('/child/') && x.endsWith('.roa')).length === 1)
+  t.ok(uris.some((u) => u.includes('/child/1/') && u.endsWith('.roa')), 'the ROA under the new key')
+  await waitFor('only the new key is certified, by parent2', async () => {
+    const [c1, c2] = [await childCerts(a, 'parent1'), await childCerts(a, 'parent2')]
+    return !c1.includes(k1!) && !c2.includes(k1!) && c2.includes(k2)
+  }, 60_000)
+  t.same(await childKeys(a), [k2])
 })
 
 t.test('a child without a certificate is not exported; svcc checks an import file', async (t) => {
