@@ -48,6 +48,9 @@ export interface ParentClientDeps {
 
 /** A CA's RFC 6492 client: one instance serves every CA of this svcd. */
 export class ParentClient {
+  /** By CA and parent (`ca\0parent`): the keys of ours the parent listed certificates for at the last list. */
+  private readonly listed = new Map<string, Set<string>>()
+
   constructor(private readonly d: ParentClientDeps) {}
 
   /**
@@ -119,6 +122,7 @@ export class ParentClient {
       if (!issued) throw new Error(`parent '${name}' issued no certificate in class '${rc.parentClass}'`)
       await this.d.commands.run(handle, { type: 'certificate-receive', parent: name, className: rc.name, keyId: key.keyId, cert: toBase64(issued.cert), uri: issued.certUrl }, 'svc')
     }
+    this.listed.set(`${handle}\0${name}`, new Set(list.classes.flatMap((c) => c.certificates.map((x) => spkiOf(x.cert))).filter((k) => k.length > 0).map((k) => keyIdHex(keyIdentifier(k)))))
     const held = new Set(Object.values(this.d.commands.state(handle).classes).flatMap((rc) => [rc.current, rc.next, rc.old]).filter((k) => k !== undefined).map((k) => k.keyId))
     await this.revokeListed(handle, name, list.classes, (k) => !held.has(k))
     for (const rc of Object.values(this.d.commands.state(handle).classes)) {
@@ -166,6 +170,7 @@ export class ParentClient {
     const p = s.parents[name]
     if (!p) return
     const dropped = new Set<string>()
+    this.listed.delete(`${handle}\0${name}`)
     for (const rc of Object.values(s.classes).filter((c) => c.parent === name)) {
       for (const k of [rc.current, rc.next, rc.old]) {
         if (!k) continue
@@ -180,6 +185,9 @@ export class ParentClient {
       }
     }
     for (const other of Object.keys(s.parents).filter((n) => n !== name)) {
+      // A parent whose last list (in this process) certified none of these keys is not asked again.
+      const known = this.listed.get(`${handle}\0${other}`)
+      if (known && ![...dropped].some((k) => known.has(k))) continue
       try {
         const list = await this.updown(s, s.parents[other]!, { type: 'list' })
         if (list.type === 'list_response') await this.revokeListed(handle, other, list.classes, (k) => dropped.has(k))
