@@ -6,9 +6,10 @@
  *
  * The move, as the child's operator sees it: export at the old parent, import at the new one (which certifies the
  * child's current key again, so its objects are valid under both parents), add the new parent to the child from the
- * new parent's parent_response (the child gets a certificate for a new key there and asks the new parent to revoke
- * the imported one, app/ca/parent-client.ts), then remove the old parent. At no step is a VRP of the child withdrawn
- * before another certificate holds it.
+ * new parent's parent_response (the child gets a certificate for a key of a new class there, and publishes its ROAs
+ * under both keys), then remove the old parent (the child asks both parents to revoke the old key first,
+ * app/ca/parent-client.ts revokeAll, then withdraws its objects). At no step is a VRP of the child withdrawn before
+ * another certificate holds it, once the operator waits for the new class's objects before removing the old parent.
  */
 import { childImportProblems, type ImportChildJson } from '../../api/child-import.js'
 import * as oids from '../../asn1/oids.js'

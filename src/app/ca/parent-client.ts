@@ -48,6 +48,9 @@ export interface ParentClientDeps {
 
 /** A CA's RFC 6492 client: one instance serves every CA of this svcd. */
 export class ParentClient {
+  /** By CA and parent (`ca\0parent`): the keys of ours the parent listed certificates for at the last list. */
+  private readonly listed = new Map<string, Set<string>>()
+
   constructor(private readonly d: ParentClientDeps) {}
 
   /**
@@ -119,7 +122,9 @@ export class ParentClient {
       if (!issued) throw new Error(`parent '${name}' issued no certificate in class '${rc.parentClass}'`)
       await this.d.commands.run(handle, { type: 'certificate-receive', parent: name, className: rc.name, keyId: key.keyId, cert: toBase64(issued.cert), uri: issued.certUrl }, 'svc')
     }
-    await this.revokeStrangers(handle, name, list.classes)
+    this.listed.set(`${handle}\0${name}`, new Set(list.classes.flatMap((c) => c.certificates.map((x) => spkiOf(x.cert))).filter((k) => k.length > 0).map((k) => keyIdHex(keyIdentifier(k)))))
+    const held = new Set(Object.values(this.d.commands.state(handle).classes).flatMap((rc) => [rc.current, rc.next, rc.old]).filter((k) => k !== undefined).map((k) => k.keyId))
+    await this.revokeListed(handle, name, list.classes, (k) => !held.has(k))
     for (const rc of Object.values(this.d.commands.state(handle).classes)) {
       if (rc.parent !== name || !rc.old) continue
       const ski = toBase64Url(keyIdentifier(this.d.signer.signingKey(rc.old.keyId).spki))
@@ -130,43 +135,47 @@ export class ParentClient {
   }
 
   /**
-   * RFC 6492 §3.5: ask the parent to revoke certificates it lists for keys we do not hold in that class: a key of a
-   * class we dropped, or the key a new parent certified when it imported us from our old parent (app/ca/child-transfer.ts),
-   * which we do not use there: we get a certificate for a key of our own class first, and the old parent keeps
-   * certifying the imported key until we remove it.
+   * RFC 6492 §3.5: ask the parent to revoke the certificates it lists for keys that `revoke` picks (by key id):
+   * after a list, the keys we hold in no class (a dropped class's key the parent still certifies); before a parent is
+   * removed, at the other parents, the keys of the classes removed with it (the key a new parent certified when it
+   * imported us, app/ca/child-transfer.ts). Best effort: a refusal leaves a certificate nobody uses, asked again later.
    */
-  private async revokeStrangers(handle: string, name: string, classes: readonly { className: string; certificates: readonly { cert: Uint8Array }[] }[]): Promise<void> {
+  private async revokeListed(handle: string, name: string, classes: readonly ListedClass[], revoke: (keyId: string) => boolean): Promise<void> {
     const s = this.d.commands.state(handle)
     const p = s.parents[name]
     if (!p) return
     for (const listed of classes) {
-      const rc = Object.values(s.classes).find((c) => c.parent === name && c.parentClass === listed.className)
-      const ours = new Set([rc?.current, rc?.next, rc?.old].filter((k) => k !== undefined).map((k) => k.keyId))
       for (const c of listed.certificates) {
         const spki = spkiOf(c.cert)
         if (spki.length === 0) continue
         const ki = keyIdentifier(spki)
-        if (ours.has(keyIdHex(ki))) continue
-        // Best effort: the parent's refusal leaves a certificate nobody uses, and is asked again at the next sync.
+        if (!revoke(keyIdHex(ki))) continue
         try {
           const r = await this.updown(s, p, { type: 'revoke', className: listed.className, ski: toBase64Url(ki) })
           if (r.type !== 'revoke_response') throw new Error(`parent '${name}' answered a revoke with '${r.type}'`)
-          this.d.log.info('parent revoked a certificate for a key we do not hold in that class', { ca: handle, parent: name, class_name: listed.className, key: keyIdHex(ki) })
+          this.d.log.info('parent revoked a certificate for a key we no longer use under it', { ca: handle, parent: name, class_name: listed.className, key: keyIdHex(ki) })
         } catch (e) {
-          this.d.log.warn('revocation of a key not ours in that class failed (best effort)', { ca: handle, parent: name, key: keyIdHex(ki), reason: reasonOf(e) })
+          this.d.log.warn('revocation request failed (best effort)', { ca: handle, parent: name, key: keyIdHex(ki), reason: reasonOf(e) })
         }
       }
     }
   }
 
-  /** Ask the parent to revoke every key of the CA under it (best effort, before removing the parent or the CA). */
+  /**
+   * Ask the parent to revoke every key of the CA under it (best effort, before removing the parent or the CA), and
+   * the other parents to revoke what they certify for those keys: the objects of these keys are withdrawn next.
+   */
   async revokeAll(handle: string, name: string): Promise<void> {
     const s = this.d.commands.state(handle)
     const p = s.parents[name]
     if (!p) return
+    const dropped = new Set<string>()
+    this.listed.delete(`${handle}\0${name}`)
     for (const rc of Object.values(s.classes).filter((c) => c.parent === name)) {
       for (const k of [rc.current, rc.next, rc.old]) {
-        if (!k?.cert) continue
+        if (!k) continue
+        dropped.add(k.keyId)
+        if (!k.cert) continue
         const ski = toBase64Url(keyIdentifier(this.d.signer.signingKey(k.keyId).spki))
         try {
           await this.updown(s, p, { type: 'revoke', className: rc.parentClass, ski })
@@ -175,8 +184,22 @@ export class ParentClient {
         }
       }
     }
+    for (const other of Object.keys(s.parents).filter((n) => n !== name)) {
+      // A parent whose last list (in this process) certified none of these keys is not asked again.
+      const known = this.listed.get(`${handle}\0${other}`)
+      if (known && ![...dropped].some((k) => known.has(k))) continue
+      try {
+        const list = await this.updown(s, s.parents[other]!, { type: 'list' })
+        if (list.type === 'list_response') await this.revokeListed(handle, other, list.classes, (k) => dropped.has(k))
+      } catch (e) {
+        this.d.log.warn('list before revocation failed (best effort)', { ca: handle, parent: other, reason: reasonOf(e) })
+      }
+    }
   }
 }
+
+/** A class as a parent lists it (RFC 6492 §3.3.2): its name and the certificates issued to us in it. */
+type ListedClass = { className: string; certificates: readonly { cert: Uint8Array }[] }
 
 /** The SPKI of an issued certificate (to match it to our key); empty when it does not decode. */
 function spkiOf(der: Uint8Array): Uint8Array {

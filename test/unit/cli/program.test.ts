@@ -63,6 +63,10 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
   }
   const offline = ['config simple', 'config repo', 'config user', 'inspect']
   const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update', 'bulk import']
+    'children export': ['--child', 'c'],
+  }
+  const offline = ['config simple', 'config repo', 'config user', 'inspect']
+  const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update', 'children import']
   for (const c of ALL_COMMANDS) {
     const name = c.path.join(' ')
     if (offline.includes(name) || needInput.includes(name)) continue
@@ -82,6 +86,7 @@ t.test('--api also for subcommands that read an RFC 8183 document or a delta fil
     publisher: encodePublisherRequest({ publisherHandle: 'x', idCert }),
     repository: encodeRepositoryResponse({ publisherHandle: 'ca1', serviceUri: 'https://svc.example.net/rfc8181/ca1/', siaBase: 'rsync://svc.example.net/repo/ca1/', rrdpNotificationUri: 'https://svc.example.net/rrdp/notification.xml', idCert }),
     delta: 'A: 10.0.0.0/24 => 65000 # office\n',
+    exported: JSON.stringify({ name: 'c', id_cert: 'AAAA', resources: { asn: '', ipv4: '10.0.0.0/8', ipv6: '' }, issued_cert: { ca_repository: 'rsync://h/r/', rpki_manifest: 'rsync://h/r/x.mft', key: 'AAAA' } }),
   }
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
   const env = { SVC_CLI_SERVER: 'https://svc.example.net:3000/', SVC_CLI_TOKEN: 'secret-123', SVC_CLI_MY_CA: 'ca1' }
@@ -92,6 +97,7 @@ t.test('--api also for subcommands that read an RFC 8183 document or a delta fil
     [['publishers', 'add', '-r', join(dir, 'publisher'), '-p', 'y'], /^POST \S+\/api\/v1\/pubd\/publishers\n[^]*"publisher_handle": "y"/],
     [['repo', 'update', '-r', join(dir, 'repository')], /^POST \S+\/api\/v1\/cas\/ca1\/repo\n[^]*"repository_response"/],
     [['roas', 'update', '--delta', join(dir, 'delta')], /^POST \S+\/api\/v1\/cas\/ca1\/routes\n[^]*"comment": "office"/],
+    [['children', 'import', '--file', join(dir, 'exported')], /^POST \S+\/api\/v1\/cas\/ca1\/children\/c\/import\n[^]*"ca_repository": "rsync:\/\/h\/r\/"/],
   ]
   for (const [args, re] of cases) {
     const r = await run(['--api', ...args], env)
