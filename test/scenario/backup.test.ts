@@ -1,7 +1,8 @@
 /**
  * svcd backup and svcd restore (issue 27 item 5) through the command line: a backup of a running svcd, restored after
- * its database and keys were lost (the repository files left in its data directory), starts with the same CAs and ROAs, a new RRDP session, and manifests re-issued with numbers
- * above any issued before; its keys sign new objects. A wrong key-encryption key and a non-empty target are refused
+ * its database and keys were lost (the repository files left in its data directory), starts with the same CAs and
+ * ROAs, a new RRDP session (the old one's files removed), and manifests re-issued with numbers above any issued
+ * before; its keys sign new objects. A wrong key-encryption key and a non-empty target are refused
  * with nothing written; usage errors exit 2. A backup of svcd on PostgreSQL restores into SQLite the same way.
  *
  *   ta ── testbed ── alice (ROAs)      data dir D ──backup──► file; D loses svcd.db and keys/ ──restore──► D
