@@ -27,7 +27,7 @@ import { watchFiles, type Watcher } from './watch.js'
 const USAGE = `svcd ${VERSION}: RPKI Certificate Authority and publication server daemon
 
 Usage: svcd [-c <file>] [--help] [--version]
-       svcd migrate --from <storage_uri> --to <storage_uri> [-c <file>]
+       svcd migrate --from <storage_uri> --to <storage_uri> [-c <file>] [--key-encryption-key-file <file>]
        svcd backup --to <file> [-c <file>] [--key-encryption-key-file <file>]
        svcd restore --from <file> [-c <file>] [--key-encryption-key-file <file>]
 
@@ -40,8 +40,9 @@ Options:
 svcd migrate copies a whole instance (every CA with its history and objects, the publication server with its
 publishers, objects and RRDP state, scheduled tasks, and every private key) from one storage to another: SQLite
 (sqlite://<file>, relative to data_dir) or PostgreSQL (postgresql://…). The target must be empty. data_dir and
-key_encryption_key_file come from the config. Stop svcd first: the data directory is locked while it runs. Point
-storage_uri at the target afterwards; the repository output under data_dir stays where it is.
+key_encryption_key_file come from the config (--key-encryption-key-file overrides the latter). Stop svcd first: the
+data directory is locked while it runs. Point storage_uri at the target afterwards; the repository output under
+data_dir stays where it is.
 
 svcd backup writes a consistent copy of the instance of the config, while it runs, to one file (mode 0600): every
 row as of one instant, and the private keys sealed under the key-encryption key (key_encryption_key_file, or
@@ -111,13 +112,16 @@ async function main(argv: string[]): Promise<number> {
 
 class StartError extends Error {}
 
+type BackupOptions = { config?: string; from?: string; to?: string; 'key-encryption-key-file'?: string }
+
 /** svcd migrate: copy the instance at --from into the empty --to (store/migrate.ts); exit 0, 1 (refused/failed) or 2 (usage). */
-async function migrate(o: { config?: string; from?: string; to?: string }): Promise<number> {
+async function migrate(o: BackupOptions): Promise<number> {
   if (!o.from || !o.to) return (process.stderr.write(`svcd: migrate needs --from <storage_uri> and --to <storage_uri>\n\n${USAGE}`), 2)
   const opened: Storage[] = []
   let lock: DataDirLock | undefined
   try {
-    const config = loadConfig(o.config)
+    const loaded = loadConfig(o.config)
+    const config = { ...loaded, key_encryption_key_file: o['key-encryption-key-file'] ?? loaded.key_encryption_key_file }
     const dataDir = resolve(config.data_dir)
     ensureDir(dataDir)
     lock = acquireLock(join(dataDir, 'svcd.lock'), config.data_dir)
@@ -138,8 +142,6 @@ async function migrate(o: { config?: string; from?: string; to?: string }): Prom
     lock?.release()
   }
 }
-
-type BackupOptions = { config?: string; from?: string; to?: string; 'key-encryption-key-file'?: string }
 
 /** svcd backup: a consistent copy of the running instance in the file --to (store/backup.ts); exit 0, 1 or 2. */
 async function backup(o: BackupOptions): Promise<number> {

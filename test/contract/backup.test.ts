@@ -185,6 +185,42 @@ t.test('a backup into a file that exists replaces it whole; a failed backup leav
   t.throws(() => openBackupSource({ storage_uri: 'sqlite://', key_encryption_key_file: undefined }, join(dir, 'none')), /there is no database at/)
 })
 
+t.test('one instant: rows committed by another connection while the backup copies are not in it', async (t) => {
+  // The backup file's key list is read when the copy begins (the empty-target check), inside the source's snapshot
+  // and before any row is copied: a row the instance commits then must not be in the backup.
+  let n = 0
+  const late = (db: SqlDb) => db.prepare('INSERT INTO properties (key, value) VALUES (?, ?)').run(`late-${++n}`, 'x')
+  const has = (db: SqlDb) => (db.prepare('SELECT count(*) AS n FROM properties WHERE key = ?').get(`late-${n}`) as { n: number }).n === 1
+  const hooked = (instance: SqlDb) => (tmp: string) => {
+    const f = createBackupFile(tmp, kek)
+    const k = f.keys
+    return { ...f, keys: { list: () => (late(instance), k.list()), get: (id: string) => k.get(id), put: (id: string, der: Uint8Array) => k.put(id, der), delete: (id: string) => k.delete(id) } }
+  }
+  const a = sqlite('f')
+  t.teardown(() => a.db.close())
+  fill(a.stores)
+  const fromSqlite = openBackupSource({ storage_uri: 'sqlite://', key_encryption_key_file: undefined }, join(dir, 'f'))
+  t.teardown(() => fromSqlite.db.close())
+  await writeBackup(fromSqlite, join(dir, 'f.backup'), hooked(a.db), kek, { now: NOW, version: 'test' })
+  t.ok(n > 0 && has(a.db), 'a row was committed in the instance during the copy')
+  const backup = openBackupFile(join(dir, 'f.backup'), kek)
+  t.teardown(() => backup.db.close())
+  t.notOk(has(backup.db), 'SQLite: it is not in the backup')
+  t.equal((backup.db.prepare('SELECT count(*) AS n FROM properties').get() as { n: number }).n, 1, "the instance's row from before it is")
+
+  const uri = cluster.createDatabase('instant')
+  const pg = openStorage({ storage_uri: uri, key_encryption_key_file: kekFile }, dir)
+  t.teardown(() => pg.db.close())
+  fill(pg.stores)
+  const fromPg = openBackupSource({ storage_uri: uri, key_encryption_key_file: kekFile }, dir)
+  t.teardown(() => fromPg.db.close())
+  await writeBackup(fromPg, join(dir, 'g.backup'), hooked(pg.db), kek, { now: NOW, version: 'test' })
+  t.ok(has(pg.db), 'a row was committed in the PostgreSQL instance during the copy')
+  const pgBackup = openBackupFile(join(dir, 'g.backup'), kek)
+  t.teardown(() => pgBackup.db.close())
+  t.notOk(has(pgBackup.db), 'PostgreSQL: it is not in the backup')
+})
+
 t.test('restoredObjectNumber: at least the restore time in ms, never lower than before', async (t) => {
   t.equal(restoredObjectNumber('41', NOW), BigInt(NOW.getTime()))
   t.equal(restoredObjectNumber('99999999999999999', NOW), 99999999999999999n, 'a higher number is kept')

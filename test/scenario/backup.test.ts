@@ -1,18 +1,20 @@
 /**
- * svcd backup and svcd restore (issue 27 item 5) through the command line: a backup of a running svcd, restored into a
- * new data directory, starts with the same CAs and ROAs, a new RRDP session, and manifests re-issued with numbers
- * above any issued before; its keys sign new objects. A wrong key-encryption key and a non-empty target are refused
- * with nothing written; usage errors exit 2.
+ * svcd backup and svcd restore (issue 27 item 5) through the command line: a backup of a running svcd, restored after
+ * its database and keys were lost (the repository files left in its data directory), starts with the same CAs and
+ * ROAs, a new RRDP session (the old one's files removed), and manifests re-issued with numbers above any issued
+ * before; its keys sign new objects. A wrong key-encryption key and a non-empty target are refused
+ * with nothing written; usage errors exit 2. A backup of svcd on PostgreSQL restores into SQLite the same way.
  *
- *   ta ── testbed ── alice (ROAs)      data dir D ──backup──► file ──restore──► data dir E (same ports and URIs)
+ *   ta ── testbed ── alice (ROAs)      data dir D ──backup──► file; D loses svcd.db and keys/ ──restore──► D
  */
-import { chmodSync, existsSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
 import { decodeManifest } from '../../src/objects/manifest.js'
 import { decodeNotification, decodeSnapshot } from '../../src/protocol/rrdp.js'
 import { connect, repoDaemon, waitFor, waitPublished, type RepoDaemon } from '../helpers/cas.js'
 import { freePort, httpsGet, svcdOnce, tempDir } from '../helpers/daemon.js'
+import { startPostgres } from '../helpers/postgres.js'
 
 /** The RRDP session and serial, and the number of every manifest in the snapshot. */
 async function published(d: RepoDaemon): Promise<{ session: string; serial: number; deltas: number[]; snapshotUri: string; manifests: Map<string, bigint> }> {
@@ -29,7 +31,7 @@ function kekFile(t: Parameters<typeof tempDir>[0], hex: string): string {
   return f
 }
 
-t.test('a backup of a running svcd, restored into a new data dir: same CAs and ROAs, a new session, higher manifest numbers', async (t) => {
+t.test('a backup of a running svcd, restored after its database was lost: same CAs and ROAs, a new session, higher manifest numbers', async (t) => {
   const ports = { port: await freePort(), rsync: await freePort() }
   const kek = kekFile(t, '4d')
   const toml = `key_encryption_key_file = "${kek}"\n`
@@ -50,7 +52,10 @@ t.test('a backup of a running svcd, restored into a new data dir: same CAs and R
   t.match(backup.stdout, /\n {2}ca_snapshots: 3\n[^]*\n {2}private keys: [1-9]\d* \(sealed under the key-encryption key\)\n {2}RRDP: session [0-9a-f-]{36}, serial \d+\n$/)
   t.equal(await d.stop(), 0)
 
-  const target = join(tempDir(t), 'restored/')
+  // The database and keys are lost; the repository files of the old session stay in the data directory.
+  const target = d.dataDir
+  for (const f of ['svcd.db', 'svcd.db-wal', 'svcd.db-shm', 'keys']) rmSync(join(target, f), { recursive: true, force: true })
+  t.ok(existsSync(join(target, 'repo', 'rrdp', before.session)), "the old session's files are on disk")
   const restoreConfig = join(tempDir(t), 'restore.toml')
   writeFileSync(restoreConfig, `data_dir = "${target}"\nkey_encryption_key_file = "${kek}"\n`)
   const wrong = await svcdOnce(['restore', '-c', restoreConfig, '--from', file, '--key-encryption-key-file', kekFile(t, 'd4')], { timeoutMs: 60_000 })
@@ -81,9 +86,46 @@ t.test('a backup of a running svcd, restored into a new data dir: same CAs and R
   t.same([...after.manifests.keys()].sort(), [...before.manifests.keys()].sort(), 'the same manifests')
   const old = await httpsGet(before.snapshotUri)
   t.equal(old.status, 404, "the old session's snapshot is not served")
+  t.notOk(existsSync(join(target, 'repo', 'rrdp', before.session)), "the old session's files are removed")
   // The restored keys sign new objects.
   await r.cli(['roas', 'update', '-c', 'alice', '--delta', r.file('b.txt', 'A: 10.3.0.0/16 => 65002\n')])
   await waitPublished(r, (uris) => uris.filter((u) => u.endsWith('.roa')).length === 3)
+  t.equal(await r.stop(), 0)
+})
+
+t.test('a running svcd on PostgreSQL, backed up and restored into SQLite in a new data dir', async (t) => {
+  const cluster = await startPostgres(t)
+  const ports = { port: await freePort(), rsync: await freePort() }
+  const kek = kekFile(t, '5e')
+  const toml = `key_encryption_key_file = "${kek}"\n`
+  const d = await repoDaemon(t, { ports, toml: `storage_uri = "${cluster.createDatabase('svc_backup')}"\n${toml}` })
+  await d.cli(['add', '-c', 'alice'])
+  await connect(d, 'testbed', d, 'alice', { asn: 'AS65000', ipv4: '10.0.0.0/8' })
+  await waitFor('alice certified', async () => /active/.test(await d.cli(['show', '-c', 'alice'])))
+  await d.cli(['roas', 'update', '-c', 'alice', '--delta', d.file('a.txt', 'A: 10.1.0.0/16 => 65000\n')])
+  await waitPublished(d, (uris) => uris.some((u) => u.endsWith('.roa')))
+  const roas = await d.cli(['roas', 'list', '-c', 'alice'])
+  const before = await published(d)
+  const file = join(tempDir(t), 'pg.backup')
+  const backup = await svcdOnce(['backup', '-c', d.configFile, '--to', file], { timeoutMs: 120_000 })
+  t.equal(backup.code, 0, backup.stderr)
+  t.match(backup.stdout, /^backed up postgresql:\/\/svc@127\.0\.0\.1:\d+\/svc_backup to /)
+  t.equal(await d.stop(), 0)
+
+  const target = join(tempDir(t), 'sqlite/')
+  const restoreConfig = join(tempDir(t), 'restore.toml')
+  writeFileSync(restoreConfig, `data_dir = "${target}"\n`)
+  const restore = await svcdOnce(['restore', '-c', restoreConfig, '--from', file, '--key-encryption-key-file', kek], { timeoutMs: 120_000 })
+  t.equal(restore.code, 0, restore.stderr)
+  const r = await repoDaemon(t, { ports, dataDir: target })
+  t.equal(await r.cli(['roas', 'list', '-c', 'alice']), roas, 'the same ROAs')
+  const after = await waitFor('every manifest re-issued', async () => {
+    const p = await published(r)
+    return p.manifests.size === before.manifests.size && [...p.manifests].every(([uri, n]) => n > before.manifests.get(uri)!) ? p : undefined
+  }, 120_000)
+  t.not(after.session, before.session, 'a new RRDP session')
+  await r.cli(['roas', 'update', '-c', 'alice', '--delta', r.file('b.txt', 'A: 10.2.0.0/16 => 65001\n')])
+  await waitPublished(r, (uris) => uris.filter((u) => u.endsWith('.roa')).length === 2)
   t.equal(await r.stop(), 0)
 })
 

@@ -100,7 +100,7 @@ t.test('usage: migrate needs --from and --to; they belong to migrate only', asyn
   t.match(missing.stderr, /^svcd: migrate needs --from <storage_uri> and --to <storage_uri>/)
   const stray = await svcdOnce(['--to', 'sqlite://'])
   t.equal(stray.code, 2)
-  t.match(stray.stderr, /--from and --to belong to svcd migrate/)
+  t.match(stray.stderr, /--from, --to and --key-encryption-key-file belong to svcd migrate, backup and restore/)
   const help = await svcdOnce(['--help'])
   t.match(help.stdout, /svcd migrate --from <storage_uri> --to <storage_uri> \[-c <file>\]/)
 })
