@@ -7,7 +7,9 @@ import { useState } from 'preact/hooks'
 import { api, ok, type Schemas } from '../api.js'
 import { ErrorBox, Loading, Section, when } from '../components.js'
 import { ListView, useList, type PageQuery } from '../list.js'
-import { useLoad } from '../load.js'
+import { can } from '../access.js'
+import { useAction, useLoad } from '../load.js'
+import { navigate, url } from '../router.js'
 import { CaHeader } from './ca-tabs.js'
 
 type Action = Schemas['HistoryRecordJson']
@@ -114,6 +116,28 @@ function Details(props: { ca: string; version: number }): JSX.Element {
       ) : (
         <p class="bad">{e.msg}</p>
       )}
+      {e.result === 'success' && can('routes-update', props.ca) ? <Rollback ca={props.ca} version={props.version} /> : null}
     </div>
+  )
+}
+
+/**
+ * Design.md §12 rollback: a plan that restores the CA's ROAs and ASPAs as they were right after this entry (POST
+ * …/plans/rollback); its page shows the diff and impact, and applying it is the plan's own step (four-eyes included).
+ */
+function Rollback(props: { ca: string; version: number }): JSX.Element {
+  const act = useAction()
+  const make = () =>
+    void act.run(async () => {
+      const plan = await ok(api.POST('/cas/{ca}/plans/rollback', { params: { path: { ca: props.ca } }, body: { version: props.version, comment: `Roll back to the ROAs and ASPAs of history #${props.version}` } }))
+      navigate(url`/ui/cas/${props.ca}/plans/${plan.id}`)
+    })
+  return (
+    <p>
+      <button type="button" data-testid="history-rollback" disabled={act.busy} onClick={make}>
+        Plan a rollback of ROAs and ASPAs to #{props.version}
+      </button>
+      {act.error ? <ErrorBox error={act.error} /> : null}
+    </p>
   )
 }
