@@ -13,25 +13,13 @@
  *        └─ ca2  AS65020-AS65030, 172.16.0.0/12  a ROA 172.16.0.0/16 => AS65020
  */
 import t, { type Test } from 'tap'
-import { randomBytes, scryptSync } from 'node:crypto'
 import type { Page } from 'playwright-core'
 import { connect, repoDaemon, waitFor, type RepoDaemon } from '../helpers/cas.js'
 import { httpsRequest, svcc } from '../helpers/daemon.js'
-import { artifactDir, checkPage, openConsole, NO_CHROMIUM, startBrowser } from '../helpers/browser.js'
+import { artifactDir, checkPage, openConsole, NO_CHROMIUM, startBrowser, userEntry } from '../helpers/browser.js'
 
 const SHOTS = artifactDir('console-roles')
 
-/**
- * A `[auth_users]` entry in Krill's scheme (krill:src/daemon/http/auth/providers/config_file.rs): scrypt (log N 13,
- * r 8, p 1, 32 bytes) of the NFKC password with the salt `krill-lagosta-<user>`, then of that with the entry's salt.
- */
-function userEntry(id: string, role: string, password: string): string {
-  const params = { N: 1 << 13, r: 8, p: 1 }
-  const interim = scryptSync(password.normalize('NFKC'), `krill-lagosta-${id}`.normalize('NFKC'), 32, params)
-  const salt = randomBytes(16)
-  const hash = scryptSync(interim, salt, 32, params)
-  return `"${id}" = { role = "${role}", password_hash = "${hash.toString('hex')}", salt = "${salt.toString('hex')}" }`
-}
 
 const USERS = { readonly: ['ro@example.com', 'read-only pässword'], ca1: ['one@example.com', 'ca1 only, please'] } as const
 

@@ -14,24 +14,15 @@
  *        └─ ca1  AS65000-AS65010, 10.0.0.0/8   BGP: 10.1.0.0/16 announced by AS65001 (a RIS whois dump file)
  */
 import t, { type Test } from 'tap'
-import { randomBytes, scryptSync } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Page } from 'playwright-core'
 import { connect, repoDaemon, waitFor, type RepoDaemon } from '../helpers/cas.js'
 import { httpsRequest, tempDir } from '../helpers/daemon.js'
-import { artifactDir, checkPage, openConsole, NO_CHROMIUM, startBrowser } from '../helpers/browser.js'
+import { artifactDir, checkPage, openConsole, NO_CHROMIUM, startBrowser, userEntry } from '../helpers/browser.js'
 
 const SHOTS = artifactDir('plans')
 
-/** A `[auth_users]` entry in Krill's scheme (scrypt of the NFKC password salted with `krill-lagosta-<user>`, then with the entry's salt). */
-function userEntry(id: string, role: string, password: string): string {
-  const params = { N: 1 << 13, r: 8, p: 1 }
-  const interim = scryptSync(password.normalize('NFKC'), `krill-lagosta-${id}`.normalize('NFKC'), 32, params)
-  const salt = randomBytes(16)
-  const hash = scryptSync(interim, salt, 32, params)
-  return `"${id}" = { role = "${role}", password_hash = "${hash.toString('hex')}", salt = "${salt.toString('hex')}" }`
-}
 
 const ALICE = ['alice@example.com', 'alice makes plans'] as const
 const BOB = ['bob@example.com', 'bob approves them'] as const

@@ -4,6 +4,7 @@
  * screenshots go to test-artifacts/<name>/ (gitignored). axe-core runs inside the page (evaluated through the
  * driver, so the console's Content-Security-Policy needs no exception).
  */
+import { randomBytes, scryptSync } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -63,4 +64,16 @@ export async function openConsole(page: Page, port: number, path: string, ready:
 export async function checkPage(t: Test, page: Page, dir: string, name: string): Promise<void> {
   t.same(await axeViolations(page), [], `${name}: no serious or critical accessibility violation`)
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true })
+}
+
+/**
+ * A `[auth_users]` entry in Krill's scheme (krill:src/daemon/http/auth/providers/config_file.rs): scrypt (log N 13,
+ * r 8, p 1, 32 bytes) of the NFKC password with the salt `krill-lagosta-<user>`, then of that with the entry's salt.
+ */
+export function userEntry(id: string, role: string, password: string): string {
+  const params = { N: 1 << 13, r: 8, p: 1 }
+  const interim = scryptSync(password.normalize('NFKC'), `krill-lagosta-${id}`.normalize('NFKC'), 32, params)
+  const salt = randomBytes(16)
+  const hash = scryptSync(interim, salt, 32, params)
+  return `"${id}" = { role = "${role}", password_hash = "${hash.toString('hex')}", salt = "${salt.toString('hex')}" }`
 }

@@ -50,6 +50,7 @@ t.test('plans: make, apply, stale, four-eyes', async (t) => {
   t.equal((await api(`plans/${second.json.id}/approve`, 'POST')).json.label, 'ca-plan-own-approval')
   t.equal((await api('plans?status=open')).json.total, 2)
 
+
   // svcc plan: a refused delta names its lines as roas update does; reject with a reason; the list; --api.
   const delta = d.file('plan-delta.txt', ['# a plan', 'A: 10.4.0.0/16 => 65003', 'A: 192.0.2.0/24 => 65003', 'R: 10.99.0.0/24 => 65000', ''].join('\n'))
   const bad = await d.run(['plan', 'create', '-c', 'ca1', '--delta', delta])
@@ -83,4 +84,17 @@ t.test('plans: make, apply, stale, four-eyes', async (t) => {
   t.match(described.stdout, /POST .*\/api\/v1\/cas\/ca1\/plans\/5\/approve/)
   t.match(described.stdout, /"apply":\s*false/)
   t.equal((await d.run(['plan', 'show', '-c', 'ca1', '--plan', 'x'])).code, 2, 'a plan id is a number')
+
+  // Hostile input: each refused with its label, nothing made or changed; another CA's plan id is unknown there.
+  const before = (await api('plans')).json.total
+  t.equal((await api('plans/abc')).json.label, 'ca-plan-unknown', 'a plan id that is no number')
+  t.equal((await api('plans/1e3/apply', 'POST')).json.label, 'ca-plan-unknown')
+  t.equal((await api('plans?status=everything')).json.label, 'api-invalid-query')
+  t.equal((await api('plans', 'POST', { comment: 'x'.repeat(1001), roas: { added: [{ asn: 65003, prefix: '10.4.0.0/16' }], removed: [] } })).json.label, 'api-invalid-body', 'an oversized comment')
+  t.equal((await api('plans', 'POST', { roas: { added: [{ asn: '65003', prefix: '10.4.0.0/16' }], removed: [] } })).json.label, 'api-invalid-body', 'a malformed ROA')
+  t.equal((await api('plans', 'POST', {})).json.label, 'ca-plan-empty')
+  const other = await httpsRequest(`${d.url}api/v1/cas/testbed/plans/${second.json.id}`, { headers: { Authorization: `Bearer ${d.token}` } })
+  t.equal(other.status, 404, "ca1's plan is not testbed's")
+  t.equal(JSON.parse(other.body).label, 'ca-plan-unknown')
+  t.equal((await api('plans')).json.total, before, 'nothing made')
 })
