@@ -39,9 +39,9 @@ import { composeAccess } from './compose-access.js'
 import { createPublication } from './compose-publication.js'
 import { openStorage } from './compose-storage.js'
 import type { Config } from './config.js'
-import { KeyPool } from './crypto/key-pool.js'
 import type { Signer } from './crypto/signer.js'
-import { SoftSigner } from './crypto/soft-signer.js'
+import { composeSigners } from './compose-signers.js'
+import { AppError } from './errors.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
 import { MessageSigner } from './protocol/signed-message.js'
@@ -112,8 +112,11 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     db.close()
     throw e
   }
-  const pool = new KeyPool({ size: config.key_pool_size, onError: (e) => log.error('key generation failed', { err: String(e) }) })
-  const signer = o.signer ?? new SoftSigner(keys(), pool)
+  // The signers (design.md §10): tokens are opened now; one that cannot be opened is retried, svcd starts not ready.
+  const signing = composeSigners(config, keys, stores.signers, log, now)
+  const pool = signing.pool
+  signing.set.start()
+  const signer = o.signer ?? signing.set
   stores.transaction(() => {
     if (!stores.properties.get('created')) stores.properties.set('created', now().toISOString())
     stores.properties.set('version', VERSION)
@@ -243,7 +246,11 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
   const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publisher, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
-  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false) })
+  const signerProblems = () => signing.set.problems().map((p) => {
+    const e = new AppError(p.label, p.args)
+    return { label: e.label, msg: e.message, args: { ...e.args, since: p.since } }
+  })
+  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems })
 
   const stopCas = async () => {
     await cluster?.stop()
@@ -286,14 +293,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       scheduler.start()
       ris?.start()
     },
-    startKeyPool: () => pool.start(),
+    startKeyPool: () => signing.set.startPools(),
     async shutdown() {
       clock.clear(housekeeping)
       oidc?.stop()
       await releaseInit?.()
       await stopCas()
       pubd?.close()
-      await pool.stop()
+      await signing.set.stop()
       db.close()
       log.debug('services stopped')
     },

@@ -4,6 +4,7 @@
  */
 import type { AuthConfig } from './config-auth.js'
 import type { QuotaConfig, SelfServiceConfig } from './config-quotas.js'
+import type { SignersConfig } from './config-signers.js'
 
 export type HttpsMode = 'generate' | 'existing' | 'disable'
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
@@ -12,7 +13,7 @@ export type LogType = 'stderr' | 'file'
 export type LogFormat = 'auto' | 'json' | 'text'
 
 /** Every option, with the TOML names (the config file is a wire format; style.md §6). */
-export interface Config extends AuthConfig {
+export interface Config extends AuthConfig, SignersConfig {
   data_dir: string
   /** Where the state is kept (util/storage-uri.ts); undefined: SQLite in the data directory. */
   storage_uri: string | undefined

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
 import { applyAuthTable, AUTH_TABLES, AUTH_TYPES, authDefaults, verifyAuth } from './config-auth.js'
+import { parseSigners, signersDefaults, verifySigners } from './config-signers.js'
 import { QUOTA_OPTIONS, quotaDefaults, SELF_SERVICE_OPTIONS, selfServiceDefaults } from './config-quotas.js'
 import { parseStorageUri } from './util/storage-uri.js'
 import { parseUri } from './util/uri.js'
@@ -56,6 +57,9 @@ const TOP: Record<string, OptSpec> = {
   data_dir: { kind: 'string', check: endsWithSlash },
   storage_uri: { kind: 'string', check: (v: string) => storageProblem(v) },
   key_encryption_key_file: STRING,
+  default_signer: STRING,
+  one_off_signer: STRING,
+  signer_probe_retry_seconds: integer(1, 86400),
   instance_id: { kind: 'string', check: (v: string) => (/^[A-Za-z0-9._:-]{1,100}$/.test(v) ? undefined : 'must be 1 to 100 letters, digits, and . _ : -') },
   cluster_lease_seconds: integer(2, 300),
   cluster_poll_ms: integer(50, 60000),
@@ -159,6 +163,7 @@ export function defaults(): Config {
     data_dir: './data/',
     storage_uri: undefined,
     key_encryption_key_file: undefined,
+    ...signersDefaults(),
     instance_id: undefined,
     cluster_lease_seconds: 10,
     cluster_poll_ms: 1000,
@@ -253,7 +258,9 @@ export function applyToml(config: Config, text: string, file: string): void {
     throw new ConfigError(`${file}: invalid TOML: ${(e as Error).message.split('\n')[0]}`)
   }
   for (const [key, value] of Object.entries(doc)) {
-    if ((AUTH_TABLES as readonly string[]).includes(key)) {
+    if (key === 'signers') {
+      config.signers = parseSigners(value, (k, what) => new ConfigError(`${file}: key '${k}' ${what}`))
+    } else if ((AUTH_TABLES as readonly string[]).includes(key)) {
       applyAuthTable(config, key as (typeof AUTH_TABLES)[number], value, (k, what) => new ConfigError(`${file}: key '${k}' ${what}`))
     } else if (Object.hasOwn(SECTIONS, key)) { // own keys only: [__proto__] or [constructor] must not reach Object.prototype
       if (typeof value !== 'object' || value === null || Array.isArray(value) || value instanceof Date) {
@@ -324,6 +331,7 @@ export function verifyConfig(c: Config, file: string): void {
   }
   if (t.roa_deaggregate_threshold >= t.roa_aggregate_threshold) fail('timing.roa_deaggregate_threshold', 'must be less than timing.roa_aggregate_threshold')
   verifyAuth(c, fail)
+  verifySigners(c, fail)
 }
 
 /** The names of every option, "section.key" for sections: used by the reference-config test. */

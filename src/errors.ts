@@ -109,6 +109,7 @@ export const CATALOGUE = {
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },
   'key-roll-disallowed': { status: 400, msg: "CA '{ca}' cannot {action} a key roll: {reason}" },
+  'signer-unknown': { status: 400, msg: "There is no signer '{signer}' in the configuration (signers: {known})" },
   'key-no-new': { status: 400, msg: "CA '{ca}' has no new key to activate" },
   // pub-*: publication server
   'pub-unknown': { status: 404, msg: "Unknown publisher '{publisher}'" },
@@ -151,6 +152,11 @@ export const CATALOGUE = {
   'sys-io': { status: 500, msg: 'I/O error: {reason}' },
   'sys-store': { status: 500, msg: 'Storage error: {reason}' },
   'sys-signer': { status: 500, msg: 'Signer error: {reason}' },
+  // A configured signer (design.md §10) that cannot sign now: nothing was signed or changed; svcd retries by itself.
+  'sys-signer-unavailable': { status: 503, msg: "Signer '{signer}' cannot be used: {reason}; nothing was signed; retrying", expose: true },
+  'sys-signer-login': { status: 503, msg: "Signer '{signer}' refused the login ({reason}): check its user_pin; nothing was signed; retrying", expose: true },
+  'sys-signer-slow': { status: 503, msg: "Signer '{signer}' answers slowly: {operation} took more than {ms} ms; nothing was signed; retrying", expose: true },
+  'sys-signer-key-missing': { status: 500, msg: "Signer '{signer}' does not hold key {key}" },
   'sys-http-client': { status: 500, msg: 'HTTP client error: {reason}' },
   'sys-not-implemented': { status: 501, msg: '{feature} is not implemented', expose: true },
   // The data directory's storage failed (issue 10): the request changed nothing and can be retried. 507 Insufficient

@@ -9,6 +9,8 @@ export interface StatusServiceDeps {
   storeAlive: () => boolean
   /** The publication server's problems (output behind, a publisher whose files cannot be written); labels and args. */
   publicationProblems: () => ErrorBody[]
+  /** The signers that cannot sign now (sys-signer-unavailable, -login, -slow): nothing new can be signed. */
+  signerProblems?: () => ErrorBody[]
 }
 
 export class StatusService {
@@ -28,7 +30,7 @@ export class StatusService {
     }
   }
 
-  /** Ready when the store answers and the repository output holds everything accepted, or is catching up. */
+  /** Ready when the store answers, every signer can sign, and the repository output holds everything accepted, or is catching up. */
   ready(): ReadyJson {
     let alive = false
     try {
@@ -38,7 +40,7 @@ export class StatusService {
     }
     const down = new AppError('sys-store', { reason: 'the database does not answer' })
     const problems: ErrorBody[] = alive ? [] : [{ label: down.label, msg: down.message, args: down.args }]
-    problems.push(...this.d.publicationProblems())
+    problems.push(...(this.d.signerProblems?.() ?? []), ...this.d.publicationProblems())
     return problems.length ? { ready: false, problems } : { ready: true }
   }
 }

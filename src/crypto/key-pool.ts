@@ -13,15 +13,17 @@ export interface KeyPair {
   readonly spki: Uint8Array
 }
 
-export interface KeyPoolOptions {
+export interface KeyPoolOptions<T = KeyPair> {
   /** Keys kept ready once started (default 32). */
   size?: number
   /** Generations in flight at most (default os.availableParallelism()). */
   concurrency?: number
   /** Called with every generation failure (the pool keeps going). */
   onError?: (err: unknown) => void
-  /** The key generator (default: RSA-2048, e = 65537); tests pass a cheaper one. */
-  generate?: () => Promise<KeyPair>
+  /** The key generator (default: RSA-2048, e = 65537 in node:crypto); a PKCS#11 signer passes its token's. */
+  generate?: () => Promise<T>
+  /** Called with each ready key dropped by stop() (a token's session key is destroyed there). */
+  discard?: (key: T) => void
 }
 
 export interface KeyPoolStats {
@@ -46,29 +48,31 @@ export function generateRsaKeyPair(): Promise<KeyPair> {
   })
 }
 
-interface Waiter {
-  resolve(k: KeyPair): void
+interface Waiter<T> {
+  resolve(k: T): void
   reject(e: unknown): void
 }
 
-export class KeyPool {
+export class KeyPool<T = KeyPair> {
   readonly size: number
   readonly concurrency: number
   onError: (err: unknown) => void
-  private readonly generate: () => Promise<KeyPair>
-  private readonly ready: KeyPair[] = []
-  private readonly waiters: Waiter[] = []
+  private readonly generate: () => Promise<T>
+  private readonly discard: (key: T) => void
+  private readonly ready: T[] = []
+  private readonly waiters: Waiter<T>[] = []
   private readonly inFlight = new Set<Promise<void>>()
   private state: 'idle' | 'running' | 'stopped' = 'idle'
   private refillPending = false
   private counts = { generated: 0, taken: 0, failed: 0 }
 
-  constructor(opts: KeyPoolOptions = {}) {
+  constructor(opts: KeyPoolOptions<T> = {}) {
     this.size = opts.size ?? 32
     this.concurrency = opts.concurrency ?? availableParallelism()
     if (!(this.size >= 0) || !(this.concurrency >= 1)) throw new RangeError('key pool size must be ≥ 0 and concurrency ≥ 1')
     this.onError = opts.onError ?? (() => {})
-    this.generate = opts.generate ?? generateRsaKeyPair
+    this.generate = opts.generate ?? (generateRsaKeyPair as unknown as () => Promise<T>)
+    this.discard = opts.discard ?? (() => {})
   }
 
   /** Start filling the pool up to `size` and keep it filled. Before start() keys are made on demand only. */
@@ -82,11 +86,23 @@ export class KeyPool {
     this.state = 'stopped'
     for (const w of this.waiters.splice(0)) w.reject(new Error('key pool stopped'))
     await Promise.all([...this.inFlight])
-    this.ready.length = 0
+    this.drop()
+  }
+
+  /** Drop the ready keys (a token that reconnected closed the sessions they lived in); the pool refills. */
+  drop(): void {
+    for (const k of this.ready.splice(0)) {
+      try {
+        this.discard(k)
+      } catch {
+        // A key that cannot be discarded is gone with its session anyway.
+      }
+    }
+    this.pump()
   }
 
   /** A ready key at once, else the next one generated. Rejects after stop(). */
-  take(): Promise<KeyPair> {
+  take(): Promise<T> {
     const k = this.tryTake()
     if (k !== undefined) return Promise.resolve(k)
     if (this.state === 'stopped') return Promise.reject(new Error('key pool stopped'))
@@ -97,7 +113,7 @@ export class KeyPool {
   }
 
   /** A ready key, or undefined when none is ready (never waits). */
-  tryTake(): KeyPair | undefined {
+  tryTake(): T | undefined {
     const k = this.ready.pop()
     if (k !== undefined) {
       this.counts.taken++
@@ -107,7 +123,7 @@ export class KeyPool {
   }
 
   /** `n` keys (ready ones first). */
-  takeMany(n: number): Promise<KeyPair[]> {
+  takeMany(n: number): Promise<T[]> {
     return Promise.all(Array.from({ length: n }, () => this.take()))
   }
 
@@ -157,9 +173,16 @@ export class KeyPool {
     this.inFlight.add(p)
   }
 
-  private deliver(k: KeyPair): void {
+  private deliver(k: T): void {
     this.counts.generated++
-    if (this.state === 'stopped') return
+    if (this.state === 'stopped') {
+      try {
+        this.discard(k)
+      } catch {
+        // as in drop()
+      }
+      return
+    }
     const w = this.waiters.shift()
     if (w === undefined) this.ready.push(k)
     else {

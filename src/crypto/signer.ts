@@ -22,9 +22,14 @@ export interface OneOffKey extends SigningKey {
   destroy(): void
 }
 
+/** Where a new persistent key is made: the signer named in the config (`[[signers]] name`), else `default_signer`. */
+export interface CreateKeyOptions {
+  signer?: string
+}
+
 export interface Signer {
-  /** A new persistent RSA-2048 key (e = 65537), stored through the signer's KeyStore. */
-  createKey(): Promise<KeyId>
+  /** A new persistent RSA-2048 key (e = 65537), made in the default signer or the one named in `opts`. */
+  createKey(opts?: CreateKeyOptions): Promise<KeyId>
   /** The key `keyId`; throws UnknownKeyError when the signer does not hold it. */
   signingKey(keyId: KeyId): SigningKey
   hasKey(keyId: KeyId): boolean
@@ -32,6 +37,8 @@ export interface Signer {
   destroyKey(keyId: KeyId): void
   /** A one-time-use key from the key pool; never persisted. */
   oneOffKey(): Promise<OneOffKey>
+  /** The name of the configured signer that holds `keyId` (signer-set.ts; undefined when unknown or not recorded). */
+  signerOf?(keyId: KeyId): string | undefined
 }
 
 /** Where a software signer keeps private keys: PKCS#8 DER by KeyId. Implementations never log key material. */

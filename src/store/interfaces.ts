@@ -16,8 +16,10 @@ import type { RrdpDeltaInfo, RrdpState } from '../pubd/rrdp/model.js'
 export type { KeyStore } from '../crypto/signer.js'
 export type * from './access-interfaces.js'
 export type * from './plan-interfaces.js'
+export type * from './signer-interfaces.js'
 import type { AuditStore, LoginStore, SessionStore, TokenStore } from './access-interfaces.js'
 import type { PlanStore } from './plan-interfaces.js'
+import type { SignerRegistryStore } from './signer-interfaces.js'
 
 //------------ CAs and their history --------------------------------------------------------------------------------
 
@@ -233,6 +235,8 @@ export interface Stores {
   logins: LoginStore
   /** Change plans (design.md §12). */
   plans: PlanStore
+  /** Which signer holds which key (design.md §10). */
+  signers: SignerRegistryStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }

@@ -148,4 +148,15 @@ const m007: Migration = {
   `,
 }
 
-export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007]
+/** SQLite's migration 11 (issue 25): which signer holds which key (migrations/011-signers.ts). */
+const m008: Migration = {
+  version: 8,
+  name: 'signers',
+  sql: `
+    CREATE TABLE signers (handle ${C} PRIMARY KEY, name ${C} NOT NULL, type ${C} NOT NULL, info text NOT NULL DEFAULT '{}', seen bigint NOT NULL);
+    CREATE TABLE signer_keys (key_id ${C} PRIMARY KEY, handle ${C} NOT NULL, created bigint NOT NULL);
+    CREATE INDEX signer_keys_by_handle ON signer_keys(handle);
+  `,
+}
+
+export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008]

@@ -16,6 +16,7 @@ import { SqlSessionStore } from './session-store.js'
 import { SqlTaskStore } from './task-store.js'
 import { SqlTokenStore } from './token-store.js'
 import { SqlPlanStore } from './plan-store.js'
+import { SqlSignerStore } from './signer-store.js'
 
 /** The stores over `db`; `transaction` is the database's (nested calls join the outer one through savepoints). */
 export function createSqlStores(db: SqlDb): Stores {
@@ -32,6 +33,7 @@ export function createSqlStores(db: SqlDb): Stores {
     tokens: new SqlTokenStore(db),
     logins: new SqlLoginStore(db),
     plans: new SqlPlanStore(db),
+    signers: new SqlSignerStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

@@ -42,6 +42,10 @@ const SAMPLES: Record<string, string> = {
   step: "add parent 'parent'",
   created: 'ta, parent',
   cas: 'ta, testbed',
+  signer: 'hsm1',
+  known: 'OpenSSL, hsm1',
+  operation: 'C_Sign',
+  ms: '2000',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

@@ -28,6 +28,7 @@ const LAYERS: Policy['layers'] = [
   ['pubd/rrdp/', 'storage'], // writer.ts (the module's entry, with index.ts), files.ts, serve.ts, snapshot-copy.ts
   ['pubd/*-writer.ts', 'storage'], // rsync-writer, rsync-tree-writer, and durable-writer: "one durable-write module"
   ['store/', 'storage'],
+  ['signers/', 'signers'], // the configured signers (design.md §10): PKCS#11 tokens and the set over them; infrastructure like store/
   ['app/', 'application'], // app/pubd/ is the publication service; app/ca-* the CA service until it moves to app/ca/
   ['ta/', 'application'],
   ['api/', 'api'],
@@ -44,6 +45,7 @@ const LAYERS: Policy['layers'] = [
   ['config-quotas.ts', 'config'], // config.ts's quota and self-service options (issue 22)
   ['config-types.ts', 'config'], // the shape of the configuration, types only
   ['config-auth.ts', 'config'], // auth_type, [auth_roles], [auth_users], [auth_openidconnect] (issue 24)
+  ['config-signers.ts', 'config'], // [[signers]], default_signer, one_off_signer (issue 25)
   ['log.ts', 'log'],
   ['clock.ts', 'clock'], // the system's clock, timers and randomness (util/clock.ts: the interfaces); roots only
   ['lock.ts', 'lock'],
@@ -65,7 +67,9 @@ const MAY_IMPORT: Policy['mayImport'] = {
   // "library, domain types" (style.md §5 adds errors.ts).
   storage: [...ALL_LIBRARY, { layer: 'errors' }, { layer: 'domain', types: true }],
   // "storage interfaces (never a concrete store), api/ types": a type-only import stands for an interface.
-  application: [...ALL_LIBRARY, { layer: 'errors' }, { layer: 'domain' }, { layer: 'storage', types: true }, { layer: 'api', types: true }],
+  application: [...ALL_LIBRARY, { layer: 'errors' }, { layer: 'domain' }, { layer: 'storage', types: true }, { layer: 'signers', types: true }, { layer: 'api', types: true }],
+  // Infrastructure beside storage (design.md §10): a vendor library through pkcs11js, timers for retries, the labels.
+  signers: [...ALL_LIBRARY, { layer: 'errors' }],
   api: [...ALL_LIBRARY, { layer: 'errors' }],
   // "the services' public methods and api/": services are handed in, so http/ needs their types only; the clock is
   // handed in too (design.md §6 "Time and chance are injected"), so the edge knows its interface (util/clock.ts).
@@ -130,6 +134,8 @@ const HOMES: Policy['homes'] = {
   pino: ['log.ts'],
   'pino-pretty': ['log.ts'],
   'smol-toml': ['config.ts'],
+  // The PKCS#11 binding (issue 25): loaded on first use by the token module only.
+  pkcs11js: ['signers/pkcs11-*.ts'],
   commander: ['cli/'],
   'prom-client': ['app/metrics/'],
   preact: ['ui/'],
@@ -170,6 +176,8 @@ const INFRASTRUCTURE = [
   'store/',
   'crypto/soft-signer.ts',
   'crypto/key-pool.ts',
+  'signers/pkcs11-signer.ts',
+  'signers/signer-set.ts',
   'protocol/signed-message.ts',
   'app/pubd/message-codec.ts',
   'pubd/*-writer.ts',
@@ -196,9 +204,11 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'store/sql-stores.ts#cre
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // The store layer's own factory, which compose.ts calls: one database, every SQLite store over it.
-  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'SqlPlanStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
+  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'SqlPlanStore', 'SqlSignerStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
   // The same factory over a PostgreSQL connection (the store classes' SQL is common to both dialects, store/sql.ts).
   { file: 'store/postgres.ts', name: 'createSqlStores', why: 'the PostgreSQL stores factory is the SQLite one over a PgDb' },
+  // A token's one-off keys are session objects of that token: the signer keeps its own pool of them (design.md §10).
+  { file: 'signers/pkcs11-signer.ts', name: 'KeyPool', why: "a PKCS#11 signer's one-off keys live in its token's sessions: its pool is part of it" },
 ]
 
 export const POLICY: Policy = {
@@ -212,6 +222,6 @@ export const POLICY: Policy = {
   knownCycles: KNOWN_CYCLES,
   infrastructure: INFRASTRUCTURE,
   factories: FACTORIES,
-  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts'],
+  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts', 'compose-signers.ts'],
   constructionAllowances: CONSTRUCTION_ALLOWANCES,
 }
