@@ -120,8 +120,8 @@ export class Pkcs11Signer implements Signer {
   }
 
   /** The token's label and serial, for `svcc signers` and the signers table. */
-  info(): { token?: string; serial?: string } {
-    return this.#token ? { token: this.#token.tokenLabel, serial: this.#token.serial } : {}
+  info(): { token_label?: string; serial?: string } {
+    return this.#token ? { token_label: this.#token.tokenLabel, serial: this.#token.serial } : {}
   }
 
   /** Undefined while the signer can sign. */
