@@ -50,17 +50,22 @@ export interface Tree {
 }
 
 /** Start svcd (`opts`: the signer configuration), build the tree with its ROAs, ASPA and router certificate. */
-export async function buildTree(t: Test, opts: NonNullable<Parameters<typeof repoDaemon>[1]>): Promise<Tree> {
+export async function buildTree(t: Test, opts: NonNullable<Parameters<typeof repoDaemon>[1]>, content = true): Promise<Tree> {
   const t0 = performance.now()
   const d = await repoDaemon(t, { logLevel: 'info', ...opts })
+  const phases = [`svcd healthy ${since(t0)}`]
   await waitFor('testbed certified', async () => (await caObjects(d, 'testbed')).active === 1)
+  phases.push(`testbed ${since(t0)}`)
   await d.cli(['add', '-c', 'ca1'])
   await connect(d, 'testbed', d, 'ca1', { asn: 'AS65000-65010', ipv4: '10.0.0.0/8' })
   await waitFor('ca1 certified', async () => (await caObjects(d, 'ca1')).active === 1)
+  phases.push(`ca1 ${since(t0)}`)
   await d.cli(['add', '-c', 'ca2'])
   await connect(d, 'ca1', d, 'ca2', { asn: 'AS65005-65006', ipv4: '10.5.0.0/16' })
   await waitFor('ca2 certified', async () => (await caObjects(d, 'ca2')).active === 1)
   const createMs = since(t0)
+  t.comment(`creation (ms from spawning svcd): ${phases.join(', ')}, ca2 ${createMs}`)
+  if (!content) return { d, createMs, routerKeyLine: '' }
   await d.cli(['roas', 'update', '-c', 'ca1', '--delta', d.file('ca1.txt', 'A: 10.0.0.0/24 => 65000\nA: 10.1.0.0/16-20 => 65001\n')])
   await d.cli(['roas', 'update', '-c', 'ca2', '--delta', d.file('ca2.txt', 'A: 10.5.0.0/24 => 65005\nA: 10.5.1.0/24 => 65006\n')])
   await d.cli(['aspas', 'add', '-c', 'ca2', '--aspa', 'AS65005 => AS65001, AS65002'])
@@ -77,13 +82,13 @@ export async function check(t: Test, tree: Tree, step: string, transport: 'rrdp'
   t.same(r.routerKeys?.['rpki-client'], [tree.routerKeyLine], `${step}: rpki-client reports the router key`)
 }
 
-/** The 10-ROA change on ca2: ms until RRDP serves the ten ROAs, then waits for rsync too. */
-export async function tenRoas(d: RepoDaemon, delta = TEN, want = 12): Promise<number> {
+/** The 10-ROA change on ca2: ms until RRDP serves its `want` ROAs; then waits for the rsync tree too (`rsyncToo`). */
+export async function tenRoas(d: RepoDaemon, want = 12, rsyncToo = true): Promise<number> {
   const t0 = performance.now()
-  await d.cli(['roas', 'update', '-c', 'ca2', '--delta', d.file(`ten-${want}.txt`, delta)])
+  await d.cli(['roas', 'update', '-c', 'ca2', '--delta', d.file(`ten-${want}.txt`, TEN)])
   await waitFor('the ROAs in RRDP', async () => roaCount([...(await readRrdp(d.url)).objects.keys()], 'ca2') === want)
   const ms = since(t0)
-  await waitPublished(d, (u) => roaCount(u, 'ca2') === want)
+  if (rsyncToo) await waitPublished(d, (u) => roaCount(u, 'ca2') === want)
   return ms
 }
 
@@ -201,8 +206,8 @@ export async function hsmRepositoryRun(t: Test, hsm: SoftHsm, o: { transport: 'r
   t.comment(`keys in SoftHSM2 (one-off keys ${o.oneOffInToken ? 'in the token' : 'in software'}): ta+testbed+ca1+ca2 created in ${tree.createMs} ms, a 10-ROA change in RRDP after ${tenMs} ms`)
 
   if (!o.compareSoftware) return
-  const soft = await buildTree(t, {})
-  const softTen = await tenRoas(soft.d)
+  const soft = await buildTree(t, {}, false)
+  const softTen = await tenRoas(soft.d, 10, false)
   t.comment(`keys in the software signer: ta+testbed+ca1+ca2 created in ${soft.createMs} ms, a 10-ROA change in RRDP after ${softTen} ms`)
   t.equal(await soft.d.stop(), 0, 'the software-signer svcd stops cleanly')
   // The control on a real data dir: the software signer's CA keys are found by the same search.
