@@ -264,9 +264,13 @@ export class Pkcs11Signer implements Signer {
     }
   }
 
-  /** The open token, or the AppError of why there is none. */
+  /**
+   * The open token, or the AppError of why there is none. A token that only answered slowly (sys-signer-slow: reported
+   * until an operation is fast again) is still used: refusing it would turn one slow key generation on a loaded
+   * machine into a failed start-up or a failed publication.
+   */
   private usable(): Token {
-    if (this.#token && !this.#problem) return this.#token
+    if (this.#token && (!this.#problem || this.#problem.label === 'sys-signer-slow')) return this.#token
     throw this.appError(this.#problem ?? { label: 'sys-signer-unavailable', args: { signer: this.name, reason: 'the token is not open' }, since: new Date().toISOString() })
   }
 
