@@ -125,7 +125,7 @@ export async function apiKeys(d: RepoDaemon): Promise<Map<string, string[]>> {
 
 /**
  * After svcd stopped: no private key material in any file of its data dir (svcd.db and its -wal, keys/, repo/, ...)
- * nor in any value of its database; no key file in keys/; every key the API showed is recorded in `signer_keys` under
+ * nor in any value of its database; no key file in keys/; every key the API showed is recorded in `key_signers` under
  * the token's handle (and none under another). Then a software key planted in a copy of the data dir and of the
  * database, as svcd's own FileKeyStore writes it, is found: the search cannot pass vacuously.
  */
@@ -149,7 +149,7 @@ export function checkNoKeyMaterial(t: Test, dataDir: string, keys: Map<string, s
   const signers = queryDatabase<{ handle: string; name: string; type: string }>(db, 'SELECT handle, name, type FROM signers')
   const hsm = signers.find((s) => s.name === 'hsm')
   t.equal(hsm?.type, 'PKCS#11', 'the token is recorded as a PKCS#11 signer')
-  const recorded = new Map(queryDatabase<{ key_id: string; handle: string }>(db, 'SELECT key_id, handle FROM signer_keys').map((r) => [r.key_id, r.handle]))
+  const recorded = new Map(queryDatabase<{ key_id: string; handle: string }>(db, 'SELECT key_id, handle FROM key_signers').map((r) => [r.key_id, r.handle]))
   for (const [what, ids] of keys) {
     t.ok(ids.length > 0, `${what}: the API shows its keys`)
     for (const id of ids) t.equal(recorded.get(id), hsm?.handle, `${what} key ${id} is held by the token`)
