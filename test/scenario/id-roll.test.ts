@@ -6,6 +6,7 @@
  *
  *   ta ── testbed ── ca1 (ROAs)
  *
+ * A second roll moves the identity key into a SoftHSM2 token (`--signer hsm`) and the exchanges go on.
  * And the refusals: an unknown signer (signer-unknown, nothing changed), a finish without a pending roll.
  * And the publication server's side for a publisher elsewhere: its new id certificate is accepted through
  * POST /api/v1/pubd/publishers/{publisher}/id_cert, refused when it is no certificate.
@@ -15,9 +16,13 @@ import { join } from 'node:path'
 import t from 'tap'
 import { connect, repoDaemon, waitFor, waitPublished } from '../helpers/cas.js'
 import { httpsRequest } from '../helpers/daemon.js'
+import { TestPublisher } from '../helpers/publisher.js'
+import { softHsm } from '../helpers/softhsm.js'
 
 t.test('ca1 rolls its identity key under testbed with the embedded repository: no failed exchange', async (t) => {
-  const d = await repoDaemon(t)
+  // Software keys by default, and a SoftHSM2 token to roll the identity into.
+  const hsm = softHsm(t)
+  const d = await repoDaemon(t, { env: hsm.env, toml: `default_signer = "OpenSSL"\n[[signers]]\ntype = "OpenSSL"\nname = "OpenSSL"\n${hsm.signerToml('hsm')}` })
   const api = async (path: string, method = 'GET', body?: unknown) => {
     const r = await httpsRequest(`${d.url}api/v1/${path}`, { method, headers: { Authorization: `Bearer ${d.token}`, 'Content-Type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) })
     return { status: r.status, json: r.body ? JSON.parse(r.body) : undefined }
@@ -78,10 +83,22 @@ t.test('ca1 rolls its identity key under testbed with the embedded repository: n
   const history = await d.cli(['history', '-c', 'ca1'])
   t.match(history, /cmd-ca-id-roll-init|identity key roll/i, 'the roll is in the history')
 
-  // A second roll works the same way (the previous one is no longer pending).
-  const again = JSON.parse(await d.cli(['id', 'roll', '-c', 'ca1', '-f', 'json']))
+  // A second roll, into the HSM: the software identity key is destroyed, the exchanges go on with the token's key.
+  const again = JSON.parse(await d.cli(['id', 'roll', '-c', 'ca1', '--signer', 'hsm', '-f', 'json']))
+  const againAt = Math.floor(Date.now() / 1000)
   t.not(again.current.hash, rolled.current.hash)
   t.notOk(again.pending)
+  t.equal(again.current.signer, 'hsm', 'the new identity key is in the HSM')
+  t.same(new Set(readdirSync(keysDir)), new Set([...keysAfter].filter((k) => keysBefore.has(k))), 'the software identity key is destroyed, no software key made')
+  const st = await waitFor('a parent exchange after the roll into the HSM', async () => {
+    await d.cli(['bulk', 'refresh'])
+    const s = (await api('cas/ca1/parents')).json.testbed
+    return s?.last_exchange && s.last_exchange.timestamp > againAt ? s : undefined
+  }, 120_000, 500)
+  t.equal(st.last_exchange.result, 'Success', 'signed in the HSM, accepted by the parent')
+  await d.cli(['roas', 'update', '-c', 'ca1', '--delta', d.file('d3.txt', 'A: 10.2.0.0/24 => 65002\n')])
+  await waitPublished(d, (u) => ca1Roas(u).length === 3)
+  t.notMatch(d.output(), /RFC 6492 request refused|RFC 8181 message refused|ca-child-unauthorized/, 'still no exchange refused')
 })
 
 t.test("the publication server takes a publisher's new id certificate; refuses one that is no certificate", async (t) => {
@@ -99,4 +116,17 @@ t.test("the publication server takes a publisher's new id certificate; refuses o
   t.equal(other, before)
   const missing = await api('pubd/publishers/nobody/id_cert', 'POST', { id_cert: (await api('pubd/publishers/ca1')).json.id_cert.base64 })
   t.equal(missing.status, 404, 'an unknown publisher: 404')
+
+  // A publisher elsewhere (real RFC 8181 over HTTPS) rolls its identity: the previous one until it signs with the new.
+  const before8181 = new TestPublisher('remote')
+  const after8181 = new TestPublisher('remote')
+  const response = await d.cli(['publishers', 'add', '--request', d.file('remote.xml', before8181.requestXml()), '-f', 'xml'])
+  before8181.useResponse(response)
+  after8181.useResponse(response)
+  t.same(await before8181.send({ type: 'list' }), { type: 'list_reply', elements: [] }, 'the first identity publishes')
+  await d.cli(['publishers', 'id-cert', '-p', 'remote', '-r', d.file('remote-new.xml', after8181.requestXml())])
+  t.same(await before8181.send({ type: 'list' }), { type: 'list_reply', elements: [] }, 'the previous identity is still accepted')
+  t.same(await after8181.send({ type: 'list' }), { type: 'list_reply', elements: [] }, 'the new identity is accepted')
+  t.match(await before8181.send({ type: 'list' }), { type: 'error_reply' }, 'after a message signed with the new one, the previous identity is refused')
+  t.same(await after8181.send({ type: 'list' }), { type: 'list_reply', elements: [] }, 'the new identity still is accepted')
 })
