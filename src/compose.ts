@@ -18,6 +18,7 @@ import { CaTasks } from './app/ca/ca-tasks.js'
 import { commandAudit } from './app/ca/command-audit.js'
 import { ChildServer } from './app/ca/child-server.js'
 import { ChildService } from './app/ca/child-service.js'
+import { IdRollService } from './app/ca/id-roll-service.js'
 import { MessageSigners } from './app/ca/message-signers.js'
 import { ParentClient, type LocalUpdown } from './app/ca/parent-client.js'
 import { ParentService } from './app/ca/parent-service.js'
@@ -209,10 +210,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const childServer = new ChildServer({ commands, signers, now, log, replay: stores.childReplay, locks: caLocks, exchanged: (ca, child, ok) => metrics.childExchanged(ca, child, ok), ...(suspension ? { contact } : {}) })
   // RFC 6492 messages to a parent CA in this svcd are delivered in-process (the same identities checked; no network, no CMS).
   const rfc6492Prefix = `${config.service_uri}rfc6492/`
-  const local: LocalUpdown = (uri, message, senderIdCert) => {
+  const localParent = (uri: string): string | undefined => {
     if (!uri.startsWith(rfc6492Prefix)) return undefined
     const ca = decodeURIComponent(uri.slice(rfc6492Prefix.length).replace(/\/$/, ''))
-    if (!commands.exists(ca)) return undefined
+    return commands.exists(ca) ? ca : undefined
+  }
+  const local: LocalUpdown = (uri, message, senderIdCert) => {
+    const ca = localParent(uri)
+    if (ca === undefined) return undefined
     return childServer.local(ca, message, senderIdCert).then((reply) => ({ message: reply, idCert: commands.state(ca).idCert }))
   }
   const parentClient = new ParentClient({ commands, signers, signer, status: stores.status, post: postMessage, local, now, log, postLimit: config.post_limit_rfc6492 * 8, reissueBeforeSeconds: t.child_cert_reissue_before_seconds })
@@ -241,6 +246,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const roaIo = new RoaIoService({ commands, plans, history: stores.cas })
   const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
+  const idRoll = new IdRollService({ commands, signer, publication: embedded, localParent, syncParents: (ca) => parents!.syncAllLater(ca), now, log })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
@@ -270,7 +276,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     }
   }
   return {
-    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, ...(oidc ? { oidc } : {}) },
+    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,

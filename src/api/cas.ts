@@ -28,6 +28,8 @@ export interface ResourceClassInfo {
 export interface CertAuthInfo {
   handle: string
   id_cert: IdCertInfo
+  /** Not in Krill (issue 25): the new identity of a pending identity key roll (svcc id roll). */
+  id_cert_pending?: IdCertInfo
   repo_info: { sia_base: string; rrdp_notification_uri: string } | null
   parents: { handle: string; kind: 'rfc6492' }[]
   resources: ResourceSetText

@@ -9,6 +9,7 @@ import { taRoutes } from './openapi-ta.js'
 import { auditRoutes } from './openapi-audit.js'
 import { tokenRoutes } from './openapi-tokens.js'
 import { planRoutes } from './openapi-plans.js'
+import { identityRoutes } from './openapi-identity.js'
 import { roaIoRoutes } from './openapi-roa-io.js'
 import { importRoutes } from './openapi-import.js'
 import { childTransferRoutes } from './openapi-child-transfer.js'
@@ -314,5 +315,5 @@ function krillClientRoutes(): DescribedRoute[] {
 
 /** Every described route. */
 export const ROUTES: DescribedRoute[] = [
-  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(),
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(), ...identityRoutes(),
 ]

@@ -141,13 +141,14 @@ const cas: Record<string, Schema> = {
   CertAuthInfo: obj('CA details (spec §2.1)', {
     handle: str('CA handle'),
     id_cert: ref('IdCertInfo'),
+    id_cert_pending: ref('IdCertInfo'),
     repo_info: nullable(ref('RepoInfo')),
     parents: arr(obj('A parent', { handle: str('Local parent name'), kind: literal('rfc6492', 'Protocol') })),
     resources: ref('ResourceSet'),
     resource_classes: map(ref('ResourceClassInfo'), 'Resource classes by name'),
     children: arr({ type: 'string' }, 'Child handles'),
     suspended_children: arr({ type: 'string' }, 'Suspended child handles'),
-  }),
+  }, ['id_cert_pending']),
   ChildRequestJson: obj('An RFC 8183 child_request as JSON', { child_handle: str('Child handle'), id_cert: base64('Identity certificate, DER'), tag: nullable(str('Optional tag')) }),
   ParentResponseJson: obj('An RFC 8183 parent_response as JSON', {
     id_cert: base64('Parent identity certificate, DER'),

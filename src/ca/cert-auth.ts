@@ -20,6 +20,7 @@ import { checkRoaDeltaInput } from './roas.js'
 import { stateFingerprint } from './plans.js'
 import { processRscSign } from './rsc.js'
 import { processChildSuspend, processChildUnsuspend } from './suspension.js'
+import { processChildIdConfirm, processIdRollFinish, processIdRollInit } from './id-roll.js'
 import { processTaKeyRollActivate, processTaKeyRollFinish, processTaKeyRollInit } from './ta-keyroll.js'
 import type { CaState, RepoInfo, TaInfo } from './state.js'
 
@@ -71,6 +72,9 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'ta-keyroll-init': return processTaKeyRollInit(s, ctx)
     case 'ta-keyroll-activate': return withChildrenUnderNewKeys(s, processTaKeyRollActivate(s, ctx), ctx)
     case 'ta-keyroll-finish': return processTaKeyRollFinish(s)
+    case 'id-roll-init': return processIdRollInit(s, c)
+    case 'id-roll-finish': return processIdRollFinish(s)
+    case 'child-id-confirm': return processChildIdConfirm(s, c)
   }
 }
 

@@ -9,6 +9,7 @@ import type { ResourceSetText } from '../resources/resource-set.js'
 import { fromBase64 } from '../util/base64.js'
 import { aspaLine, asList, asText } from './aspas.js'
 import { certResources } from './parents.js'
+import { idRollCommandSummary, type IdRollCommand } from './id-roll.js'
 import { rscSignSummary, type RscSignCommand } from './rsc.js'
 import type { ParentInfo, RepoInfo } from './state.js'
 
@@ -53,6 +54,7 @@ export type CaCommand =
   | { type: 'ta-keyroll-init' }
   | { type: 'ta-keyroll-activate' }
   | { type: 'ta-keyroll-finish' }
+  | IdRollCommand
 
 /** The history label and text of a command (krill-reference.md §4: `cmd-ca-*` labels). */
 export function commandSummary(c: CaCommand): CommandSummary {
@@ -88,6 +90,10 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'ta-keyroll-init': return s('ta-keyroll-init', 'Initialise a trust anchor key roll: a successor key with its own TA certificate, named in the TAK (RFC 9691)')
     case 'ta-keyroll-activate': return s('ta-keyroll-activate', 'Activate the successor trust anchor key; children are re-issued under it')
     case 'ta-keyroll-finish': return s('ta-keyroll-finish', 'Retire the previous trust anchor key and withdraw its objects')
+    case 'id-roll-init':
+    case 'id-roll-finish':
+    case 'child-id-confirm':
+      return idRollCommandSummary(c)
   }
 }
 

@@ -7,6 +7,7 @@ import { applyAspaEvent, aspaEventSummary, type AspaEvent } from './aspas.js'
 import { applyBgpSecEvent, bgpSecEventSummary, type BgpSecEvent } from './bgpsec.js'
 import { applyRoaChanges, type RoaChanges } from './roas.js'
 import { rscEventSummary, type RscEvent } from './rsc.js'
+import { applyIdRollEvent, idRollEventSummary, type IdRollEvent } from './id-roll.js'
 import { applyTaKeyRollEvent, taKeyRollEventSummary, type TaKeyRollEvent } from './ta-keyroll.js'
 import type { CaState, IncomingCert, IssuedCert, ParentInfo, RepoInfo, ResourceClass } from './state.js'
 
@@ -39,6 +40,7 @@ export type CaEvent =
   | BgpSecEvent
   | RscEvent
   | TaKeyRollEvent
+  | IdRollEvent
 
 /** The kinds of event, by their `type`. */
 export type CaEventType = CaEvent['type']
@@ -61,6 +63,7 @@ const EVENT_TYPES: Record<CaEventType, true> = {
   'bgpsec-definition-added': true, 'bgpsec-definition-removed': true,
   'rsc-signed': true,
   'ta-key-roll-initiated': true, 'ta-key-roll-activated': true, 'ta-key-roll-finished': true,
+  'id-key-roll-initiated': true, 'id-key-roll-finished': true, 'child-previous-id-cert-retired': true,
 }
 export const CA_EVENT_TYPES: readonly CaEventType[] = Object.keys(EVENT_TYPES) as CaEventType[]
 
@@ -133,9 +136,13 @@ function applyKeyOrChildEvent(s: CaState, e: CaEvent): void {
     case 'child-resources-updated':
       s.children[e.handle].resources = e.resources
       return
-    case 'child-id-cert-updated':
-      s.children[e.handle].idCert = e.idCert
+    case 'child-id-cert-updated': {
+      // Issue 25: the previous certificate is accepted until the child's first message signed with the new one.
+      const ch = s.children[e.handle]
+      if (ch.idCert !== e.idCert) ch.prevIdCert = ch.idCert
+      ch.idCert = e.idCert
       return
+    }
     case 'child-removed':
       delete s.children[e.handle]
       return
@@ -190,6 +197,10 @@ function applyKeyRollEvent(s: CaState, e: CaEvent): void {
     case 'ta-key-roll-activated':
     case 'ta-key-roll-finished':
       return applyTaKeyRollEvent(s, e)
+    case 'id-key-roll-initiated':
+    case 'id-key-roll-finished':
+    case 'child-previous-id-cert-retired':
+      return applyIdRollEvent(s, e)
     default:
       return
   }
@@ -238,6 +249,10 @@ export function eventSummary(e: CaEvent): string {
     case 'ta-key-roll-activated':
     case 'ta-key-roll-finished':
       return taKeyRollEventSummary(e)
+    case 'id-key-roll-initiated':
+    case 'id-key-roll-finished':
+    case 'child-previous-id-cert-retired':
+      return idRollEventSummary(e)
   }
 }
 

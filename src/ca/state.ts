@@ -14,6 +14,8 @@ export interface CaState {
   /** The BPKI identity key (RFC 8183 §4) and its self-signed certificate. */
   idKey: string
   idCert: string
+  /** An identity key roll under way (ca/id-roll.ts): the new key and certificate, used once the roll is finished. */
+  idNext?: { idKey: string; idCert: string }
   repo: RepoInfo | undefined
   /** After a repository change: the previous repository, cleaned up once every key is certified with the new SIA. */
   oldRepo?: RepoInfo
@@ -93,6 +95,8 @@ export interface IncomingCert {
 export interface ChildInfo {
   handle: string
   idCert: string
+  /** After an id cert update: the previous one, accepted until the child's first message signed with the new one. */
+  prevIdCert?: string
   resources: ResourceSetText
   /** Certificates issued to it, by the child's key id. */
   issued: Record<string, IssuedCert>

@@ -2,6 +2,7 @@
  * Builds svcc's command tree (commander) from the command tables: global options as spec §4.1, every subcommand
  * of the spec with its options and help text. A subcommand without `run` exits 2 saying it is not implemented.
  */
+import { idRollCommands } from './commands/id-roll.js'
 import { Command, CommanderError, Option } from 'commander'
 import { VERSION } from '../version.js'
 import type { Clock } from '../util/clock.js'
@@ -53,9 +54,11 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...roaIoCommands,
   ...bulkImportCommands,
   ...childTransferCommands,
+  ...idRollCommands,
 ]
 
 const GROUPS: Record<string, string> = {
+  id: "A CA's RFC 8183 identity and its key roll",
   children: 'Manage children of a CA (our side as parent)',
   parents: 'Manage parents of a CA (our side as child)',
   roas: 'Manage route origin authorisations',

@@ -2,6 +2,7 @@
  * One function per API endpoint, returning the ApiCall that `svcc` sends (or prints with `--api`). Paths follow
  * the spec's table and krill-reference.md §1.1; names mirror the service methods (caList ↔ CaService.caList).
  */
+import type { IdRollInitJson, IdRollJson } from '../api/id-roll.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../api/pubd.js'
 import type {
   AddChildJson, AddParentJson, AspaDefinitionJson, BgpAnalysisEntry, BgpAnalysisSuggestion, BulkIssuesJson, CaIssuesJson, CommandDetailsJson, CommandHistoryJson, CaList, CertAuthInfo, ChildInfoJson, ChildRequestJson, ConfiguredRoa, ParentContactJson, ParentResponseJson,
@@ -53,6 +54,10 @@ export const calls = {
   caHistoryDetails: (ca: string, key: string): ApiCall<CommandDetailsJson> => call('GET', `/api/v1/cas/${seg(ca)}/history/details/${seg(key)}`, 'json'),
   caKeyRollInit: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_init`, 'empty'),
   caKeyRollActivate: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_activate`, 'empty'),
+  caIdRoll: (ca: string): ApiCall<IdRollJson> => call('GET', `/api/v1/cas/${seg(ca)}/id`, 'json'),
+  caIdRollInit: (ca: string, body: IdRollInitJson): ApiCall<IdRollJson> => call('POST', `/api/v1/cas/${seg(ca)}/id/roll`, 'json', body),
+  caIdRollFinish: (ca: string): ApiCall<IdRollJson> => call('POST', `/api/v1/cas/${seg(ca)}/id/roll/finish`, 'json'),
+  pubdPublisherIdCert: (publisher: string, body: { id_cert: string }): ApiCall<void> => call('POST', `/api/v1/pubd/publishers/${seg(publisher)}/id_cert`, 'empty', body),
   taKeyRoll: (): ApiCall<TaKeyRollJson> => call('GET', '/api/v1/ta/keyroll', 'json'),
   taKeyRollInit: (): ApiCall<void> => call('POST', '/api/v1/ta/keyroll/init', 'empty'),
   taKeyRollActivate: (): ApiCall<void> => call('POST', '/api/v1/ta/keyroll/activate', 'empty'),

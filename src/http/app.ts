@@ -26,6 +26,7 @@ import { pubdRouter, rrdpMiddleware } from './routes/pubd.js'
 import { rfc6492Router } from './routes/rfc6492.js'
 import { statusRouter } from './routes/status.js'
 import { taRouter } from './routes/ta.js'
+import { idRollRouter } from './routes/id-roll.js'
 import { testbedRouter } from './routes/testbed.js'
 import { tokensRouter } from './routes/tokens.js'
 import { plansRouter } from './routes/plans.js'
@@ -53,7 +54,7 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(authorize())
   app.use(rrdpMiddleware(deps))
   app.use(uiMiddleware())
-  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps), plansRouter(deps), roaIoRouter(deps), bulkImportRouter(deps), childTransferRouter(deps)]) {
+  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps), plansRouter(deps), roaIoRouter(deps), bulkImportRouter(deps), childTransferRouter(deps), idRollRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

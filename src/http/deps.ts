@@ -10,6 +10,7 @@ import type { ParentService } from '../app/ca/parent-service.js'
 import type { RepoService } from '../app/ca/repo-service.js'
 import type { RscService } from '../app/ca/rsc-service.js'
 import type { MetricsService } from '../app/metrics/metrics-service.js'
+import type { IdRollService } from '../app/ca/id-roll-service.js'
 import type { PublicationService } from '../app/pubd/publication-service.js'
 import type { StatusService } from '../app/status-service.js'
 import type { ClusterJson } from '../api/status.js'
@@ -41,6 +42,7 @@ export interface HttpServices {
   cluster: { view(): ClusterJson | Promise<ClusterJson> }
   /** The embedded trust anchor's key roll (RFC 9691). */
   taKeyRoll: TaKeyRollService
+  idRoll: IdRollService
   /** Prometheus metrics (GET /metrics) and the HTTP request counts. */
   metrics: MetricsService
   /** Who is calling: the admin token, login sessions, API tokens (design.md §9). */

@@ -151,6 +151,10 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: `${CA}/children/:child/export`, need: 'ca-read', ca: 'ca' },
   { method: 'POST', path: `${CA}/children/:child/import`, need: 'ca-admin', ca: 'ca' },
   { method: 'POST', path: '/api/v1/bulk/cas/import', need: 'ca-admin', fixedCa: 'ta' }, // on the TA it creates, and on each CA (routes/bulk-import.ts)
+  { method: 'GET', path: `${CA}/id`, need: 'ca-read', ca: 'ca' },
+  { method: 'POST', path: `${CA}/id/roll`, need: 'ca-admin', ca: 'ca' },
+  { method: 'POST', path: `${CA}/id/roll/finish`, need: 'ca-admin', ca: 'ca' },
+  { method: 'POST', path: '/api/v1/pubd/publishers/:publisher/id_cert', need: 'pub-create' },
 ]
 
 interface Compiled {

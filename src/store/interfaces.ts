@@ -169,6 +169,8 @@ export interface PublicationStore {
   publishers(): Publisher[]
   publisher(handle: string): Publisher | undefined
   addPublisher(p: Publisher): void
+  /** A publisher's new identity certificate (issue 25: identity key rolls). */
+  updatePublisherIdCert(handle: string, idCert: Uint8Array): void
   /** Remove a publisher and withdraw all its objects (recorded as changes for RRDP), in one transaction. */
   removePublisher(handle: string): number
   /** The hash of the object at `uri` if `publisher` holds it. */

@@ -36,6 +36,10 @@ export class SqlPublicationStore implements PublicationStore {
     this.db.prepare('INSERT INTO pubd_publishers (handle, id_cert, base_uri, created, last_publish, self_service) VALUES (?, ?, ?, ?, NULL, ?)').run(p.handle, p.idCert, p.baseUri, p.created, p.selfService ? 1 : 0)
   }
 
+  updatePublisherIdCert(handle: string, idCert: Uint8Array): void {
+    this.db.prepare('UPDATE pubd_publishers SET id_cert = ? WHERE handle = ?').run(idCert, handle)
+  }
+
   /** Remove a publisher and withdraw all its objects (recorded as changes for RRDP), in one transaction. */
   removePublisher(handle: string): number {
     return this.db.transaction(() => {

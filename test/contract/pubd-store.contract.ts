@@ -36,6 +36,10 @@ export function pubdStoreContract(t: Test, make: StoresFactory): void {
     t.equal(bob.lastPublish, undefined, 'no publication yet')
     t.equal(p.publisher('nobody'), undefined)
     t.throws(() => p.addPublisher(publisher('bob')), 'a second publisher with the same handle is refused')
+    p.updatePublisherIdCert('bob', new Uint8Array([9, 8, 7]))
+    t.same([...p.publisher('bob')!.idCert], [9, 8, 7], "a publisher's new identity certificate (issue 25)")
+    t.same([...p.publisher('alice')!.idCert], [1, 2, 3, 5], 'the other publisher keeps its own')
+    p.updatePublisherIdCert('bob', bob.idCert)
     p.applyChanges('bob', [publish(`${BASE}bob/a.cer`, 'aaa'), publish(`${BASE}bob/b.roa`, 'bb')], new Date('2026-02-01T00:00:00Z'))
     t.equal(p.publisher('bob')?.lastPublish, '2026-02-01T00:00:00.000Z', 'lastPublish is the time of the last change')
     t.same(p.stats(), [

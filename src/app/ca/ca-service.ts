@@ -19,6 +19,7 @@ import { heldResources } from '../../ca/children.js'
 import { analyseRoutesSliced, bgpAnalysisReportSliced, bgpSuggestion, type BgpAnnouncements } from './bgp-analysis.js'
 import { publisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import type { ErrorBody } from '../../api/status.js'
+import { offeredIdCert } from '../../ca/id-roll.js'
 import { initialState } from '../../ca/cert-auth.js'
 import type { CaState } from '../../ca/state.js'
 import type { Signer } from '../../crypto/signer.js'
@@ -167,22 +168,22 @@ export class CaService {
 
   caChildRequest(ca: string): ChildRequestJson {
     const s = this.d.commands.state(caPath(ca))
-    return childRequestJson({ childHandle: s.handle, idCert: fromBase64(s.idCert) })
+    return childRequestJson({ childHandle: s.handle, idCert: fromBase64(offeredIdCert(s)) })
   }
 
   caChildRequestXml(ca: string): string {
     const s = this.d.commands.state(caPath(ca))
-    return encodeChildRequest({ childHandle: s.handle, idCert: fromBase64(s.idCert) })
+    return encodeChildRequest({ childHandle: s.handle, idCert: fromBase64(offeredIdCert(s)) })
   }
 
   caPublisherRequest(ca: string): PublisherRequestJson {
     const s = this.d.commands.state(caPath(ca))
-    return publisherRequestJson({ publisherHandle: s.handle, idCert: fromBase64(s.idCert) })
+    return publisherRequestJson({ publisherHandle: s.handle, idCert: fromBase64(offeredIdCert(s)) })
   }
 
   caPublisherRequestXml(ca: string): string {
     const s = this.d.commands.state(caPath(ca))
-    return encodePublisherRequest({ publisherHandle: s.handle, idCert: fromBase64(s.idCert) })
+    return encodePublisherRequest({ publisherHandle: s.handle, idCert: fromBase64(offeredIdCert(s)) })
   }
 
   //------------ ROAs ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
  * the CA's lock themselves (CaCommands.run), which the in-process mutex does not allow twice.
  */
 import { childEntitlements, child as childOf } from '../../ca/children.js'
+import { childIdCerts } from '../../ca/id-roll.js'
 import type { CaState, ChildInfo, IssuedCert } from '../../ca/state.js'
 import { AppError, reasonOf, storageFault } from '../../errors.js'
 import { DECODE_LABELS, errorReply } from '../../ca/updown-errors.js'
@@ -95,9 +96,9 @@ export class ChildServer {
     let reply: ProvisioningPayload
     try {
       reply = await this.answer(s, msg, (ch) => {
-        if (!bytesEqual(fromBase64(ch.idCert), fromBase64(senderIdCert))) {
-          throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: 'the sender is not the identity registered for this child' })
-        }
+        const which = childIdCerts(ch).findIndex((c) => bytesEqual(fromBase64(c), fromBase64(senderIdCert)))
+        if (which < 0) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: 'the sender is not the identity registered for this child' })
+        return which === 0
       })
       this.exchanged(s, msg.sender, true)
     } catch (e) {
@@ -117,12 +118,20 @@ export class ChildServer {
    * RFC 6492 §3.1: the message must be signed by the child's registered identity, recently, and not replayed (by the
    * state in the database, under the child's lock; the state after the message is saved before it is answered).
    */
-  private verifyCms(s: CaState, ch: ChildInfo, msg: ProvisioningMessage, body: Uint8Array): void {
+  private verifyCms(s: CaState, ch: ChildInfo, msg: ProvisioningMessage, body: Uint8Array): boolean {
     let verified
+    let current = true
     try {
       verified = unwrapMessage(body, { idCert: fromBase64(ch.idCert), now: this.d.now() })
     } catch (e) {
-      throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: reasonOf(e) })
+      // Issue 25: after an id cert update, the previous certificate until the child signs with the new one.
+      if (!ch.prevIdCert) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: reasonOf(e) })
+      try {
+        verified = unwrapMessage(body, { idCert: fromBase64(ch.prevIdCert), now: this.d.now() })
+        current = false
+      } catch {
+        throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: reasonOf(e) })
+      }
     }
     const changes = msg.payload.type === 'issue' || msg.payload.type === 'revoke'
     const digest = sha256Hex(verified.content)
@@ -136,15 +145,20 @@ export class ChildServer {
       if (changes || !storageFault(e)) throw e
       this.d.log.warn('RFC 6492 replay state not saved: storage failed', { ca: s.handle, child: ch.handle, err: reasonOf(e) })
     }
+    return current
   }
 
-  /** Answer a decoded message once `authenticate` accepted its sender (it throws when not). */
-  private async answer(state: CaState, msg: ProvisioningMessage, authenticate: (ch: ChildInfo) => void): Promise<ProvisioningPayload> {
+  /**
+   * Answer a decoded message once `authenticate` accepted its sender (it throws when not; true: signed with the
+   * child's current identity, which retires a previous one: ca/id-roll.ts).
+   */
+  private async answer(state: CaState, msg: ProvisioningMessage, authenticate: (ch: ChildInfo) => boolean): Promise<ProvisioningPayload> {
     let s = state
     const ch = s.children[msg.sender ?? '']
     if (!ch) throw new AppError('ca-child-unknown', { ca: s.handle, child: msg.sender ?? '' })
-    authenticate(ch)
+    const current = authenticate(ch)
     if (msg.recipient !== s.handle) throw new AppError('ca-child-unauthorized', { ca: s.handle, child: ch.handle, reason: `the message is addressed to '${msg.recipient}'` })
+    if (current && ch.prevIdCert) s = (await this.d.commands.run(s.handle, { type: 'child-id-confirm', handle: ch.handle }, `child:${ch.handle}`)).state
     this.d.contact?.(s.handle, ch.handle)
     // A suspended child that asks again is back: new certificates, published (ca/suspension.ts).
     if (ch.suspended) s = (await this.d.commands.run(s.handle, { type: 'child-unsuspend', handle: ch.handle }, `child:${ch.handle}`)).state

@@ -73,6 +73,10 @@ export const FOLLOW_UPS: FollowUpTable = {
   'ta-key-roll-initiated': ['publish'],
   'ta-key-roll-activated': ['publish'],
   'ta-key-roll-finished': ['publish'],
+  // Identity key rolls (ca/id-roll.ts): nothing published; the parents and repository are told by the id-roll service.
+  'id-key-roll-initiated': [],
+  'id-key-roll-finished': [],
+  'child-previous-id-cert-retired': [],
 }
 
 /** A new CA (its first history entry has no event): its first publication and its renewal task. */

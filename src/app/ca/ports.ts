@@ -15,6 +15,8 @@ export interface EmbeddedRepository {
   findPublisher(handle: string): Publisher | undefined
   publisherAdd(req: PublisherRequest): RepositoryResponse
   publisherRemove(handle: string): void
+  /** The publisher's new identity certificate (issue 25); its previous one stays accepted until it signs with the new. */
+  publisherIdCertUpdate(handle: string, idCert: Uint8Array): void
   publisherResponse(handle: string): RepositoryResponse
   /** An RFC 8181 query of a publisher whose identity the caller has checked (in-process: no CMS). */
   publish(handle: string, query: PublicationQuery): PublicationReply

@@ -37,7 +37,8 @@ export class RepoClient {
     if (!this.d.publication) throw new AppError('pub-repo-not-initialized')
     const p = this.d.publication.findPublisher(handle)
     if (!p) throw new Error(`RFC 8181 §2: '${handle}' is not a publisher of the embedded repository`)
-    if (!bytesEqual(p.idCert, fromBase64(s.idCert))) throw new Error(`RFC 8181 §2: publisher '${handle}' is registered with another identity certificate than CA '${s.handle}'`)
+    // During an identity key roll (ca/id-roll.ts) the publisher may already be registered with the new identity.
+    if (!bytesEqual(p.idCert, fromBase64(s.idCert)) && !(s.idNext && bytesEqual(p.idCert, fromBase64(s.idNext.idCert)))) throw new Error(`RFC 8181 §2: publisher '${handle}' is registered with another identity certificate than CA '${s.handle}'`)
     if (siaBase !== undefined && siaBase !== p.baseUri) throw new Error(`RFC 8183 §5.2.4: the jail of publisher '${handle}' is ${p.baseUri}, not ${siaBase}`)
     return p
   }

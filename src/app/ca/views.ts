@@ -48,6 +48,7 @@ export function certAuthInfo(s: CaState, objects: readonly CaKeySummary[]): Cert
   return {
     handle: s.handle,
     id_cert: idCertJson(s.idCert),
+    ...(s.idNext ? { id_cert_pending: idCertJson(s.idNext.idCert) } : {}),
     repo_info: s.repo ? { sia_base: s.repo.siaBase, rrdp_notification_uri: s.repo.rrdpNotificationUri } : null,
     parents: Object.keys(s.parents).sort().map((handle) => ({ handle, kind: 'rfc6492' as const })),
     resources: heldResources(s).toJSON(),

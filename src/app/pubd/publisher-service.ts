@@ -16,8 +16,8 @@ import { jailOf, type Publisher } from '../../pubd/publishers.js'
 import type { QuotaSettings } from '../../pubd/quota.js'
 import type { ListQuery, PublisherSort, PublishersPageJson } from '../../api/paging.js'
 import type { PublicationStore, SharedLocks } from '../../store/interfaces.js'
-import { toBase64 } from '../../util/base64.js'
-import { checkedPublisherHandle, pathHandle, publisherRequestInput } from '../ca/inputs.js'
+import { fromBase64, toBase64 } from '../../util/base64.js'
+import { checkedPublisherHandle, checkIdCert, pathHandle, publisherRequestInput } from '../ca/inputs.js'
 import { sha256Hex } from '../../crypto/digest.js'
 import type { AuditEntry } from '../access/audit-service.js'
 import type { MessageCodec } from './message-codec.js'
@@ -148,6 +148,24 @@ export class PublisherService {
     this.d.log.info('publisher added', { publisher: handle, base_uri: baseUri, ...(opts.selfService ? { self_service: true } : {}) })
     this.audit?.({ kind: 'publisher-add', details: { publisher: handle, base_uri: baseUri, ...(opts.selfService ? { self_service: true } : {}) } })
     return this.response(this.store.publisher(handle)!)
+  }
+
+  /**
+   * A publisher's new identity certificate (issue 25: its identity key roll). The previous one is accepted on the RFC
+   * 8181 endpoint until the publisher's first message signed with the new one (in memory: at most until a restart).
+   */
+  publisherIdCertUpdate(handle: string, idCert: Uint8Array): void {
+    const old = this.publisher(handle)
+    if (Buffer.from(old.idCert).equals(Buffer.from(idCert))) return
+    this.store.updatePublisherIdCert(handle, idCert)
+    this.endpoint.idCertReplaced(handle, old.idCert)
+    this.d.log.info('publisher identity certificate updated', { publisher: handle })
+    this.audit?.({ kind: 'publisher-id-cert-update', details: { publisher: handle } })
+  }
+
+  /** POST /api/v1/pubd/publishers/{publisher}/id_cert: the publisher's new identity certificate (base64 DER), checked. */
+  publisherIdCertSet(handleText: string, idCert: string): void {
+    this.publisherIdCertUpdate(pathHandle(handleText), fromBase64(checkIdCert(idCert, this.d.now())))
   }
 
   publisherRemove(handle: string, why?: string): void {

@@ -37,6 +37,11 @@ type Verified = { xml: string; signingTime: Date; digest: string }
 export class Rfc8181Endpoint {
   /** Serialises the messages of each publisher (`pub:<handle>`), and with `locks` among the instances. */
   private readonly lock: KeyedMutex
+  /**
+   * Issue 25: a publisher's identity certificate before its last update, accepted until its first message signed with
+   * the new one. Kept in memory: the overlap ends at the latest when the server restarts (or another instance answers).
+   */
+  private readonly previous = new Map<string, Uint8Array>()
 
   constructor(private readonly d: Rfc8181Deps) {
     this.lock = new KeyedMutex(d.locks)
@@ -92,11 +97,26 @@ export class Rfc8181Endpoint {
     return !changes || reply.type !== 'success' ? { reply, unsaved: next } : { reply }
   }
 
-  /** The message verified against the publisher's identity certificate, or the bad_cms_signature reply. */
+  /** The publisher's identity certificate was replaced: `idCert` is accepted until it signs with the new one. */
+  idCertReplaced(handle: string, idCert: Uint8Array): void {
+    this.previous.set(handle, idCert)
+  }
+
+  /** The message verified against the publisher's identity certificate (or its previous one), or the bad_cms_signature reply. */
   private verify(publisher: Publisher, body: Uint8Array, now: Date): Verified | { error: PublicationReply } {
     try {
-      return this.d.codec.verify(body, publisher, now)
+      const m = this.d.codec.verify(body, publisher, now)
+      this.previous.delete(publisher.handle)
+      return m
     } catch (e) {
+      const prev = this.previous.get(publisher.handle)
+      if (prev) {
+        try {
+          return this.d.codec.verify(body, { handle: publisher.handle, idCert: prev }, now)
+        } catch {
+          // reported below with the current certificate's reason
+        }
+      }
       this.d.log.warn('RFC 8181 message refused', { publisher: publisher.handle, reason: reasonOf(e) })
       return { error: errorReply('rfc8181-validation', reasonOf(e)) }
     }

@@ -67,6 +67,7 @@ export function showText(i: CertAuthInfo): string {
   if (i.repo_info) lines.push(`Base uri: ${i.repo_info.sia_base}`, `RRDP uri: ${i.repo_info.rrdp_notification_uri}`)
   else lines.push('Base uri: <none>', 'RRDP uri: <none>')
   lines.push('', 'ID cert PEM:', idCertPem(fromBase64(i.id_cert.base64)).trimEnd(), `Hash: ${i.id_cert.hash}`, '')
+  if (i.id_cert_pending) lines.push(`Identity key roll pending: new id cert hash ${i.id_cert_pending.hash} (svcc id show)`, '')
   lines.push('Total resources:', `    ASNs: ${i.resources.asn}`, `    IPv4: ${i.resources.ipv4}`, `    IPv6: ${i.resources.ipv6}`, '')
   lines.push('Parents:')
   if (i.parents.length === 0) lines.push('<none>')

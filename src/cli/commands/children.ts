@@ -12,6 +12,15 @@ const resources = resourceOptions('', '"AS1, AS3-AS4"', '"10.0.0.0/8, 192.168.0.
 
 const resourceBody = (opts: Record<string, unknown>) => ({ asn: String(opts.asn ?? ''), ipv4: String(opts.ipv4 ?? ''), ipv6: String(opts.ipv6 ?? '') })
 
+/** The id certificate of an RFC 8183 child request (a usage error when the file is none). */
+function childRequestFile(xml: string, file: string): Uint8Array {
+  try {
+    return decodeChildRequest(xml).idCert
+  } catch (e) {
+    throw new UsageError(`--request '${file}' is not a valid RFC 8183 child request: ${(e as Error).message}`)
+  }
+}
+
 export const childrenCommands: CommandDef[] = [
   {
     path: ['children', 'add'],
@@ -19,13 +28,7 @@ export const childrenCommands: CommandDef[] = [
     options: [child, required('--request <file>', "the child's RFC 8183 child request XML"), ...resources],
     async run(ctx, opts) {
       const file = String(opts.request)
-      let idCert: Uint8Array
-      try {
-        idCert = decodeChildRequest(ctx.readFile(file, '--request')).idCert
-      } catch (e) {
-        if (e instanceof UsageError) throw e
-        throw new UsageError(`--request '${file}' is not a valid RFC 8183 child request: ${(e as Error).message}`)
-      }
+      const idCert = childRequestFile(ctx.readFile(file, '--request'), file)
       const r = await ctx.send(calls.caChildAdd(ctx.ca(), { handle: String(opts.child), resources: resourceBody(opts), id_cert: toBase64(idCert) }))
       return documentReport(r, parentResponseXml)
     },
@@ -42,10 +45,12 @@ export const childrenCommands: CommandDef[] = [
   },
   action(['children', 'suspend'], "Suspend a child: its certificates are withdrawn from publication until it next asks, or it is unsuspended", [child], (ctx, opts) => calls.caChildUpdate(ctx.ca(), String(opts.child), { suspend: true })),
   action(['children', 'unsuspend'], 'Unsuspend a child: it gets new certificates, published at once', [child], (ctx, opts) => calls.caChildUpdate(ctx.ca(), String(opts.child), { suspend: false })),
-  action(['children', 'update'], 'Update the resources (a full replacement) or the id certificate of a child', [child, ...resources, option('--idcert <file>', "the child's new DER encoded id certificate")], (ctx, opts) => {
+  action(['children', 'update'], 'Update the resources (a full replacement) or the id certificate of a child (after its identity key roll: its previous one is accepted until it signs with the new one)', [child, ...resources, option('--idcert <file>', "the child's new DER encoded id certificate"), option('--request <file>', "the child's new RFC 8183 child request XML (its id certificate)")], (ctx, opts) => {
     const hasResources = opts.asn !== undefined || opts.ipv4 !== undefined || opts.ipv6 !== undefined
-    if (!hasResources && opts.idcert === undefined) throw new UsageError('give new resources (-a/-4/-6) and/or --idcert')
-    const body = { ...(hasResources ? { resources: resourceBody(opts) } : {}), ...(opts.idcert !== undefined ? { id_cert: readDer(String(opts.idcert)) } : {}) }
+    if (!hasResources && opts.idcert === undefined && opts.request === undefined) throw new UsageError('give new resources (-a/-4/-6) and/or --idcert or --request')
+    if (opts.idcert !== undefined && opts.request !== undefined) throw new UsageError('give --idcert or --request, not both')
+    const idCert = opts.idcert !== undefined ? readDer(String(opts.idcert)) : opts.request !== undefined ? toBase64(childRequestFile(ctx.readFile(String(opts.request), '--request'), String(opts.request))) : undefined
+    const body = { ...(hasResources ? { resources: resourceBody(opts) } : {}), ...(idCert !== undefined ? { id_cert: idCert } : {}) }
     return calls.caChildUpdate(ctx.ca(), String(opts.child), body)
   }),
   action(['children', 'remove'], 'Remove a child: its certificates are revoked', [child], (ctx, opts) => calls.caChildRemove(ctx.ca(), String(opts.child))),

@@ -63,7 +63,7 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
     'children export': ['--child', 'c'],
   }
   const offline = ['config simple', 'config repo', 'config user', 'inspect']
-  const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update', 'bulk import', 'children import']
+  const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update', 'bulk import', 'children import', 'publishers id-cert']
   for (const c of ALL_COMMANDS) {
     const name = c.path.join(' ')
     if (offline.includes(name) || needInput.includes(name)) continue
