@@ -1,7 +1,7 @@
 /**
  * SignerSet: the Signer svcd uses (design.md §10), over the configured signers. New persistent keys are made in
  * `default_signer` (or the signer a key roll names), one-off EE keys come from `one_off_signer`, and each key's
- * signatures go to the signer that holds it, found through the key directory (the `signer_keys` table) by the
+ * signatures go to the signer that holds it, found through the key directory (the `key_signers` table) by the
  * signer's handle: a signer renamed in the config, or whose library moved, keeps its keys. Keys made before signers
  * were recorded belong to the software signer. Counts signatures and key generations, and their failures, per signer.
  */

@@ -18,7 +18,7 @@ export const INSTANCE_TABLES = [
   // Kept with the instance: who holds tokens, what was done, the plans (login sessions are not: they are short-lived).
   'api_tokens', 'audit_log', 'ca_plans',
   // Which signer holds which key (the keys in a PKCS#11 token stay there: a copy needs the same token).
-  'signers', 'signer_keys',
+  'signers', 'key_signers',
 ] as const
 
 /** One side of a migration: the database and where its private keys are. */

@@ -154,8 +154,8 @@ const m008: Migration = {
   name: 'signers',
   sql: `
     CREATE TABLE signers (handle ${C} PRIMARY KEY, name ${C} NOT NULL, type ${C} NOT NULL, info text NOT NULL DEFAULT '{}', seen bigint NOT NULL);
-    CREATE TABLE signer_keys (key_id ${C} PRIMARY KEY, handle ${C} NOT NULL, created bigint NOT NULL);
-    CREATE INDEX signer_keys_by_handle ON signer_keys(handle);
+    CREATE TABLE key_signers (key_id ${C} PRIMARY KEY, handle ${C} NOT NULL, created bigint NOT NULL);
+    CREATE INDEX key_signers_by_handle ON key_signers(handle);
   `,
 }
 

@@ -29,20 +29,20 @@ export class SqlSignerStore implements SignerRegistryStore {
   }
 
   keyHandle(keyId: string): string | undefined {
-    const r = this.db.prepare('SELECT handle FROM signer_keys WHERE key_id = ?').get(keyId) as { handle: string } | undefined
+    const r = this.db.prepare('SELECT handle FROM key_signers WHERE key_id = ?').get(keyId) as { handle: string } | undefined
     return r?.handle
   }
 
   recordKey(keyId: string, handle: string, created: number): void {
-    this.db.prepare('INSERT INTO signer_keys (key_id, handle, created) VALUES (?, ?, ?) ON CONFLICT (key_id) DO UPDATE SET handle = excluded.handle').run(keyId, handle, created)
+    this.db.prepare('INSERT INTO key_signers (key_id, handle, created) VALUES (?, ?, ?) ON CONFLICT (key_id) DO UPDATE SET handle = excluded.handle').run(keyId, handle, created)
   }
 
   forgetKey(keyId: string): void {
-    this.db.prepare('DELETE FROM signer_keys WHERE key_id = ?').run(keyId)
+    this.db.prepare('DELETE FROM key_signers WHERE key_id = ?').run(keyId)
   }
 
   countKeys(): Record<string, number> {
-    const rows = this.db.prepare('SELECT handle, COUNT(*) AS n FROM signer_keys GROUP BY handle').all() as { handle: string; n: number | string }[]
+    const rows = this.db.prepare('SELECT handle, COUNT(*) AS n FROM key_signers GROUP BY handle').all() as { handle: string; n: number | string }[]
     return Object.fromEntries(rows.map((r) => [r.handle, Number(r.n)]))
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Migration 11 (issue 25, design.md §10): which signer holds which key. `signers` has one row per signer svcd has used,
  * by its handle (stored in the token for PKCS#11, fixed for the software signer), with the name the config gives it
- * now and what the token says of itself; `signer_keys` names the signer of every key made since. Keys made before
+ * now and what the token says of itself; `key_signers` names the signer of every key made since. Keys made before
  * this migration have no row: they are the software signer's. Times are milliseconds since the epoch.
  */
 
@@ -17,11 +17,11 @@ export const m011 = {
       info   TEXT NOT NULL DEFAULT '{}',   -- JSON: token label and serial, library path (never the PIN)
       seen   INTEGER NOT NULL
     );
-    CREATE TABLE signer_keys (
+    CREATE TABLE key_signers (
       key_id  TEXT PRIMARY KEY,
       handle  TEXT NOT NULL,
       created INTEGER NOT NULL
     );
-    CREATE INDEX signer_keys_by_handle ON signer_keys(handle);
+    CREATE INDEX key_signers_by_handle ON key_signers(handle);
   `,
 }
