@@ -13,14 +13,14 @@ import { performance } from 'node:perf_hooks'
 import type { AddParentJson, CaList, CertAuthInfo, ChildRequestJson, ParentResponseJson, RoaJson } from '../src/api/cas.js'
 import { defaults } from '../src/config.js'
 import type { ResourceSetText } from '../src/resources/resource-set.js'
-import { BenchDaemon, currentSerial, DeltaCounter, notificationOnDisk, RssSampler, sleep, watchNotification, type DeltaSeen } from './lib/daemon.js'
+import { BenchDaemon, type BenchDaemonOptions, currentSerial, DeltaCounter, notificationOnDisk, RssSampler, sleep, watchNotification, type DeltaSeen } from './lib/daemon.js'
 import { CORES, keygen } from './lib/machine.js'
 import { atLeast, below, type BenchContext, median, mib, ms, num, pct, summary } from './lib/report.js'
 
 //------------ API steps -------------------------------------------------------------------------------------------
 
 /** A CA under `testbed`: add, child request, child at testbed with `resources`, parent with the JSON form. */
-async function addChildCa(d: BenchDaemon, handle: string, resources: ResourceSetText): Promise<void> {
+export async function addChildCa(d: BenchDaemon, handle: string, resources: ResourceSetText): Promise<void> {
   await d.api('POST', '/api/v1/cas', { handle })
   const req = await d.api<ChildRequestJson>('GET', `/api/v1/cas/${handle}/child_request.json`)
   const resp = await d.api<ParentResponseJson>('POST', '/api/v1/cas/testbed/children', { handle, resources, id_cert: req.id_cert })
@@ -33,7 +33,7 @@ function isCertified(info: CertAuthInfo): boolean {
 }
 
 /** Poll GET /api/v1/cas/{ca} until the CA exists and holds a certificate from its parent. */
-async function waitCertified(d: BenchDaemon, ca: string, timeoutMs = 600_000, everyMs = 50): Promise<CertAuthInfo> {
+export async function waitCertified(d: BenchDaemon, ca: string, timeoutMs = 600_000, everyMs = 50): Promise<CertAuthInfo> {
   const t0 = performance.now()
   for (;;) {
     const r = await d.request('GET', `/api/v1/cas/${ca}`)
@@ -59,7 +59,7 @@ function withdrawnRoas(ds: readonly DeltaSeen[], jail: string): number {
 }
 
 /** POST the ROA delta and wait until the notification on disk shows `expect` new (or withdrawn) ROA objects. */
-async function timedRoaUpdate(d: BenchDaemon, ca: string, jail: string, delta: { added: RoaJson[]; removed: RoaJson[] }, expect: number): Promise<{ apiMs: number; publishedMs: number; serials: number }> {
+export async function timedRoaUpdate(d: BenchDaemon, ca: string, jail: string, delta: { added: RoaJson[]; removed: RoaJson[] }, expect: number): Promise<{ apiMs: number; publishedMs: number; serials: number }> {
   const serial0 = currentSerial(d.rrdpDir())
   const t0 = performance.now()
   await d.api('POST', `/api/v1/cas/${ca}/routes`, delta)
@@ -69,8 +69,8 @@ async function timedRoaUpdate(d: BenchDaemon, ca: string, jail: string, delta: {
   return { apiMs, publishedMs: seen.at - t0, serials: seen.serial - serial0 }
 }
 
-async function startTestbed(): Promise<BenchDaemon> {
-  const d = await BenchDaemon.start()
+export async function startTestbed(opts: BenchDaemonOptions = {}): Promise<BenchDaemon> {
+  const d = await BenchDaemon.start(opts)
   try {
     await waitCertified(d, 'testbed', 120_000, 100)
     await d.idle({ windowMs: 1000 })

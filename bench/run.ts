@@ -2,7 +2,7 @@
  * The bench harness behind `make bench` (design.md §5 "Benchmarks"; house rule: speed and memory targets are
  * checked here, not by timed tests). Runs every benchmark in order, or the ones named on the command line:
  *
- *   node --expose-gc dist-bench/bench/run.js [crypto objects signed-message resources pubd publish-load roas cas routes cluster failover]
+ *   node --expose-gc dist-bench/bench/run.js [crypto objects signed-message resources pubd publish-load roas cas routes cluster failover signers]
  *   BENCH_QUICK=1 …   smaller sizes, a few minutes (sizes: see SIZES below and each bench's header)
  *
  * Each benchmark prints its figures as it goes; the harness ends with a summary table (figure, target, ratio to the
@@ -28,6 +28,7 @@ import { runPubdBench } from './pubd.bench.js'
 import { runResourcesBench } from './resources.bench.js'
 import { runRoutesBench } from './routes.bench.js'
 import { run as runSignedMessage } from './signed-message.bench.js'
+import { runSignersBench } from './signers.bench.js'
 
 const QUICK = /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '')
 
@@ -134,6 +135,7 @@ const BENCHES: Bench[] = [
   { name: 'routes', what: 'issue 10: one CA with 100,000 ROAs: time to add, GET …/routes pages, worst /health latency meanwhile (bench/routes.bench.ts)', run: runRoutesBench },
   { name: 'cluster', what: 'issue 14: RFC 8181 load on SQLite vs PostgreSQL vs 3 instances on PostgreSQL, failover after kill -9 (bench/cluster.bench.ts)', run: runClusterBench },
   { name: 'failover', what: 'issue 23: kill -9 the leader of 3 instances (lease 5 s) under publishing, idle and beside stress-ng --cpu 2: time to a new leader (bench/failover.bench.ts)', run: runFailoverBench },
+  { name: 'signers', what: 'issue 25: key generation, signing, warm one-off take and a 10-ROA change, software signer vs SoftHSM2 (bench/signers.bench.ts)', run: runSignersBench },
 ]
 
 function gitCommit(): string {
