@@ -9,6 +9,7 @@ import { ROUTES } from './openapi-paths.js'
 import { SCHEMAS } from './openapi-schemas.js'
 import { TOKEN_SCHEMAS } from './openapi-tokens.js'
 import { PLAN_SCHEMAS } from './openapi-plans.js'
+import { SIGNER_SCHEMAS } from './openapi-signers.js'
 import { ROA_IO_SCHEMAS } from './openapi-roa-io.js'
 import { IMPORT_SCHEMAS } from './openapi-import.js'
 import { CHILD_TRANSFER_SCHEMAS } from './openapi-child-transfer.js'
@@ -46,6 +47,7 @@ const TAGS: [string, string][] = [
   ['audit', 'Who did what, across CAs and the publication server (not in Krill)'],
   ['tokens', 'Scoped API tokens (beyond Krill)'],
   ['plans', 'Change plans and four-eyes approval (beyond Krill)'],
+  ['signers', 'The configured signers: software and PKCS#11 tokens (beyond Krill)'],
 ]
 
 const DESCRIPTION = [
@@ -75,7 +77,7 @@ export const OPENAPI: OpenApiDocument = {
   tags: TAGS.map(([name, description]) => ({ name, description })),
   paths: pathsOf(ROUTES),
   components: {
-    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS },
+    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS, ...SIGNER_SCHEMAS },
     responses: Object.fromEntries(Object.values(ERROR_RESPONSES)),
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The admin token (config `admin_token` or SVC_ADMIN_TOKEN)' } },
   },

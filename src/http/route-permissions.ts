@@ -151,6 +151,8 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: `${CA}/children/:child/export`, need: 'ca-read', ca: 'ca' },
   { method: 'POST', path: `${CA}/children/:child/import`, need: 'ca-admin', ca: 'ca' },
   { method: 'POST', path: '/api/v1/bulk/cas/import', need: 'ca-admin', fixedCa: 'ta' }, // on the TA it creates, and on each CA (routes/bulk-import.ts)
+  { method: 'GET', path: `${CA}/keys`, need: 'ca-read', ca: 'ca' }, // a CA's keys and their signers (issue 25)
+  { method: 'GET', path: '/api/v1/signers', need: 'ca-admin' }, // the signers of every CA: CA internals (issue 25)
 ]
 
 interface Compiled {
