@@ -22,5 +22,5 @@ export function keyRollText(r: TaKeyRollJson): string {
 }
 
 function keyLines(title: string, k: TaKeyJson): string[] {
-  return [`${title}: ${k.key_id}${k.signer ? ` (signer ${k.signer})` : ''}`, ...k.uris.map((u) => `  ${u}`), ...(k.tal_uri ? [`  TAL: ${k.tal_uri}`] : [])]
+  return [`${title}: ${k.key_id}`, ...(k.signer ? [`  signer: ${k.signer}`] : []), ...k.uris.map((u) => `  ${u}`), ...(k.tal_uri ? [`  TAL: ${k.tal_uri}`] : [])]
 }
