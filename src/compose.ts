@@ -42,6 +42,8 @@ import { openStorage } from './compose-storage.js'
 import type { Config } from './config.js'
 import type { Signer } from './crypto/signer.js'
 import { composeSigners } from './compose-signers.js'
+import { effectiveSigners } from './config-signers.js'
+import { SignerService } from './app/signers/signer-service.js'
 import { AppError } from './errors.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
@@ -118,6 +120,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const pool = signing.pool
   signing.set.start()
   const signer = o.signer ?? signing.set
+  const signerService = new SignerService({ set: signing.set, oneOffSigner: effectiveSigners(config).oneOffSigner, registry: stores.signers })
   stores.transaction(() => {
     if (!stores.properties.get('created')) stores.properties.set('created', now().toISOString())
     stores.properties.set('version', VERSION)
@@ -149,6 +152,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const metrics = new MetricsService({
     sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: config.repository.enabled ? stores.publication : undefined, children: new ChildExchanges(clock) },
     leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
+    signers: () => signerService.list().signers,
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
@@ -239,14 +243,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   })
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
-    publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(), changeControl: plans,
+    publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(), changeControl: plans, signerReady: (n) => signerService.requireReady(n),
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   // ROA/ASPA export, import as plans, rollback from the history (design.md §12).
   const roaIo = new RoaIoService({ commands, plans, history: stores.cas })
   const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
-  const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds })
   const idRoll = new IdRollService({ commands, signer, publication: embedded, localParent, syncParents: (ca) => parents!.syncAllLater(ca), now, log })
+  const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds, signerOf: (k) => signer.signerOf?.(k), signerReady: (n) => signerService.requireReady(n) })
   caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
@@ -276,7 +280,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     }
   }
   return {
-    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, ...(oidc ? { oidc } : {}) },
+    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,

@@ -14,6 +14,8 @@ export interface CaList {
 
 export interface KeyInfoJson {
   key_id: string
+  /** The configured signer that holds the key (svcd, issue 25); absent when unknown. */
+  signer?: string
   incoming_cert: { cert: string; uri: string; resources: ResourceSetText } | null
   request: { time: string } | null
 }

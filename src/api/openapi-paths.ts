@@ -13,6 +13,7 @@ import { identityRoutes } from './openapi-identity.js'
 import { roaIoRoutes } from './openapi-roa-io.js'
 import { importRoutes } from './openapi-import.js'
 import { childTransferRoutes } from './openapi-child-transfer.js'
+import { KEY_ROLL_INIT_BODY, KEY_ROLL_SIGNER_REFUSALS, signerRoutes } from './openapi-signers.js'
 import type { Parameter, Response } from './openapi-types.js'
 import { ROA_SORTS, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, ROAS_QUERY_MAX, TOTAL_COUNT_HEADER } from './cas.js'
 import { CA_SORTS, CHILD_SORTS, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, LIST_QUERY_MAX, PUBLISHER_SORTS } from './paging.js'
@@ -113,7 +114,7 @@ function roaAndRepoRoutes(): DescribedRoute[] {
     get('/cas/{ca}/repo/status', { id: 'caRepoStatus', tag: 'repo', summary: 'What the repository holds for the CA', ok: json('RepoStatusJson', 'Published objects, from a real list query') }),
     post('/cas/{ca}/sync/repo', { id: 'caSyncRepo', tag: 'repo', summary: 'Sync with the repository now', ok: empty('Synced') }),
     get('/cas/{ca}/issues', { id: 'caIssues', tag: 'issues', summary: 'Issues of a CA', ok: json('CaIssuesJson', 'Current issues') }),
-    post('/cas/{ca}/keys/roll_init', { id: 'caKeyRollInit', tag: 'keys', summary: 'Start a key roll', ok: empty('New keys created and requested') }),
+    post('/cas/{ca}/keys/roll_init', { id: 'caKeyRollInit', tag: 'keys', summary: 'Start a key roll', body: KEY_ROLL_INIT_BODY, description: KEY_ROLL_SIGNER_REFUSALS, ok: empty('New keys created and requested') }),
     post('/cas/{ca}/keys/roll_activate', { id: 'caKeyRollActivate', tag: 'keys', summary: 'Finish a key roll', description: 'Refused while requests are pending (key-roll-pending-requests).', ok: empty('New keys active') }),
   ]
 }
@@ -315,5 +316,5 @@ function krillClientRoutes(): DescribedRoute[] {
 
 /** Every described route. */
 export const ROUTES: DescribedRoute[] = [
-  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(), ...identityRoutes(),
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(), ...identityRoutes(), ...signerRoutes(),
 ]

@@ -129,9 +129,10 @@ const cas: Record<string, Schema> = {
   AddCaJson: obj('A new CA', { handle: str('CA handle: a-z, A-Z, 0-9, - and _ (spec §8)', { pattern: '^[a-zA-Z0-9_-]{1,255}$' }) }),
   KeyInfoJson: obj('A key of a resource class', {
     key_id: str('Key identifier (hex SHA-1 of the public key)'),
+    signer: str('The configured signer that holds the key (svcd; absent when unknown)'),
     incoming_cert: nullable(obj('The certificate received from the parent', { cert: base64('Certificate, DER'), uri: str('rsync URI where the parent publishes it'), resources: ref('ResourceSet') })),
     request: nullable(obj('A pending certificate request', { time: time('When it was sent') })),
-  }),
+  }, ['signer']),
   ResourceClassInfo: obj('One resource class received from a parent', {
     name_space: str('Class name'),
     parent_handle: str('Local name of the parent'),
@@ -360,8 +361,8 @@ const pubd: Record<string, Schema> = {
 
 /** Every schema, by name (the names of the TypeScript types in api/ where there is one). */
 /** The embedded trust anchor's key roll (api/ta.ts). */
-const taKeyFields: Record<string, Schema> = { key_id: str('Key identifier, 40 upper-case hex digits'), uris: arr(str('URI'), 'https URI, then rsync URI of its certificate'), tal_uri: str('Where its TAL is served') }
-const taKey = (description: string, more: Record<string, Schema> = {}) => obj(description, { ...taKeyFields, ...more }, ['tal_uri'])
+const taKeyFields: Record<string, Schema> = { key_id: str('Key identifier, 40 upper-case hex digits'), uris: arr(str('URI'), 'https URI, then rsync URI of its certificate'), tal_uri: str('Where its TAL is served'), signer: str('The configured signer that holds the key (absent when unknown)') }
+const taKey = (description: string, more: Record<string, Schema> = {}) => obj(description, { ...taKeyFields, ...more }, ['tal_uri', 'signer'])
 const ta: Record<string, Schema> = {
   TaKeyRollJson: obj('The embedded trust anchor\'s keys (RFC 9691 TA key roll)', {
     state: str('active, roll_new (a successor waits for activation) or roll_old (the previous key is still published)', { enum: ['active', 'roll_new', 'roll_old'] }),

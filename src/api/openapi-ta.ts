@@ -3,6 +3,7 @@
  * the init/activate actions under /api/v1/ta/keyroll, and the public successor TAL and per-key certificates.
  */
 import { binary, empty, json, route, type DescribedRoute } from './openapi-operations.js'
+import { KEY_ROLL_INIT_BODY, KEY_ROLL_SIGNER_REFUSALS } from './openapi-signers.js'
 
 export function taRoutes(): DescribedRoute[] {
   const tag = 'trust-anchor'
@@ -10,8 +11,8 @@ export function taRoutes(): DescribedRoute[] {
   return [
     route('get', '/ta/keyroll', { id: 'taKeyRoll', tag, summary: "The embedded trust anchor's keys", ok: json('TaKeyRollJson', 'Current key, and during a TA key roll the successor or the previous key') }),
     route('post', '/ta/keyroll/init', {
-      id: 'taKeyRollInit', tag, summary: 'Start a TA key roll (RFC 9691)', ok: empty('Successor key created and published'),
-      description: `A successor key with its own self-signed TA certificate (at ta-<KEYID>.cer beside ta.cer), its manifest, CRL and a TAK naming the current key as predecessor; the current key's TAK names it as successor. Its TAL is served at /ta/ta-next.tal. ${refusals}`,
+      id: 'taKeyRollInit', tag, summary: 'Start a TA key roll (RFC 9691)', ok: empty('Successor key created and published'), body: KEY_ROLL_INIT_BODY,
+      description: `With a body naming a signer, the successor key is made there (${KEY_ROLL_SIGNER_REFUSALS.split('. A key roll')[0]}). A successor key with its own self-signed TA certificate (at ta-<KEYID>.cer beside ta.cer), its manifest, CRL and a TAK naming the current key as predecessor; the current key's TAK names it as successor. Its TAL is served at /ta/ta-next.tal. ${refusals}`,
     }),
     route('post', '/ta/keyroll/activate', {
       id: 'taKeyRollActivate', tag, summary: 'Activate the successor TA key', ok: empty('Successor key current'),

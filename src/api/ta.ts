@@ -10,6 +10,8 @@ export interface TaKeyJson {
   uris: string[]
   /** Where the TAL of this key is served, when it is served (/ta/ta.tal for the current key, /ta/ta-next.tal for the successor). */
   tal_uri?: string
+  /** The configured signer that holds the key (issue 25); absent when unknown. */
+  signer?: string
 }
 
 /** GET /api/v1/ta/keyroll. */

@@ -65,11 +65,11 @@ export async function processCommand(s: CaState, c: CaCommand, ctx: CaContext): 
     case 'plan-apply': return processPlanApply(s, c, ctx)
     case 'change-control-update': return (s.changeControl?.fourEyes ?? false) === c.fourEyes ? [] : [{ type: 'change-control-updated', fourEyes: c.fourEyes }]
     case 'bgpsec-update': return checkBgpSecUpdate(s.handle, s.bgpsec, heldResources(s), c.add, c.remove)
-    case 'keyroll-init': return processKeyRollInit(notTa(s, 'init'), ctx)
+    case 'keyroll-init': return processKeyRollInit(notTa(s, 'init'), c, ctx)
     case 'keyroll-activate': return withChildrenUnderNewKeys(s, processKeyRollActivate(notTa(s, 'activate')), ctx)
     case 'children-shrink': return Object.values(s.children).flatMap((ch) => shrinkChild(s, ch, ctx))
     case 'rsc-sign': return processRscSign(s, c)
-    case 'ta-keyroll-init': return processTaKeyRollInit(s, ctx)
+    case 'ta-keyroll-init': return processTaKeyRollInit(s, ctx, c.signer)
     case 'ta-keyroll-activate': return withChildrenUnderNewKeys(s, processTaKeyRollActivate(s, ctx), ctx)
     case 'ta-keyroll-finish': return processTaKeyRollFinish(s)
     case 'id-roll-init': return processIdRollInit(s, c)

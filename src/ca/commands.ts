@@ -47,11 +47,12 @@ export type CaCommand =
   | { type: 'plan-apply'; plan: number; base: string; roas: Omit<Extract<CaCommand, { type: 'roas-update' }>, 'type'>; aspas: Omit<Extract<CaCommand, { type: 'aspas-update' }>, 'type'> }
   | { type: 'change-control-update'; fourEyes: boolean }
   | { type: 'bgpsec-update'; add: { asn: number; csr: string }[]; remove: string[] }
-  | { type: 'keyroll-init' }
+  /** `signer`: the configured signer the new keys are made in (issue 25; absent in older history: default_signer). */
+  | { type: 'keyroll-init'; signer?: string }
   | { type: 'keyroll-activate' }
   | { type: 'children-shrink'; reason: string }
   | RscSignCommand
-  | { type: 'ta-keyroll-init' }
+  | { type: 'ta-keyroll-init'; signer?: string }
   | { type: 'ta-keyroll-activate' }
   | { type: 'ta-keyroll-finish' }
   | IdRollCommand
@@ -83,11 +84,11 @@ export function commandSummary(c: CaCommand): CommandSummary {
     case 'bgpsec-update': return bgpSecUpdateSummary(c)
     case 'plan-apply': return s('plan-apply', `Apply plan ${c.plan}: ROAs add: ${c.roas.added.length} remove: ${c.roas.removed.length}; ASPAs add or replace: ${c.aspas.addOrReplace.length} remove: ${c.aspas.remove.length}`, { plan: String(c.plan), added: String(c.roas.added.length), removed: String(c.roas.removed.length) })
     case 'change-control-update': return s('change-control', `${c.fourEyes ? 'Require' : 'Stop requiring'} four-eyes approval of ROA and ASPA changes`, { four_eyes: String(c.fourEyes) })
-    case 'keyroll-init': return s('keyroll-init', 'Initialise key roll for all resource classes')
+    case 'keyroll-init': return c.signer === undefined ? s('keyroll-init', 'Initialise key roll for all resource classes') : s('keyroll-init', `Initialise key roll for all resource classes, new keys in signer '${c.signer}'`, { signer: c.signer })
     case 'keyroll-activate': return s('keyroll-activate', 'Activate new keys in all resource classes')
     case 'children-shrink': return s('children-shrink', `Shrink certificates of children: ${c.reason}`)
     case 'rsc-sign': return rscSignSummary(c)
-    case 'ta-keyroll-init': return s('ta-keyroll-init', 'Initialise a trust anchor key roll: a successor key with its own TA certificate, named in the TAK (RFC 9691)')
+    case 'ta-keyroll-init': return s('ta-keyroll-init', `Initialise a trust anchor key roll: a successor key${c.signer === undefined ? '' : ` in signer '${c.signer}'`} with its own TA certificate, named in the TAK (RFC 9691)`, c.signer === undefined ? {} : { signer: c.signer })
     case 'ta-keyroll-activate': return s('ta-keyroll-activate', 'Activate the successor trust anchor key; children are re-issued under it')
     case 'ta-keyroll-finish': return s('ta-keyroll-finish', 'Retire the previous trust anchor key and withdraw its objects')
     case 'id-roll-init':

@@ -110,12 +110,22 @@ export function processKeyRevoked(s: CaState, c: Extract<CaCommand, { type: 'key
   return rc?.old?.keyId === c.keyId ? [{ type: 'key-roll-finished', className: c.className }] : []
 }
 
-/** RFC 6489 §2.1: a new key in every class with an active key and no roll in progress. */
-export async function processKeyRollInit(s: CaState, ctx: CaContext): Promise<CaEvent[]> {
+/**
+ * RFC 6489 §2.1: a new key in every class with an active key and no roll in progress, made in the signer the command
+ * names (a key roll moves a CA's keys to another signer, issue 25) or the default one. When a key cannot be made, the
+ * keys made for the other classes are destroyed again: the command fails having changed nothing.
+ */
+export async function processKeyRollInit(s: CaState, c: Extract<CaCommand, { type: 'keyroll-init' }>, ctx: CaContext): Promise<CaEvent[]> {
   const events: CaEvent[] = []
-  for (const rc of Object.values(s.classes)) {
-    if (!rc.current?.cert || rc.next || rc.old || !s.parents[rc.parent]) continue
-    events.push({ type: 'key-roll-initiated', className: rc.name, keyId: await ctx.signer.createKey() })
+  const opts = c.signer === undefined ? undefined : { signer: c.signer }
+  try {
+    for (const rc of Object.values(s.classes)) {
+      if (!rc.current?.cert || rc.next || rc.old || !s.parents[rc.parent]) continue
+      events.push({ type: 'key-roll-initiated', className: rc.name, keyId: await ctx.signer.createKey(opts) })
+    }
+  } catch (e) {
+    for (const ev of events) if (ev.type === 'key-roll-initiated') ctx.signer.destroyKey(ev.keyId)
+    throw e
   }
   return events
 }

@@ -48,13 +48,16 @@ function refuse(s: CaState, action: string, reason: string): never {
   throw new AppError('key-roll-disallowed', { ca: s.handle, action, reason })
 }
 
-/** `svcc ta keyroll init`: a successor key and its TA certificate; refused during a roll or while an old key is kept. */
-export async function processTaKeyRollInit(s: CaState, ctx: CaContext): Promise<TaRollEvent[]> {
+/**
+ * `svcc ta keyroll init`: a successor key (in `signer`, else the default signer) and its TA certificate; refused during a
+ * roll or while an old key is kept.
+ */
+export async function processTaKeyRollInit(s: CaState, ctx: CaContext, signer?: string): Promise<TaRollEvent[]> {
   const rc = taClass(s)
   if (!s.ta || !rc?.current?.cert || !s.repo) refuse(s, 'init', 'only the embedded trust anchor has a TA key roll')
   if (s.ta.next) refuse(s, 'init', `a TA key roll is in progress: successor key ${rc.next?.keyId ?? '?'} waits for activation`)
   if (s.ta.old) refuse(s, 'init', `the previous key ${rc.old?.keyId ?? '?'} is still published until it is retired`)
-  const keyId = await ctx.signer.createKey()
+  const keyId = await ctx.signer.createKey(signer === undefined ? undefined : { signer })
   const cert = buildTaCert(s, rc.name, ctx.signer.signingKey(keyId), keyId, ctx.random(20), ctx.now)
   const uris = successorUris(s.ta, keyId)
   return [{ type: 'ta-key-roll-initiated', className: rc.name, keyId, cert: { ...cert, uri: uris.rsyncUri }, ta: { certDer: cert.der, ...uris } }]

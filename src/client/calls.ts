@@ -13,6 +13,7 @@ import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../api/bgps
 import type { RscSignedJson, RscSignJson } from '../api/rsc.js'
 import type { ClusterJson, LoggedInUser, ServerInfo } from '../api/status.js'
 import type { TaKeyRollJson } from '../api/ta.js'
+import type { CaKeysJson, SignerListJson } from '../api/signers.js'
 import type { AddTokenJson, NewTokenJson, TokenListJson } from '../api/tokens.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
 import type { RoasPageJson, RoasQuery } from '../api/cas.js'
@@ -52,14 +53,17 @@ export const calls = {
     return call('GET', `/api/v1/audit${query ? `?${query}` : ''}`, 'json')
   },
   caHistoryDetails: (ca: string, key: string): ApiCall<CommandDetailsJson> => call('GET', `/api/v1/cas/${seg(ca)}/history/details/${seg(key)}`, 'json'),
-  caKeyRollInit: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_init`, 'empty'),
+  /** Krill's body-less call; with `signer`, the body `{"signer": NAME}` names the signer of the new keys (issue 25). */
+  caKeyRollInit: (ca: string, signer?: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_init`, 'empty', signer === undefined ? undefined : { signer }),
+  caKeys: (ca: string): ApiCall<CaKeysJson> => call('GET', `/api/v1/cas/${seg(ca)}/keys`, 'json'),
+  signerList: (): ApiCall<SignerListJson> => call('GET', '/api/v1/signers', 'json'),
   caKeyRollActivate: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_activate`, 'empty'),
   caIdRoll: (ca: string): ApiCall<IdRollJson> => call('GET', `/api/v1/cas/${seg(ca)}/id`, 'json'),
   caIdRollInit: (ca: string, body: IdRollInitJson): ApiCall<IdRollJson> => call('POST', `/api/v1/cas/${seg(ca)}/id/roll`, 'json', body),
   caIdRollFinish: (ca: string): ApiCall<IdRollJson> => call('POST', `/api/v1/cas/${seg(ca)}/id/roll/finish`, 'json'),
   pubdPublisherIdCert: (publisher: string, body: { id_cert: string }): ApiCall<void> => call('POST', `/api/v1/pubd/publishers/${seg(publisher)}/id_cert`, 'empty', body),
   taKeyRoll: (): ApiCall<TaKeyRollJson> => call('GET', '/api/v1/ta/keyroll', 'json'),
-  taKeyRollInit: (): ApiCall<void> => call('POST', '/api/v1/ta/keyroll/init', 'empty'),
+  taKeyRollInit: (signer?: string): ApiCall<void> => call('POST', '/api/v1/ta/keyroll/init', 'empty', signer === undefined ? undefined : { signer }),
   taKeyRollActivate: (): ApiCall<void> => call('POST', '/api/v1/ta/keyroll/activate', 'empty'),
   bulkPublish: (): ApiCall<void> => call('POST', '/api/v1/bulk/cas/publish', 'empty'),
   bulkRefresh: (): ApiCall<void> => call('POST', '/api/v1/bulk/cas/sync/parent', 'empty'),

@@ -33,6 +33,7 @@ import { plansRouter } from './routes/plans.js'
 import { roaIoRouter } from './routes/roa-io.js'
 import { bulkImportRouter } from './routes/bulk-import.js'
 import { childTransferRouter } from './routes/child-transfer.js'
+import { signersRouter } from './routes/signers.js'
 import { uiMiddleware } from './routes/ui.js'
 
 export type { HttpDeps, HttpServices } from './deps.js'
@@ -54,7 +55,7 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(authorize())
   app.use(rrdpMiddleware(deps))
   app.use(uiMiddleware())
-  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps), plansRouter(deps), roaIoRouter(deps), bulkImportRouter(deps), childTransferRouter(deps), idRollRouter(deps)]) {
+  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps), plansRouter(deps), roaIoRouter(deps), bulkImportRouter(deps), childTransferRouter(deps), idRollRouter(deps), signersRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

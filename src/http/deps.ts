@@ -21,6 +21,7 @@ import type { OidcService } from '../app/access/oidc-service.js'
 import type { SessionService } from '../app/access/session-service.js'
 import type { TokenService } from '../app/access/token-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
+import type { SignerService } from '../app/signers/signer-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import type { Clock } from '../util/clock.js'
 
@@ -57,6 +58,8 @@ export interface HttpServices {
   tokens: TokenService
   /** The OpenID Connect relying party, when `auth_type = "openid-connect"`. */
   oidc?: OidcService
+  /** The configured signers (GET /api/v1/signers; issue 25). */
+  signers: SignerService
   /** ROA/ASPA export, import as plans, and rollback (design.md §12). */
   roaIo: RoaIoService
   /** Krill's CA structure import (POST /api/v1/bulk/cas/import). */

@@ -155,6 +155,8 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'POST', path: `${CA}/id/roll`, need: 'ca-admin', ca: 'ca' },
   { method: 'POST', path: `${CA}/id/roll/finish`, need: 'ca-admin', ca: 'ca' },
   { method: 'POST', path: '/api/v1/pubd/publishers/:publisher/id_cert', need: 'pub-create' },
+  { method: 'GET', path: `${CA}/keys`, need: 'ca-read', ca: 'ca' }, // a CA's keys and their signers (issue 25)
+  { method: 'GET', path: '/api/v1/signers', need: 'ca-admin' }, // the signers of every CA: CA internals (issue 25)
 ]
 
 interface Compiled {

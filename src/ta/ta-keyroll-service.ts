@@ -27,6 +27,10 @@ export interface TaKeyRollServiceDeps {
   serviceUri: string
   /** How long the previous key stays published after activation (RFC 9691: RPs move to the successor meanwhile). */
   oldKeySeconds: number
+  /** The signer holding a key, shown beside each key (SignerSet.signerOf; issue 25). */
+  signerOf?: (keyId: string) => string | undefined
+  /** A roll into a named signer may start (app/signers/signer-service.ts requireReady). */
+  signerReady?: (name: string) => void
 }
 
 export class TaKeyRollService {
@@ -44,10 +48,14 @@ export class TaKeyRollService {
     return out
   }
 
-  /** POST /api/v1/ta/keyroll/init: a successor key with its certificate; published at once. */
-  async taKeyRollInit(actor?: string): Promise<void> {
+  /**
+   * POST /api/v1/ta/keyroll/init: a successor key with its certificate; published at once. With `signer` the successor
+   * key is made there (refused before anything changes when that signer is unknown or cannot make keys now).
+   */
+  async taKeyRollInit(actor?: string, signer?: string): Promise<void> {
     this.d.commands.state(TA_HANDLE)
-    await (await this.d.commands.run(TA_HANDLE, { type: 'ta-keyroll-init' }, actor)).followUps
+    if (signer !== undefined) this.d.signerReady?.(signer)
+    await (await this.d.commands.run(TA_HANDLE, signer === undefined ? { type: 'ta-keyroll-init' } : { type: 'ta-keyroll-init', signer }, actor)).followUps
     this.d.log.info('TA key roll: successor key published', { next_tal: `${this.d.serviceUri}ta/ta-next.tal` })
   }
 
@@ -101,6 +109,7 @@ export class TaKeyRollService {
   }
 
   private keyJson(c: TaCertInfo, keyId: string | undefined, talUri?: string): TaKeyJson {
-    return { key_id: keyId ?? '', uris: [c.httpsUri, c.rsyncUri], ...(talUri ? { tal_uri: talUri } : {}) }
+    const signer = keyId === undefined ? undefined : this.d.signerOf?.(keyId)
+    return { key_id: keyId ?? '', uris: [c.httpsUri, c.rsyncUri], ...(talUri ? { tal_uri: talUri } : {}), ...(signer === undefined ? {} : { signer }) }
   }
 }

@@ -45,7 +45,7 @@ t.test('TA key roll: show, init, activate, retire; refusals change nothing; the 
   t.equal((await d.run(['ta', 'keyroll', 'init', '--bogus'])).code, 2, 'an unknown option: usage error')
   const withBody = await httpsRequest(`${d.url}api/v1/ta/keyroll/init`, { method: 'POST', headers: { Authorization: `Bearer ${d.token}`, 'Content-Type': 'application/json' }, body: '{"x":1}' })
   t.equal(withBody.status, 400)
-  t.equal(JSON.parse(withBody.body).label, 'api-unexpected-body')
+  t.equal(JSON.parse(withBody.body).label, 'api-invalid-body', 'the body may only name a signer (issue 25)')
   t.equal((await httpsRequest(`${d.url}api/v1/ta/keyroll/init`, { method: 'POST' })).status, 401, 'the API needs the token')
   t.equal((await get(d, 'ta/ta-next.tal')).status, 404, 'no successor TAL before init')
   t.same(await show(d), before, 'the keys unchanged')

@@ -43,6 +43,8 @@ import type { RepoClient } from './repo-client.js'
 import { roasAfterDelta, suggestionScope } from './roa-analysis.js'
 import type { RoasPage, RoasView } from './roas-view.js'
 import { caIssues, certAuthInfo, historyDetailsJson, historyJson } from './views.js'
+import { caKeysJson } from './keys-view.js'
+import type { CaKeysJson } from '../../api/signers.js'
 import { actorFields } from '../shared/acting.js'
 
 /** Yield to the event loop between slices of a long computation (the BGP analyses of many ROAs). */
@@ -73,6 +75,8 @@ export interface CaServiceDeps {
   bgp?: () => BgpAnnouncements | undefined
   /** Change control (plan-service.ts): direct ROA/ASPA updates refused under four-eyes; a deleted CA's plans forgotten. */
   changeControl?: { requireNoFourEyes(ca: string): void; forget(ca: string): void }
+  /** A key roll into a named signer may start (app/signers/signer-service.ts requireReady): throws signer-unknown or the signer's problem. */
+  signerReady?: (name: string) => void
 }
 
 /** Which CAs a call may list or touch (the caller's role decides, at the HTTP edge: api/access.ts roleSeesCa). */
@@ -129,7 +133,12 @@ export class CaService {
   }
 
   caShow(ca: string): CertAuthInfo {
-    return certAuthInfo(this.d.commands.state(caPath(ca)), this.d.objects.summaries(ca))
+    return certAuthInfo(this.d.commands.state(caPath(ca)), this.d.objects.summaries(ca), (k) => this.d.signer.signerOf?.(k))
+  }
+
+  /** GET /api/v1/cas/{ca}/keys: every class's keys with their state, signer and certificate validity. */
+  caKeys(ca: string): CaKeysJson {
+    return caKeysJson(this.d.commands.state(caPath(ca)), (k) => this.d.signer.signerOf?.(k))
   }
 
   /** Delete a CA: revoke its children's certificates, withdraw its objects, tell its parents (best effort). */
@@ -300,10 +309,15 @@ export class CaService {
 
   //------------ Key roll and bulk ----------------------------------------------------------------------------------
 
-  /** RFC 6489 key roll, phase 1: a new key in every active class, certified by the parents (asked at once). */
-  async caKeyRollInit(ca: string): Promise<void> {
+  /**
+   * RFC 6489 key roll, phase 1: a new key in every active class, certified by the parents (asked at once). With
+   * `signer`, the new keys are made there (keys move between signers by key roll, issue 25): refused before anything
+   * changes when it is not configured (400) or cannot make keys now (503).
+   */
+  async caKeyRollInit(ca: string, signer?: string): Promise<void> {
     this.d.commands.state(caPath(ca))
-    await this.d.commands.run(ca, { type: 'keyroll-init' })
+    if (signer !== undefined) this.d.signerReady?.(signer)
+    await this.d.commands.run(ca, signer === undefined ? { type: 'keyroll-init' } : { type: 'keyroll-init', signer })
   }
 
   /**

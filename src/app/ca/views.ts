@@ -34,14 +34,15 @@ function idCertJson(base64: string): IdCertInfo {
   return { ...info }
 }
 
-export function certAuthInfo(s: CaState, objects: readonly CaKeySummary[]): CertAuthInfo {
+/** `signerOf`: the name of the signer holding a key (shown beside each key; issue 25), undefined when unknown. */
+export function certAuthInfo(s: CaState, objects: readonly CaKeySummary[], signerOf: (keyId: string) => string | undefined = () => undefined): CertAuthInfo {
   const classes: CertAuthInfo['resource_classes'] = {}
   for (const rc of Object.values(s.classes)) {
     const state = keyState(rc)
     const keys: Record<string, KeyInfoJson> = {}
-    if (rc.current) keys[state === 'pending' ? 'pending_key' : 'active_key'] = keyInfo(rc.current)
-    if (rc.next) keys.new_key = keyInfo(rc.next)
-    if (rc.old) keys.old_key = keyInfo(rc.old)
+    if (rc.current) keys[state === 'pending' ? 'pending_key' : 'active_key'] = keyInfo(rc.current, signerOf)
+    if (rc.next) keys.new_key = keyInfo(rc.next, signerOf)
+    if (rc.old) keys.old_key = keyInfo(rc.old, signerOf)
     const current_objects = objects.filter((o) => o.state.className === rc.name).flatMap((o) => o.objects.map((x) => x.name))
     classes[rc.name] = { name_space: rc.name, parent_handle: rc.parent || s.handle, keys: { [state]: keys }, current_objects }
   }
@@ -58,9 +59,11 @@ export function certAuthInfo(s: CaState, objects: readonly CaKeySummary[]): Cert
   }
 }
 
-function keyInfo(k: CaKey): KeyInfoJson {
+function keyInfo(k: CaKey, signerOf: (keyId: string) => string | undefined): KeyInfoJson {
+  const signer = signerOf(k.keyId)
   return {
     key_id: k.keyId,
+    ...(signer === undefined ? {} : { signer }),
     incoming_cert: k.cert ? { cert: k.cert.der, uri: k.cert.uri, resources: canonical(k.cert.resources) } : null,
     request: k.requested ? { time: k.requested } : null,
   }

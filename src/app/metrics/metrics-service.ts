@@ -10,6 +10,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Clock } from '../../util/clock.js'
 import type { Leadership } from '../shared/leadership.js'
 import { readSnapshot, type ChildExchanges, type MetricsSnapshot, type SnapshotSources } from './metrics-snapshot.js'
+import type { SignerJson } from '../../api/signers.js'
 
 export interface MetricsServiceDeps {
   sources: SnapshotSources
@@ -25,6 +26,8 @@ export interface MetricsServiceDeps {
   hideDetails: boolean
   /** Also the process metrics of prom-client (CPU, memory, event loop), prefixed svc_. */
   processMetrics?: boolean
+  /** The configured signers with their operation counts since start, availability and keys held (app/signers/signer-service.ts). */
+  signers?: () => readonly SignerJson[]
 }
 
 /** A scrape: the text exposition format (version 0.0.4) and its content type. */
@@ -47,6 +50,8 @@ export class MetricsService {
   private readonly children: ChildExchanges
   /** Whether the last snapshot could be read (svc_store_up). */
   private storeUp = false
+  /** The signers as read for this scrape. */
+  private signerRows: readonly SignerJson[] = []
 
   constructor(private readonly d: MetricsServiceDeps) {
     this.children = d.sources.children
@@ -62,6 +67,7 @@ export class MetricsService {
       'rate-limited': new Counter({ name: 'svc_auth_login_rate_limited_total', help: 'logins refused unchecked because their source or user failed too often lately, by provider', labelNames: ['provider'], registers }),
     }
     this.serverGauges()
+    this.signerMetrics()
     this.caGauges()
     this.repoGauges()
     if (d.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' })
@@ -77,6 +83,11 @@ export class MetricsService {
       this.snapshot = undefined // svc_store_up 0 says why the store figures are missing
     }
     this.storeUp = alive && this.snapshot !== undefined
+    try {
+      this.signerRows = this.d.signers?.() ?? []
+    } catch {
+      this.signerRows = [] // the key counts come from the database; a scrape with a failing store still answers
+    }
     try {
       return { contentType: this.registry.contentType, body: await this.registry.metrics() }
     } finally {
@@ -146,6 +157,32 @@ export class MetricsService {
       for (const [kind, n] of s.tasks) g.set({ kind }, n)
     })
     this.gauge('svc_scheduler_tasks_overdue', 'scheduled tasks due for more than a minute (the scheduler is behind)', [], (g, s) => g.set(s.overdue))
+  }
+
+  /**
+   * Per configured signer (issue 25): signatures and key generations and their failures since start (counters read from
+   * the SignerSet's counts at scrape time), whether it can sign now, and the keys recorded for it.
+   */
+  private signerMetrics(): void {
+    if (!this.d.signers) return
+    const rows = () => this.signerRows
+    const registers = [this.registry]
+    const counter = (name: string, help: string, value: (s: SignerJson, op: 'sign' | 'keygen') => number) =>
+      new Counter({
+        name, help, labelNames: ['signer', 'operation'], registers,
+        collect() {
+          this.reset()
+          for (const s of rows()) for (const operation of ['sign', 'keygen'] as const) this.inc({ signer: s.name, operation }, value(s, operation))
+        },
+      })
+    this.plain('svc_signer_available', 'whether the signer can sign now (1) or not (0)', ['signer'], (g) => {
+      for (const s of rows()) g.set({ signer: s.name }, s.available ? 1 : 0)
+    })
+    this.plain('svc_signer_keys', 'persistent keys recorded for the signer', ['signer'], (g) => {
+      for (const s of rows()) g.set({ signer: s.name }, s.keys)
+    })
+    counter('svc_signer_operations_total', 'signatures (sign) and key generations (keygen) by the signer since svcd started', (s, op) => (op === 'sign' ? s.operations.sign : s.operations.keygen))
+    counter('svc_signer_errors_total', 'failed signatures (sign) and key generations (keygen) of the signer since svcd started', (s, op) => (op === 'sign' ? s.operations.sign_errors : s.operations.keygen_errors))
   }
 
   private caGauges(): void {

@@ -5,11 +5,11 @@
  */
 import type { TaKeyJson, TaKeyRollJson } from '../../api/ta.js'
 import { calls } from '../../client/calls.js'
-import { action, view, type CommandDef } from '../command.js'
+import { action, option, view, type CommandDef } from '../command.js'
 
 export const taCommands: CommandDef[] = [
   view(['ta', 'keyroll', 'show'], "Show the trust anchor's keys: current, and during a TA key roll the successor or the previous key", [], (ctx) => calls.taKeyRoll(), (r) => keyRollText(r)),
-  action(['ta', 'keyroll', 'init'], 'Start a TA key roll (RFC 9691): publish a successor key, its certificate, and a TAK naming it; its TAL is at /ta/ta-next.tal', [], (ctx) => calls.taKeyRollInit()),
+  action(['ta', 'keyroll', 'init'], 'Start a TA key roll (RFC 9691): publish a successor key, its certificate, and a TAK naming it; its TAL is at /ta/ta-next.tal', [option('--signer <name>', 'the configured signer the successor key is made in (default: default_signer)')], (_ctx, opts) => calls.taKeyRollInit(typeof opts.signer === 'string' ? opts.signer : undefined)),
   action(['ta', 'keyroll', 'activate'], 'Make the successor the current TA key (children re-issued, /ta/ta.tal its TAL); the previous key is retired later', [], (ctx) => calls.taKeyRollActivate()),
 ]
 
@@ -22,5 +22,5 @@ export function keyRollText(r: TaKeyRollJson): string {
 }
 
 function keyLines(title: string, k: TaKeyJson): string[] {
-  return [`${title}: ${k.key_id}`, ...k.uris.map((u) => `  ${u}`), ...(k.tal_uri ? [`  TAL: ${k.tal_uri}`] : [])]
+  return [`${title}: ${k.key_id}`, ...(k.signer ? [`  signer: ${k.signer}`] : []), ...k.uris.map((u) => `  ${u}`), ...(k.tal_uri ? [`  TAL: ${k.tal_uri}`] : [])]
 }

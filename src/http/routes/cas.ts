@@ -11,7 +11,8 @@ import { checkAspaDefinitionUpdates, checkAspaProvidersUpdate, customerFromPath,
 import { checkBgpSecDefinitionUpdates, type BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
-import { readJson, readJsonOrXml, readNoBody } from '../body.js'
+import { readJson, readJsonOrXml, readNoBody, readOptionalJson } from '../body.js'
+import { checkKeyRollInit, type KeyRollInitJson } from '../../api/signers.js'
 import { sendJsonArray } from '../json-array.js'
 import { listQuery, queryCount, queryOrder, querySearch, wantsPage } from '../list-query.js'
 import { rscRoutes } from './cas-rsc.js'
@@ -218,7 +219,13 @@ function historyRoutes(r: Router, deps: HttpDeps): void {
 /** Body-less POSTs that trigger work: key rolls, syncs, bulk operations. */
 function actionRoutes(r: Router, deps: HttpDeps): void {
   const svc = deps.services
-  r.post('/cas/:ca/keys/roll_init', action((ctx) => svc.cas.caKeyRollInit(ctx.params.ca)))
+  // An optional body names the signer of the new keys (issue 25: keys move between signers by key roll); Krill sends none.
+  r.post('/cas/:ca/keys/roll_init', async (ctx) => {
+    const body = await readOptionalJson<KeyRollInitJson>(ctx, 1024, checkKeyRollInit, {})
+    await svc.cas.caKeyRollInit(ctx.params.ca, body.signer)
+    empty(ctx)
+  })
+  r.get('/cas/:ca/keys', (ctx) => void (ctx.body = svc.cas.caKeys(ctx.params.ca)))
   r.post('/cas/:ca/keys/roll_activate', action((ctx) => svc.cas.caKeyRollActivate(ctx.params.ca)))
   r.post('/cas/:ca/sync/repo', action((ctx) => svc.repo.caSyncRepo(ctx.params.ca)))
   // Bulk actions touch only the CAs on which the caller may act (ca-update on each).

@@ -6,7 +6,8 @@
 import { Router } from '@koa/router'
 import type { Context } from 'koa'
 import { AppError } from '../../errors.js'
-import { readNoBody } from '../body.js'
+import { readNoBody, readOptionalJson } from '../body.js'
+import { checkKeyRollInit, type KeyRollInitJson } from '../../api/signers.js'
 import type { HttpDeps } from '../deps.js'
 import { ROUTER_OPTIONS } from '../path.js'
 
@@ -32,9 +33,10 @@ export function taRouter(deps: HttpDeps): Router {
   router.get('/ta/ta-next.tal', (ctx) => text(ctx, svc.taKeyRoll.nextTal()))
   router.get('/ta/ta-:key_id.cer', (ctx) => cert(ctx, KEY_ID.test(ctx.params.key_id ?? '') ? `ta-${ctx.params.key_id}.cer` : undefined))
   router.get('/api/v1/ta/keyroll', (ctx) => void (ctx.body = svc.taKeyRoll.taKeyRoll()))
+  // An optional body names the signer of the successor key (issue 25); without one, as before: the default signer.
   router.post('/api/v1/ta/keyroll/init', async (ctx) => {
-    await readNoBody(ctx)
-    await svc.taKeyRoll.taKeyRollInit()
+    const body = await readOptionalJson<KeyRollInitJson>(ctx, 1024, checkKeyRollInit, {})
+    await svc.taKeyRoll.taKeyRollInit(undefined, body.signer)
     ctx.status = 200
     ctx.body = ''
   })
