@@ -113,7 +113,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     throw e
   }
   // The signers (design.md §10): tokens are opened now; one that cannot be opened is retried, svcd starts not ready.
-  const signing = composeSigners(config, keys, stores.signers, log, now)
+  const signing = composeSigners(config, keys, stores.signers, log, clock)
   const pool = signing.pool
   signing.set.start()
   const signer = o.signer ?? signing.set

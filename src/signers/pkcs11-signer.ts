@@ -16,6 +16,7 @@ import type * as P from 'pkcs11js'
 import { AppError } from '../errors.js'
 import { isKeyId, keyIdentifier, keyIdHex, type KeyId } from '../crypto/key-id.js'
 import { KeyPool } from '../crypto/key-pool.js'
+import type { Clock, TimerHandle } from '../util/clock.js'
 import { Token, findObjects, pkcs11, tokenError, type TokenConfig, TokenError } from './pkcs11-token.js'
 import { type CreateKeyOptions, type OneOffKey, type Signer, type SigningKey, UnknownKeyError } from '../crypto/signer.js'
 
@@ -32,6 +33,8 @@ export interface Pkcs11SignerOptions extends TokenConfig {
   concurrency: number
   /** How often an available token is checked while idle (ms; 0: only when used). */
   checkMs: number
+  /** The clock of the retries, the checks and the timeouts (compose.ts's). */
+  clock: Clock
   /** Told when the signer becomes unavailable or available again (logs, issues). */
   onChange?: (problem: SignerProblem | undefined) => void
 }
@@ -82,7 +85,7 @@ export class Pkcs11Signer implements Signer {
   #epoch = 0
   #problem: SignerProblem | undefined
   #retryMs: number
-  #timer: NodeJS.Timeout | undefined
+  #timer: TimerHandle | undefined
   #stopped = false
   readonly #keys = new Map<KeyId, P11Key>()
   readonly #pool: KeyPool<P11Key>
@@ -108,7 +111,7 @@ export class Pkcs11Signer implements Signer {
 
   async stop(): Promise<void> {
     this.#stopped = true
-    clearTimeout(this.#timer)
+    this.#o.clock.clear(this.#timer)
     await this.#pool.stop()
     this.#token?.close()
     this.#token = undefined
@@ -211,7 +214,7 @@ export class Pkcs11Signer implements Signer {
     const started = performance.now()
     let keys: P.KeyPair
     try {
-      keys = await withTimeout(token.lib.C_GenerateKeyPairAsync(session, { mechanism: P.CKM_RSA_PKCS_KEY_PAIR_GEN }, pub, priv), this.#o.slowMs * 10, 'C_GenerateKeyPair')
+      keys = await withTimeout(this.#o.clock, token.lib.C_GenerateKeyPairAsync(session, { mechanism: P.CKM_RSA_PKCS_KEY_PAIR_GEN }, pub, priv), this.#o.slowMs * 10, 'C_GenerateKeyPair')
     } catch (e) {
       this.counts.keygenErrors++
       token.giveGenSession(session)
@@ -267,7 +270,7 @@ export class Pkcs11Signer implements Signer {
   /** The open token, or the AppError of why there is none. */
   private usable(): Token {
     if (this.#token && !this.#problem) return this.#token
-    throw this.appError(this.#problem ?? { label: 'sys-signer-unavailable', args: { signer: this.name, reason: 'the token is not open' }, since: new Date().toISOString() })
+    throw this.appError(this.#problem ?? { label: 'sys-signer-unavailable', args: { signer: this.name, reason: 'the token is not open' }, since: this.#o.clock.date().toISOString() })
   }
 
   /** Record the failure; when the token may be gone (`check`), find out, and if so close it and try again later. */
@@ -297,7 +300,7 @@ export class Pkcs11Signer implements Signer {
   }
 
   private connect(): void {
-    clearTimeout(this.#timer)
+    this.#o.clock.clear(this.#timer)
     if (this.#stopped) return
     try {
       this.#token = Token.open(this.#o)
@@ -313,15 +316,14 @@ export class Pkcs11Signer implements Signer {
 
   /** The next attempt (unavailable) or check (available); an idle token that stopped answering is noticed here. */
   private schedule(ms: number): void {
-    clearTimeout(this.#timer)
+    this.#o.clock.clear(this.#timer)
     if (this.#stopped) return
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#o.clock.setTimeout(() => {
       if (!this.#token) return this.connect()
       if (!this.#token.alive()) return this.down(new TokenError('sys-signer-unavailable', 'CKR_TOKEN_NOT_PRESENT', 'the token no longer answers'))
       if (this.#problem?.label === 'sys-signer-slow') this.setProblem(undefined)
       this.schedule(this.#o.checkMs)
-    }, ms)
-    this.#timer.unref()
+    }, ms, { background: true })
   }
 
   private timed(operation: string, started: number): void {
@@ -333,7 +335,7 @@ export class Pkcs11Signer implements Signer {
   private setProblem(p: Omit<SignerProblem, 'since'> | undefined): void {
     const before = this.#problem
     if (p && before && before.label === p.label && before.args.reason === p.args.reason) return
-    this.#problem = p ? { ...p, since: before?.since ?? new Date().toISOString() } : undefined
+    this.#problem = p ? { ...p, since: before?.since ?? this.#o.clock.date().toISOString() } : undefined
     if ((before === undefined) !== (p === undefined) || before?.label !== p?.label) this.#o.onChange?.(this.#problem)
   }
 
@@ -352,9 +354,9 @@ class SlowError extends Error {
   }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, operation: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new SlowError(operation, ms)), ms) })]).finally(() => clearTimeout(timer))
+function withTimeout<T>(clock: Clock, p: Promise<T>, ms: number, operation: string): Promise<T> {
+  let timer: TimerHandle | undefined
+  return Promise.race([p, new Promise<never>((_, reject) => { timer = clock.setTimeout(() => reject(new SlowError(operation, ms)), ms, { background: true }) })]).finally(() => clock.clear(timer))
 }
 
 /** The SubjectPublicKeyInfo DER of an RSA public key given by its modulus and exponent (big-endian bytes). */
