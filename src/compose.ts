@@ -41,6 +41,7 @@ import { openStorage } from './compose-storage.js'
 import type { Config } from './config.js'
 import type { Signer } from './crypto/signer.js'
 import { composeSigners } from './compose-signers.js'
+import { isSignerFailure, retryUntilSigned } from './compose-retry.js'
 import { AppError } from './errors.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
@@ -226,6 +227,10 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const ris = config.bgp_riswhois_enabled
     ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, clock, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
+  const signerProblems = () => signing.set.problems().map((p) => {
+    const e = new AppError(p.label, p.args)
+    return { label: e.label, msg: e.message, args: { ...e.args, since: p.since } }
+  })
   const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
   // Change plans (design.md §12): four-eyes approval, refused when stale; the CA service refuses direct updates under four-eyes.
   const plans = new PlanService({
@@ -234,7 +239,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   })
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
-    publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(), changeControl: plans,
+    publicationProblems: () => publicationProblems(true), signerProblems, signer, now, log, bgp: () => ris?.current(), changeControl: plans,
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   // ROA/ASPA export, import as plans, rollback from the history (design.md §12).
@@ -246,10 +251,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
   const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publisher, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
-  const signerProblems = () => signing.set.problems().map((p) => {
-    const e = new AppError(p.label, p.args)
-    return { label: e.label, msg: e.message, args: { ...e.args, since: p.since } }
-  })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems })
 
   const stopCas = async () => {
@@ -262,6 +263,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await caLocks?.close()
   }
   let housekeeping: TimerHandle | undefined
+  let testbedRetry: { stop(): void } | undefined
   const purgeSessions = async () => {
     try {
       sessions.purge()
@@ -281,7 +283,13 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       housekeeping = clock.setInterval(() => void purgeSessions(), 3600_000)
       try {
         await pub?.outputs.start()
-        if (config.testbed.enabled) await testbed.ensure()
+        if (config.testbed.enabled) {
+          // A token absent at the first start: svcd serves now and creates ta and testbed once the token answers.
+          await testbed.ensure().catch((e: unknown) => {
+            if (!isSignerFailure(e)) throw e
+            testbedRetry = retryUntilSigned('the testbed', () => testbed.ensure(), { clock, log })
+          })
+        }
         taKeyRoll.resume()
       } finally {
         await releaseInit?.()
@@ -296,6 +304,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     startKeyPool: () => signing.set.startPools(),
     async shutdown() {
       clock.clear(housekeeping)
+      testbedRetry?.stop()
       oidc?.stop()
       await releaseInit?.()
       await stopCas()
