@@ -23,7 +23,7 @@ import { PubdReader } from './store/pubd-store.js'
 import type { SqlDb } from './store/sql.js'
 import type { Clock, Random } from './util/clock.js'
 import { AppError } from './errors.js'
-import { isSignerFailure, retryUntilSigned } from './compose-retry.js'
+import { isSignerFailure, retryUntilSigned, type Retry } from './compose-retry.js'
 
 /** What the publication side is built from (compose, and tests and benchmarks that need only this side). */
 export interface PublicationParts {
@@ -86,13 +86,13 @@ export function composePublication(o: PublicationParts): { service: PublicationS
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-export async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
+export async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void; identity?: Retry }> {
   const make = async () => {
     const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, time.now())
     return new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
   }
   let codec: MessageCodec
-  let retry: { stop(): void } | undefined
+  let retry: Retry | undefined
   try {
     codec = await make()
   } catch (e) {
@@ -104,7 +104,7 @@ export async function createPublication(config: Config, dataDir: string, openRea
     retry = retryUntilSigned('the publication server identity', async () => pending.ready(await make()), { clock: time.clock, log })
   }
   const built = composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.publication, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication })
-  return { service: built.service, close: () => (retry?.stop(), built.close()) }
+  return { service: built.service, close: () => (retry?.stop(), built.close()), ...(retry ? { identity: retry } : {}) }
 }
 
 /** The codec of a publication server whose identity is not available yet: every use answers the signer's error. */

@@ -41,7 +41,7 @@ import { openStorage } from './compose-storage.js'
 import type { Config } from './config.js'
 import type { Signer } from './crypto/signer.js'
 import { composeSigners } from './compose-signers.js'
-import { isSignerFailure, retryUntilSigned } from './compose-retry.js'
+import { isSignerFailure, retryUntilSigned, type Retry } from './compose-retry.js'
 import { AppError } from './errors.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
@@ -114,7 +114,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     throw e
   }
   // The signers (design.md §10): tokens are opened now; one that cannot be opened is retried, svcd starts not ready.
-  const signing = composeSigners(config, keys, stores.signers, log, clock)
+  let signerBack = (_name: string) => {}
+  const signing = composeSigners(config, keys, stores.signers, log, clock, (name) => signerBack(name))
   const pool = signing.pool
   signing.set.start()
   const signer = o.signer ?? signing.set
@@ -153,7 +154,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
   // The embedded publication server.
-  let pubd: { service: PublicationService; close: () => void } | undefined
+  let pubd: { service: PublicationService; close: () => void; identity?: Retry } | undefined
   try {
     const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership.fence(), leading: () => leadership.role() === 'leader', pollMs: config.cluster_poll_ms, locks: caLocks } : undefined
     pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, { now, clock, random: rand }, latency, replication) : undefined
@@ -227,6 +228,16 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const ris = config.bgp_riswhois_enabled
     ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, clock, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
+  let housekeeping: TimerHandle | undefined
+  let testbedRetry: Retry | undefined
+  // A signer back after an outage: every CA brings its objects up to date now (what failed meanwhile is redone).
+  signerBack = (name) => {
+    pubd?.identity?.now()
+    testbedRetry?.now()
+    if (leadership.role() !== 'leader') return
+    log.info('signer back: republishing', { signer: name })
+    caTasks!.resume()
+  }
   const signerProblems = () => signing.set.problems().map((p) => {
     const e = new AppError(p.label, p.args)
     return { label: e.label, msg: e.message, args: { ...e.args, since: p.since } }
@@ -262,8 +273,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await pub?.outputs.stop()
     await caLocks?.close()
   }
-  let housekeeping: TimerHandle | undefined
-  let testbedRetry: { stop(): void } | undefined
   const purgeSessions = async () => {
     try {
       sessions.purge()
@@ -287,7 +296,11 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
           // A token absent at the first start: svcd serves now and creates ta and testbed once the token answers.
           await testbed.ensure().catch((e: unknown) => {
             if (!isSignerFailure(e)) throw e
-            testbedRetry = retryUntilSigned('the testbed', () => testbed.ensure(), { clock, log })
+            // The publication server's identity first: the TA and testbed publish there.
+            testbedRetry = retryUntilSigned('the testbed', async () => {
+              await pubd?.identity?.done
+              await testbed.ensure()
+            }, { clock, log })
           })
         }
         taKeyRoll.resume()

@@ -221,7 +221,7 @@ export class Pkcs11Signer implements Signer {
       throw this.fail(e instanceof SlowError ? e : tokenError('C_GenerateKeyPair', e), !(e instanceof SlowError))
     }
     token.giveGenSession(session)
-    this.timed('C_GenerateKeyPair', started)
+    this.timed('C_GenerateKeyPair', started, this.#o.slowMs * KEYGEN_SLOW_FACTOR)
     if (epoch !== this.#epoch) throw new AppError('sys-signer-unavailable', { signer: this.name, reason: 'the token was opened again during key generation' })
     try {
       const [mod, exp] = token.lib.C_GetAttributeValue(token.session, keys.publicKey, [{ type: P.CKA_MODULUS }, { type: P.CKA_PUBLIC_EXPONENT }])
@@ -267,9 +267,9 @@ export class Pkcs11Signer implements Signer {
     }
   }
 
-  /** The open token, or the AppError of why there is none. */
+  /** The open token (slow or not), or the AppError of why there is none. */
   private usable(): Token {
-    if (this.#token && !this.#problem) return this.#token
+    if (this.#token && (!this.#problem || this.#problem.label === 'sys-signer-slow')) return this.#token
     throw this.appError(this.#problem ?? { label: 'sys-signer-unavailable', args: { signer: this.name, reason: 'the token is not open' }, since: this.#o.clock.date().toISOString() })
   }
 
@@ -326,9 +326,9 @@ export class Pkcs11Signer implements Signer {
     }, ms, { background: true })
   }
 
-  private timed(operation: string, started: number): void {
+  private timed(operation: string, started: number, slowMs = this.#o.slowMs): void {
     const ms = performance.now() - started
-    if (ms > this.#o.slowMs) this.setProblem({ label: 'sys-signer-slow', args: { signer: this.name, operation, ms: String(this.#o.slowMs) } })
+    if (ms > slowMs) this.setProblem({ label: 'sys-signer-slow', args: { signer: this.name, operation, ms: String(slowMs) } })
     else if (this.#problem?.label === 'sys-signer-slow') this.setProblem(undefined)
   }
 
@@ -347,6 +347,12 @@ export class Pkcs11Signer implements Signer {
     return `Pkcs11Signer(${this.name})`
   }
 }
+
+/**
+ * RSA-2048 key generation is a prime search: in SoftHSM2 ~0.3–1 s idle and several seconds on a loaded machine, on
+ * hardware often seconds. It is slow only above slow_ms × 5 (a signature above slow_ms); it times out at slow_ms × 10.
+ */
+const KEYGEN_SLOW_FACTOR = 5
 
 class SlowError extends Error {
   constructor(readonly operation: string, readonly ms: number) {

@@ -14,6 +14,13 @@ import { softHsm, type SoftHsm } from '../helpers/softhsm.js'
 
 const FAST = 'check_seconds = 1\nretry_seconds = 1\nmax_retry_seconds = 2\n'
 
+/** svcd's log when the test failed (the faults are timing-dependent: the log says what happened). */
+function dumpOnFailure(t: Test, d: Daemon): void {
+  t.teardown(() => {
+    if (!t.passing()) console.error(d.output().split('\n').filter((l) => !/"level":"debug"/.test(l)).slice(-150).join('\n'))
+  })
+}
+
 function hsmToml(hsm: SoftHsm, extra = ''): string {
   return `default_signer = "hsm"\n${hsm.signerToml('hsm', FAST + extra)}`
 }
@@ -34,6 +41,7 @@ function noPin(t: Test, d: Daemon, pin: string): void {
 t.test('the token away and back: not ready, an issue, nothing half-signed, healed without a restart', async (t) => {
   const hsm = softHsm(t, { label: 'faults-away' })
   const d: RepoDaemon = await repoDaemon(t, { env: hsm.env, toml: hsmToml(hsm), logLevel: 'info' })
+  dumpOnFailure(t, d)
   t.same((await ready(d)).body, { ready: true }, 'ready with the token present')
   await d.cli(['add', '-c', 'ca1'])
   await connect(d, 'testbed', d, 'ca1', { asn: 'AS64496', ipv4: '10.1.0.0/16' })
@@ -94,6 +102,7 @@ t.test('a token absent at the first start: svcd serves, is not ready, and create
   const hsm = softHsm(t, { label: 'faults-absent' })
   hsm.away()
   const d = await repoDaemon(t, { env: hsm.env, toml: hsmToml(hsm), logLevel: 'info' })
+  dumpOnFailure(t, d)
   t.equal((await httpsGet(d.url + 'health')).status, 200, '/health answers')
   const r = await ready(d)
   t.equal(r.status, 503, '/ready 503')
@@ -114,11 +123,13 @@ t.test('a token absent at the first start: svcd serves, is not ready, and create
 t.test('a restart with the token away: reads are served, signing commands answer 503 and change nothing', async (t) => {
   const hsm = softHsm(t, { label: 'faults-restart' })
   const first = await repoDaemon(t, { env: hsm.env, toml: hsmToml(hsm), logLevel: 'info' })
+  dumpOnFailure(t, first)
   await first.cli(['add', '-c', 'ca2'])
   const ports = { port: first.port, rsync: first.rsyncPort }
   await first.stop()
   hsm.away()
   const d = await repoDaemon(t, { env: hsm.env, toml: hsmToml(hsm), logLevel: 'info', dataDir: first.dataDir, ports })
+  dumpOnFailure(t, d)
   t.equal((await ready(d)).status, 503, 'not ready')
   t.match(await d.cli(['list']), /ca2/, 'reads are served')
   t.match(await d.cli(['show', '-c', 'ca2']), /Name:\s+ca2/)
@@ -139,6 +150,7 @@ t.test('a wrong PIN: sys-signer-login, and the PIN nowhere', async (t) => {
   const wrong = 'wrong-' + hsm.pin
   const toml = `default_signer = "hsm"\n${hsm.signerToml('hsm', FAST).replace(`user_pin = "${hsm.pin}"`, `user_pin = "${wrong}"`)}`
   const d = await startDaemon(t, { env: hsm.env, toml })
+  dumpOnFailure(t, d)
   const r = await ready(d)
   t.equal(r.status, 503, 'not ready')
   t.match(r.body.problems, [{ label: 'sys-signer-login', args: { signer: 'hsm' } }], 'sys-signer-login naming the signer')
