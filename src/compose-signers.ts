@@ -70,7 +70,8 @@ function pkcs11Member(s: SignerConfig, oneOffPoolSize: number, log: Logger, cloc
     slowMs: s.slow_ms, oneOffPoolSize, concurrency: 2, checkMs: s.check_seconds * 1000, clock,
     onChange: (p) => {
       if (p) {
-        log.error('signer cannot sign', { signer: s.name, label: p.label, reason: p.args.reason ?? p.args.operation ?? '' })
+        if (p.label === 'sys-signer-slow') log.warn('signer answers slowly', { signer: s.name, label: p.label, operation: p.args.operation ?? '', ms: p.args.ms ?? '' })
+        else log.error('signer cannot sign', { signer: s.name, label: p.label, reason: p.args.reason ?? '' })
         wasDown = wasDown || p.label !== 'sys-signer-slow'
       } else {
         log.info('signer available', { signer: s.name, ...signer.info() })

@@ -87,6 +87,8 @@ export class Pkcs11Signer implements Signer {
   #retryMs: number
   #timer: TimerHandle | undefined
   #stopped = false
+  /** When an operation was last slow (ms): the idle check clears sys-signer-slow only a check interval after it. */
+  #slowAt = 0
   readonly #keys = new Map<KeyId, P11Key>()
   readonly #pool: KeyPool<P11Key>
   readonly counts = { sign: 0, signErrors: 0, keygen: 0, keygenErrors: 0 }
@@ -277,6 +279,7 @@ export class Pkcs11Signer implements Signer {
   private fail(e: TokenError | SlowError | AppError, check: boolean): AppError {
     if (e instanceof AppError) return e
     if (e instanceof SlowError) {
+      this.#slowAt = this.#o.clock.now()
       this.setProblem({ label: 'sys-signer-slow', args: { signer: this.name, operation: e.operation, ms: String(e.ms) } })
       return this.appError(this.#problem!)
     }
@@ -321,15 +324,16 @@ export class Pkcs11Signer implements Signer {
     this.#timer = this.#o.clock.setTimeout(() => {
       if (!this.#token) return this.connect()
       if (!this.#token.alive()) return this.down(new TokenError('sys-signer-unavailable', 'CKR_TOKEN_NOT_PRESENT', 'the token no longer answers'))
-      if (this.#problem?.label === 'sys-signer-slow') this.setProblem(undefined)
+      if (this.#problem?.label === 'sys-signer-slow' && this.#o.clock.now() - this.#slowAt >= this.#o.checkMs) this.setProblem(undefined)
       this.schedule(this.#o.checkMs)
     }, ms, { background: true })
   }
 
   private timed(operation: string, started: number, slowMs = this.#o.slowMs): void {
     const ms = performance.now() - started
+    if (ms > slowMs) this.#slowAt = this.#o.clock.now()
     if (ms > slowMs) this.setProblem({ label: 'sys-signer-slow', args: { signer: this.name, operation, ms: String(slowMs) } })
-    else if (this.#problem?.label === 'sys-signer-slow') this.setProblem(undefined)
+    else if (this.#problem?.label === 'sys-signer-slow' && this.#problem.args.operation === operation) this.setProblem(undefined)
   }
 
   private setProblem(p: Omit<SignerProblem, 'since'> | undefined): void {

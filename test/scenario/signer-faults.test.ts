@@ -8,7 +8,11 @@
  */
 import t, { type Test } from 'tap'
 import { caObjects, connect, repoDaemon, waitFor, waitPublished, type RepoDaemon } from '../helpers/cas.js'
-import { httpsGet, httpsRequest, startDaemon, type Daemon } from '../helpers/daemon.js'
+import { execFileSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { httpsGet, httpsRequest, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js'
+import { ROOT } from '../helpers/paths.js'
 import { readRrdp } from '../helpers/repo.js'
 import { softHsm, type SoftHsm } from '../helpers/softhsm.js'
 
@@ -159,5 +163,33 @@ t.test('a wrong PIN: sys-signer-login, and the PIN nowhere', async (t) => {
   t.equal(JSON.parse(add.body).label, 'sys-signer-login')
   await waitFor('a retry was logged', () => (d.output().match(/C_Login/g) ?? []).length >= 1)
   noPin(t, d, wrong)
+  noPin(t, d, hsm.pin)
+})
+
+t.test('a slow token: sys-signer-slow in /ready and svcc issues, cleared when fast again', async (t) => {
+  const hsm = softHsm(t, { label: 'faults-slow' })
+  // The real SoftHSM2 behind the fault module (test/helpers/p11-fault.c): C_Sign sleeps as the control file says.
+  const dir = tempDir(t, 'svc-p11-fault-')
+  const shim = join(dir, 'p11-fault.so')
+  execFileSync('cc', ['-shared', '-fPIC', '-o', shim, join(ROOT, 'test', 'helpers', 'p11-fault.c'), '-I', join(ROOT, 'node_modules', 'pkcs11js', 'includes', 'pkcs11'), '-ldl'])
+  const control = join(dir, 'fault')
+  writeFileSync(control, 'delay_ms=0\n')
+  const block = hsm.signerToml('hsm', 'check_seconds = 5\nretry_seconds = 1\nmax_retry_seconds = 2\nslow_ms = 300\n').replace(`lib_path = "${hsm.lib}"`, `lib_path = "${shim}"`)
+  const d = await repoDaemon(t, { env: { ...hsm.env, SVC_P11_FAULT: control, SVC_P11_REAL: hsm.lib }, toml: `default_signer = "hsm"\n${block}`, logLevel: 'info' })
+  dumpOnFailure(t, d)
+  t.equal((await ready(d)).status, 200, 'ready while the token is fast')
+  writeFileSync(control, 'delay_ms=700\n')
+  await d.cli(['add', '-c', 'slowca'])
+  t.match(await d.cli(['list']), /slowca/, 'a slow token still signs: the CA is created')
+  const slow = await waitFor('/ready 503 with sys-signer-slow', async () => {
+    const r = await ready(d)
+    return r.status === 503 && r.body.problems?.find((p) => p.label === 'sys-signer-slow')
+  })
+  t.equal(slow.args.signer, 'hsm')
+  const issues = await d.run(['issues'])
+  t.equal(issues.code, 0)
+  t.match(issues.stdout, /Signer issue: .*\(sys-signer-slow\)/, 'svcc issues shows the slow signer')
+  writeFileSync(control, 'delay_ms=0\n')
+  await waitFor('/ready 200 when the token is fast again', async () => (await ready(d)).status === 200)
   noPin(t, d, hsm.pin)
 })
