@@ -22,6 +22,8 @@ import type { PublicationStore, RrdpFileStore, SharedLocks, Stores } from './sto
 import { PubdReader } from './store/pubd-store.js'
 import type { SqlDb } from './store/sql.js'
 import type { Clock, Random } from './util/clock.js'
+import { AppError } from './errors.js'
+import { isSignerFailure, retryUntilSigned, type Retry } from './compose-retry.js'
 
 /** What the publication side is built from (compose, and tests and benchmarks that need only this side). */
 export interface PublicationParts {
@@ -84,8 +86,54 @@ export function composePublication(o: PublicationParts): { service: PublicationS
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-export async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void }> {
-  const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, time.now())
-  const codec = new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
-  return composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.publication, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication })
+export async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void; identity?: Retry }> {
+  const make = async () => {
+    const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, time.now())
+    return new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
+  }
+  let codec: MessageCodec
+  let retry: Retry | undefined
+  try {
+    codec = await make()
+  } catch (e) {
+    // The default signer cannot sign (a token absent at start): the publication server answers sys-signer-unavailable
+    // until its identity can be read or made; then it serves as usual (the identity is made once, never replaced).
+    if (!isSignerFailure(e)) throw e
+    const pending = new PendingCodec(e)
+    codec = pending
+    retry = retryUntilSigned('the publication server identity', async () => pending.ready(await make()), { clock: time.clock, log })
+  }
+  const built = composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.publication, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication })
+  return { service: built.service, close: () => (retry?.stop(), built.close()), ...(retry ? { identity: retry } : {}) }
+}
+
+/** The codec of a publication server whose identity is not available yet: every use answers the signer's error. */
+class PendingCodec implements MessageCodec {
+  #codec: MessageCodec | undefined
+  constructor(private readonly why: AppError) {}
+
+  ready(codec: MessageCodec): void {
+    this.#codec = codec
+  }
+
+  get idCert(): Uint8Array {
+    return this.codec().idCert
+  }
+
+  sign(xml: string, now: Date): Promise<Uint8Array> {
+    try {
+      return this.codec().sign(xml, now)
+    } catch (e) {
+      return Promise.reject(e)
+    }
+  }
+
+  verify(cms: Uint8Array, peer: { handle: string; idCert: Uint8Array }, now: Date): ReturnType<MessageCodec['verify']> {
+    return this.codec().verify(cms, peer, now)
+  }
+
+  private codec(): MessageCodec {
+    if (this.#codec) return this.#codec
+    throw new AppError(this.why.label, this.why.args)
+  }
 }

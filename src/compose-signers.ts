@@ -12,6 +12,7 @@ import type { KeyStore } from './crypto/signer.js'
 import { effectiveSigners, readUserPin, type SignerConfig } from './config-signers.js'
 import type { Config } from './config.js'
 import type { Logger } from './log.js'
+import type { Clock } from './util/clock.js'
 import { FileKeyStore } from './store/key-store.js'
 import type { SignerRegistryStore } from './store/interfaces.js'
 
@@ -24,7 +25,12 @@ export interface ComposedSigners {
   pool: KeyPool
 }
 
-export function composeSigners(config: Config, keys: () => KeyStore, registry: SignerRegistryStore, log: Logger, now: () => Date): ComposedSigners {
+/**
+ * `available` is told when a PKCS#11 signer becomes available again after an outage (not at its first opening): work
+ * that failed meanwhile (a publication) is then redone at once instead of at its next retry.
+ */
+export function composeSigners(config: Config, keys: () => KeyStore, registry: SignerRegistryStore, log: Logger, clock: Clock, available: (signer: string) => void = () => {}): ComposedSigners {
+  const now = () => clock.date()
   const { signers, defaultSigner, oneOffSigner } = effectiveSigners(config)
   const soft = signers.find((s) => s.type === 'OpenSSL')!
   // The software pool fills for what the software signer makes: one-off keys (the usual case) or only CA keys.
@@ -45,7 +51,7 @@ export function composeSigners(config: Config, keys: () => KeyStore, registry: S
       const signer = new SoftSigner(store, pool)
       return { name: s.name, type: 'OpenSSL', signer, handle: () => OPENSSL_HANDLE, info: () => ({}), problem: () => undefined, start: () => save(member(s.name)), startPool: () => pool.start(), stop: () => pool.stop() }
     }
-    return pkcs11Member(s, s.name === oneOffSigner ? config.key_pool_size : 0, log, (m) => save(m))
+    return pkcs11Member(s, s.name === oneOffSigner ? config.key_pool_size : 0, log, clock, (m) => save(m), available)
   })
   const member = (name: string) => members.find((m) => m.name === name)!
   const set = new SignerSet({
@@ -55,17 +61,23 @@ export function composeSigners(config: Config, keys: () => KeyStore, registry: S
   return { set, pool }
 }
 
-function pkcs11Member(s: SignerConfig, oneOffPoolSize: number, log: Logger, saved: (m: SignerMember) => void): SignerMember {
+function pkcs11Member(s: SignerConfig, oneOffPoolSize: number, log: Logger, clock: Clock, saved: (m: SignerMember) => void, available: (signer: string) => void): SignerMember {
   let member: SignerMember
+  let wasDown = false
   const signer = new Pkcs11Signer({
     name: s.name, libPath: s.lib_path!, slot: s.slot, userPin: readUserPin(s), login: s.login,
     retry: { firstMs: s.retry_seconds * 1000, multiplier: s.backoff_multiplier, maxMs: s.max_retry_seconds * 1000 },
-    slowMs: s.slow_ms, oneOffPoolSize, concurrency: 2, checkMs: s.check_seconds * 1000,
+    slowMs: s.slow_ms, oneOffPoolSize, concurrency: 2, checkMs: s.check_seconds * 1000, clock,
     onChange: (p) => {
-      if (p) log.error('signer cannot sign', { signer: s.name, label: p.label, reason: p.args.reason ?? p.args.operation ?? '' })
-      else {
+      if (p) {
+        if (p.label === 'sys-signer-slow') log.warn('signer answers slowly', { signer: s.name, label: p.label, operation: p.args.operation ?? '', ms: p.args.ms ?? '' })
+        else log.error('signer cannot sign', { signer: s.name, label: p.label, reason: p.args.reason ?? '' })
+        wasDown = wasDown || p.label !== 'sys-signer-slow'
+      } else {
         log.info('signer available', { signer: s.name, ...signer.info() })
         saved(member)
+        if (wasDown) available(s.name)
+        wasDown = false
       }
     },
   })

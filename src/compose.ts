@@ -44,6 +44,7 @@ import type { Signer } from './crypto/signer.js'
 import { composeSigners } from './compose-signers.js'
 import { effectiveSigners } from './config-signers.js'
 import { SignerService } from './app/signers/signer-service.js'
+import { isSignerFailure, retryUntilSigned, type Retry } from './compose-retry.js'
 import { AppError } from './errors.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
@@ -116,7 +117,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     throw e
   }
   // The signers (design.md §10): tokens are opened now; one that cannot be opened is retried, svcd starts not ready.
-  const signing = composeSigners(config, keys, stores.signers, log, now)
+  let signerBack = (_name: string) => {}
+  const signing = composeSigners(config, keys, stores.signers, log, clock, (name) => signerBack(name))
   const pool = signing.pool
   signing.set.start()
   const signer = o.signer ?? signing.set
@@ -157,7 +159,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
   // The embedded publication server.
-  let pubd: { service: PublicationService; close: () => void } | undefined
+  let pubd: { service: PublicationService; close: () => void; identity?: Retry } | undefined
   try {
     const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership.fence(), leading: () => leadership.role() === 'leader', pollMs: config.cluster_poll_ms, locks: caLocks } : undefined
     pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, { now, clock, random: rand }, latency, replication) : undefined
@@ -235,6 +237,20 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const ris = config.bgp_riswhois_enabled
     ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, clock, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
+  let housekeeping: TimerHandle | undefined
+  let testbedRetry: Retry | undefined
+  // A signer back after an outage: every CA brings its objects up to date now (what failed meanwhile is redone).
+  signerBack = (name) => {
+    pubd?.identity?.now()
+    testbedRetry?.now()
+    if (leadership.role() !== 'leader') return
+    log.info('signer back: republishing', { signer: name })
+    caTasks!.resume()
+  }
+  const signerProblems = () => signing.set.problems().map((p) => {
+    const e = new AppError(p.label, p.args)
+    return { label: e.label, msg: e.message, args: { ...e.args, since: p.since } }
+  })
   const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
   // Change plans (design.md §12): four-eyes approval, refused when stale; the CA service refuses direct updates under four-eyes.
   const plans = new PlanService({
@@ -243,7 +259,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   })
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
-    publicationProblems: () => publicationProblems(true), signer, now, log, bgp: () => ris?.current(), changeControl: plans, signerReady: (n) => signerService.requireReady(n),
+    publicationProblems: () => publicationProblems(true), signerProblems, signer, now, log, bgp: () => ris?.current(), changeControl: plans, signerReady: (n) => signerService.requireReady(n),
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   // ROA/ASPA export, import as plans, rollback from the history (design.md §12).
@@ -256,10 +272,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
   const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publisher, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
-  const signerProblems = () => signing.set.problems().map((p) => {
-    const e = new AppError(p.label, p.args)
-    return { label: e.label, msg: e.message, args: { ...e.args, since: p.since } }
-  })
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems })
 
   const stopCas = async () => {
@@ -271,7 +283,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await pub?.outputs.stop()
     await caLocks?.close()
   }
-  let housekeeping: TimerHandle | undefined
   const purgeSessions = async () => {
     try {
       sessions.purge()
@@ -291,7 +302,17 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       housekeeping = clock.setInterval(() => void purgeSessions(), 3600_000)
       try {
         await pub?.outputs.start()
-        if (config.testbed.enabled) await testbed.ensure()
+        if (config.testbed.enabled) {
+          // A token absent at the first start: svcd serves now and creates ta and testbed once the token answers.
+          await testbed.ensure().catch((e: unknown) => {
+            if (!isSignerFailure(e)) throw e
+            // The publication server's identity first: the TA and testbed publish there.
+            testbedRetry = retryUntilSigned('the testbed', async () => {
+              await pubd?.identity?.done
+              await testbed.ensure()
+            }, { clock, log })
+          })
+        }
         taKeyRoll.resume()
       } finally {
         await releaseInit?.()
@@ -306,6 +327,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     startKeyPool: () => signing.set.startPools(),
     async shutdown() {
       clock.clear(housekeeping)
+      testbedRetry?.stop()
       oidc?.stop()
       await releaseInit?.()
       await stopCas()

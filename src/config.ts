@@ -332,6 +332,10 @@ export function verifyConfig(c: Config, file: string): void {
   if (t.roa_deaggregate_threshold >= t.roa_aggregate_threshold) fail('timing.roa_deaggregate_threshold', 'must be less than timing.roa_aggregate_threshold')
   verifyAuth(c, fail)
   verifySigners(c, fail)
+  const i = c.signers.findIndex((s) => s.keys_path !== undefined)
+  if (i >= 0 && c.storage_uri && parseStorageUri(c.storage_uri).kind === 'postgres') {
+    fail(`signers[${i}].keys_path`, 'cannot be used with PostgreSQL storage: software keys are kept in the database, sealed under key_encryption_key_file')
+  }
 }
 
 /** The names of every option, "section.key" for sections: used by the reference-config test. */

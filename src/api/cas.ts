@@ -373,6 +373,8 @@ export interface HistoryRecordJson extends ActorJson {
 export interface BulkIssuesJson {
   cas: Record<string, CaIssuesJson>
   publication_server?: ErrorBody[]
+  /** The signers that cannot sign now (sys-signer-unavailable, sys-signer-login, sys-signer-slow), when any. */
+  signers?: ErrorBody[]
 }
 
 export interface CommandHistoryJson {

@@ -281,7 +281,8 @@ const cas: Record<string, Schema> = {
   BulkIssuesJson: obj('Issues of all CAs that have any, and of the embedded publication server', {
     cas: map(ref('CaIssuesJson'), 'Issues by CA handle'),
     publication_server: arr(ref('ErrorBody'), 'Only when the embedded publication server has problems (sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher, sys-publication-held, sys-rrdp-lag, sys-rsync-lag), with reasons'),
-  }, ['publication_server']),
+    signers: arr(ref('ErrorBody'), 'Only when a configured signer cannot sign now (sys-signer-unavailable, sys-signer-login, sys-signer-slow): args name the signer and the reason (never the PIN), and since when'),
+  }, ['publication_server', 'signers']),
   HistoryRecordJson: obj('One command in the history of a CA', {
     actor: str('Who ran it: a user id, admin-token, svc (svcd itself), child:<handle> (a child\'s RFC 6492 request)…'),
     actor_provider: str('How the actor authenticated: admin-token, config-file, openid-connect, api-token, testbed, or svc (not in Krill)'),

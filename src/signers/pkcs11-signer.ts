@@ -16,6 +16,7 @@ import type * as P from 'pkcs11js'
 import { AppError } from '../errors.js'
 import { isKeyId, keyIdentifier, keyIdHex, type KeyId } from '../crypto/key-id.js'
 import { KeyPool } from '../crypto/key-pool.js'
+import type { Clock, TimerHandle } from '../util/clock.js'
 import { Token, findObjects, pkcs11, tokenError, type TokenConfig, TokenError } from './pkcs11-token.js'
 import { type CreateKeyOptions, type OneOffKey, type Signer, type SigningKey, UnknownKeyError } from '../crypto/signer.js'
 
@@ -32,6 +33,8 @@ export interface Pkcs11SignerOptions extends TokenConfig {
   concurrency: number
   /** How often an available token is checked while idle (ms; 0: only when used). */
   checkMs: number
+  /** The clock of the retries, the checks and the timeouts (compose.ts's). */
+  clock: Clock
   /** Told when the signer becomes unavailable or available again (logs, issues). */
   onChange?: (problem: SignerProblem | undefined) => void
 }
@@ -82,8 +85,10 @@ export class Pkcs11Signer implements Signer {
   #epoch = 0
   #problem: SignerProblem | undefined
   #retryMs: number
-  #timer: NodeJS.Timeout | undefined
+  #timer: TimerHandle | undefined
   #stopped = false
+  /** When an operation was last slow (ms): the idle check clears sys-signer-slow only a check interval after it. */
+  #slowAt = 0
   readonly #keys = new Map<KeyId, P11Key>()
   readonly #pool: KeyPool<P11Key>
   readonly counts = { sign: 0, signErrors: 0, keygen: 0, keygenErrors: 0 }
@@ -108,7 +113,7 @@ export class Pkcs11Signer implements Signer {
 
   async stop(): Promise<void> {
     this.#stopped = true
-    clearTimeout(this.#timer)
+    this.#o.clock.clear(this.#timer)
     await this.#pool.stop()
     this.#token?.close()
     this.#token = undefined
@@ -211,14 +216,14 @@ export class Pkcs11Signer implements Signer {
     const started = performance.now()
     let keys: P.KeyPair
     try {
-      keys = await withTimeout(token.lib.C_GenerateKeyPairAsync(session, { mechanism: P.CKM_RSA_PKCS_KEY_PAIR_GEN }, pub, priv), this.#o.slowMs * 10, 'C_GenerateKeyPair')
+      keys = await withTimeout(this.#o.clock, token.lib.C_GenerateKeyPairAsync(session, { mechanism: P.CKM_RSA_PKCS_KEY_PAIR_GEN }, pub, priv), this.#o.slowMs * 10, 'C_GenerateKeyPair')
     } catch (e) {
       this.counts.keygenErrors++
       token.giveGenSession(session)
       throw this.fail(e instanceof SlowError ? e : tokenError('C_GenerateKeyPair', e), !(e instanceof SlowError))
     }
     token.giveGenSession(session)
-    this.timed('C_GenerateKeyPair', started)
+    this.timed('C_GenerateKeyPair', started, this.#o.slowMs * KEYGEN_SLOW_FACTOR)
     if (epoch !== this.#epoch) throw new AppError('sys-signer-unavailable', { signer: this.name, reason: 'the token was opened again during key generation' })
     try {
       const [mod, exp] = token.lib.C_GetAttributeValue(token.session, keys.publicKey, [{ type: P.CKA_MODULUS }, { type: P.CKA_PUBLIC_EXPONENT }])
@@ -264,20 +269,17 @@ export class Pkcs11Signer implements Signer {
     }
   }
 
-  /**
-   * The open token, or the AppError of why there is none. A token that only answered slowly (sys-signer-slow: reported
-   * until an operation is fast again) is still used: refusing it would turn one slow key generation on a loaded
-   * machine into a failed start-up or a failed publication.
-   */
+  /** The open token (slow or not), or the AppError of why there is none. */
   private usable(): Token {
     if (this.#token && (!this.#problem || this.#problem.label === 'sys-signer-slow')) return this.#token
-    throw this.appError(this.#problem ?? { label: 'sys-signer-unavailable', args: { signer: this.name, reason: 'the token is not open' }, since: new Date().toISOString() })
+    throw this.appError(this.#problem ?? { label: 'sys-signer-unavailable', args: { signer: this.name, reason: 'the token is not open' }, since: this.#o.clock.date().toISOString() })
   }
 
   /** Record the failure; when the token may be gone (`check`), find out, and if so close it and try again later. */
   private fail(e: TokenError | SlowError | AppError, check: boolean): AppError {
     if (e instanceof AppError) return e
     if (e instanceof SlowError) {
+      this.#slowAt = this.#o.clock.now()
       this.setProblem({ label: 'sys-signer-slow', args: { signer: this.name, operation: e.operation, ms: String(e.ms) } })
       return this.appError(this.#problem!)
     }
@@ -301,7 +303,7 @@ export class Pkcs11Signer implements Signer {
   }
 
   private connect(): void {
-    clearTimeout(this.#timer)
+    this.#o.clock.clear(this.#timer)
     if (this.#stopped) return
     try {
       this.#token = Token.open(this.#o)
@@ -317,27 +319,27 @@ export class Pkcs11Signer implements Signer {
 
   /** The next attempt (unavailable) or check (available); an idle token that stopped answering is noticed here. */
   private schedule(ms: number): void {
-    clearTimeout(this.#timer)
+    this.#o.clock.clear(this.#timer)
     if (this.#stopped) return
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#o.clock.setTimeout(() => {
       if (!this.#token) return this.connect()
       if (!this.#token.alive()) return this.down(new TokenError('sys-signer-unavailable', 'CKR_TOKEN_NOT_PRESENT', 'the token no longer answers'))
-      if (this.#problem?.label === 'sys-signer-slow') this.setProblem(undefined)
+      if (this.#problem?.label === 'sys-signer-slow' && this.#o.clock.now() - this.#slowAt >= this.#o.checkMs) this.setProblem(undefined)
       this.schedule(this.#o.checkMs)
-    }, ms)
-    this.#timer.unref()
+    }, ms, { background: true })
   }
 
-  private timed(operation: string, started: number): void {
+  private timed(operation: string, started: number, slowMs = this.#o.slowMs): void {
     const ms = performance.now() - started
-    if (ms > this.#o.slowMs) this.setProblem({ label: 'sys-signer-slow', args: { signer: this.name, operation, ms: String(this.#o.slowMs) } })
-    else if (this.#problem?.label === 'sys-signer-slow') this.setProblem(undefined)
+    if (ms > slowMs) this.#slowAt = this.#o.clock.now()
+    if (ms > slowMs) this.setProblem({ label: 'sys-signer-slow', args: { signer: this.name, operation, ms: String(slowMs) } })
+    else if (this.#problem?.label === 'sys-signer-slow' && this.#problem.args.operation === operation) this.setProblem(undefined)
   }
 
   private setProblem(p: Omit<SignerProblem, 'since'> | undefined): void {
     const before = this.#problem
     if (p && before && before.label === p.label && before.args.reason === p.args.reason) return
-    this.#problem = p ? { ...p, since: before?.since ?? new Date().toISOString() } : undefined
+    this.#problem = p ? { ...p, since: before?.since ?? this.#o.clock.date().toISOString() } : undefined
     if ((before === undefined) !== (p === undefined) || before?.label !== p?.label) this.#o.onChange?.(this.#problem)
   }
 
@@ -350,15 +352,21 @@ export class Pkcs11Signer implements Signer {
   }
 }
 
+/**
+ * RSA-2048 key generation is a prime search: in SoftHSM2 ~0.3–1 s idle and several seconds on a loaded machine, on
+ * hardware often seconds. It is slow only above slow_ms × 5 (a signature above slow_ms); it times out at slow_ms × 10.
+ */
+const KEYGEN_SLOW_FACTOR = 5
+
 class SlowError extends Error {
   constructor(readonly operation: string, readonly ms: number) {
     super(`${operation} took more than ${ms} ms`)
   }
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, operation: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  return Promise.race([p, new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new SlowError(operation, ms)), ms) })]).finally(() => clearTimeout(timer))
+function withTimeout<T>(clock: Clock, p: Promise<T>, ms: number, operation: string): Promise<T> {
+  let timer: TimerHandle | undefined
+  return Promise.race([p, new Promise<never>((_, reject) => { timer = clock.setTimeout(() => reject(new SlowError(operation, ms)), ms, { background: true }) })]).finally(() => clock.clear(timer))
 }
 
 /** The SubjectPublicKeyInfo DER of an RSA public key given by its modulus and exponent (big-endian bytes). */

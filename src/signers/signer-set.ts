@@ -173,7 +173,10 @@ export class SignerSet implements Signer {
 
   private handleOf(m: SignerMember): string {
     const h = m.handle() ?? this.#o.recordedHandle(m.name)
-    if (h === undefined) throw new AppError('sys-signer-unavailable', { signer: m.name, reason: m.problem()?.args.reason ?? 'it has not been opened yet' })
+    if (h === undefined) {
+      const p = m.problem()
+      throw new AppError(p?.label === 'sys-signer-login' ? p.label : 'sys-signer-unavailable', { signer: m.name, reason: p?.args.reason ?? 'it has not been opened yet' })
+    }
     return h
   }
 

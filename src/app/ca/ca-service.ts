@@ -68,6 +68,8 @@ export interface CaServiceDeps {
   publication: EmbeddedRepository | undefined
   /** The publication server's own problems, for bulk issues. */
   publicationProblems: () => ErrorBody[]
+  /** The signers that cannot sign now (sys-signer-*), for bulk issues (issue 25). */
+  signerProblems?: () => ErrorBody[]
   signer: Signer
   now: () => Date
   log: Logger
@@ -353,7 +355,8 @@ export class CaService {
 
   /**
    * Issues of all CAs that have any (Krill's shape), and the embedded publication server's own problems (output behind,
-   * a publisher whose files cannot be written) under `publication_server` when there are any.
+   * a publisher whose files cannot be written) under `publication_server` when there are any, and the signers that
+   * cannot sign (a token away, a refused login, a slow token) under `signers` when there are any.
    */
   bulkIssues(opts: { sees?: CaFilter; publicationServer?: boolean } = {}): BulkIssuesJson {
     const out: Record<string, CaIssuesJson> = {}
@@ -363,7 +366,8 @@ export class CaService {
       if (i.repo_issue || i.parent_issues.length || i.objects_issue) out[ca] = i
     }
     const pubd = opts.publicationServer === false ? [] : this.d.publicationProblems()
-    return pubd.length ? { cas: out, publication_server: pubd } : { cas: out }
+    const signers = this.d.signerProblems?.() ?? []
+    return { cas: out, ...(pubd.length ? { publication_server: pubd } : {}), ...(signers.length ? { signers } : {}) }
   }
 
   /** Wait until a CA's pending publication is done (tests and `--wait` style operations). */

@@ -144,6 +144,7 @@ export class PublisherService {
     if (old?.selfService && !opts.selfService) this.publisherRemove(handle, 'its handle is taken by the operator')
     else if (old) throw new AppError('pub-duplicate', { publisher: handle })
     const baseUri = jailOf(this.d.config.rsyncBaseUri, handle)
+    void this.d.codec.idCert // the server's identity first (absent while the signer is: sys-signer-unavailable, nothing stored)
     this.store.addPublisher({ handle, idCert: req.idCert, baseUri, created: this.d.now().toISOString(), ...(opts.selfService ? { selfService: true } : {}) })
     this.d.log.info('publisher added', { publisher: handle, base_uri: baseUri, ...(opts.selfService ? { self_service: true } : {}) })
     this.audit?.({ kind: 'publisher-add', details: { publisher: handle, base_uri: baseUri, ...(opts.selfService ? { self_service: true } : {}) } })

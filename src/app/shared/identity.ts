@@ -18,6 +18,9 @@ export async function loadOrCreateIdentity(name: string, props: PropertyStore, s
   const keyId = props.get(`${name}.id_key`)
   const cert = props.get(`${name}.id_cert`)
   if (keyId && cert && signer.hasKey(keyId)) return { key: signer.signingKey(keyId), cert: fromBase64(cert) }
+  // A key recorded in a signer that cannot be reached now (a token away at a restart): never a new identity, but the
+  // signer's error (sys-signer-unavailable); the caller tries again later.
+  if (keyId && cert && signer.signerOf?.(keyId) !== undefined) signer.signingKey(keyId)
   const newKey = await signer.createKey()
   const key = signer.signingKey(newKey)
   const der = createIdCert(key, now)

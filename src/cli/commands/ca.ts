@@ -55,7 +55,8 @@ export const caCommands: CommandDef[] = [
       }
       const all = await ctx.send(calls.bulkIssues())
       const pubd = (all.publication_server ?? []).map((p) => `Publication server issue: ${p.msg} (${p.label})`)
-      const text = [...Object.entries(all.cas).map(([ca, i]) => `CA '${ca}':\n${issuesText(i)}`), ...pubd].join('\n')
+      const signers = (all.signers ?? []).map((p) => `Signer issue: ${p.msg} (${p.label})`)
+      const text = [...Object.entries(all.cas).map(([ca, i]) => `CA '${ca}':\n${issuesText(i)}`), ...pubd, ...signers].join('\n')
       return { json: all, text: text || 'no issues' }
     },
   },
