@@ -18,6 +18,7 @@ import { KeyPool } from '../src/crypto/key-pool.js'
 import { MemoryKeyStore, SoftSigner } from '../src/crypto/soft-signer.js'
 import type { Signer } from '../src/crypto/signer.js'
 import { Pkcs11Signer } from '../src/signers/pkcs11-signer.js'
+import { systemClock } from '../src/clock.js'
 import { softHsm } from '../test/helpers/softhsm.js'
 import { addChildCa, startTestbed, timedRoaUpdate, waitCertified } from './cas.bench.js'
 import { sleep } from './lib/daemon.js'
@@ -100,7 +101,7 @@ export async function runSignersBench(ctx: BenchContext): Promise<void> {
   const soft = new SoftSigner(new MemoryKeyStore(), new KeyPool({ size: 0, concurrency: CONCURRENCY }))
   const p11 = new Pkcs11Signer({
     name: 'hsm', libPath: hsm.lib, slot: hsm.label, userPin: hsm.pin, login: true,
-    retry: { firstMs: 1000, multiplier: 2, maxMs: 60_000 }, slowMs: 10_000, oneOffPoolSize: 0, concurrency: CONCURRENCY, checkMs: 0,
+    retry: { firstMs: 1000, multiplier: 2, maxMs: 60_000 }, slowMs: 10_000, oneOffPoolSize: 0, concurrency: CONCURRENCY, checkMs: 0, clock: systemClock,
   })
   p11.start()
   try {
@@ -129,7 +130,7 @@ export async function runSignersBench(ctx: BenchContext): Promise<void> {
   softPool.start()
   const p11Pool = new Pkcs11Signer({
     name: 'hsm', libPath: hsm.lib, slot: hsm.label, userPin: hsm.pin, login: true,
-    retry: { firstMs: 1000, multiplier: 2, maxMs: 60_000 }, slowMs: 10_000, oneOffPoolSize: poolSize, concurrency: CONCURRENCY, checkMs: 0,
+    retry: { firstMs: 1000, multiplier: 2, maxMs: 60_000 }, slowMs: 10_000, oneOffPoolSize: poolSize, concurrency: CONCURRENCY, checkMs: 0, clock: systemClock,
   })
   p11Pool.start()
   p11Pool.startPool()
