@@ -16,10 +16,9 @@ import { createHash, randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import type { ClusterJson } from '../../src/api/status.js'
 import { encodePublicationQuery } from '../../src/protocol/publication.js'
 import { decodeNotification, decodeSnapshot } from '../../src/protocol/rrdp.js'
-import { freePort, httpsGet, startDaemon, svcc, tempDir, type Daemon } from '../helpers/daemon.js'
+import { freePort, httpsGet, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js'
 import { SHARED } from '../helpers/paths.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { TestPublisher } from '../helpers/publisher.js'
@@ -27,6 +26,7 @@ import { sha } from '../helpers/repo.js'
 import { rpMissing, validate } from '../helpers/rp.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
 import { waitFor } from '../helpers/wait.js'
+import { cliAt, clusterView } from '../helpers/cluster.js'
 
 const LEASE_SECONDS = 5
 const POLL_MS = 200
@@ -73,20 +73,10 @@ t.test('three instances behind a load balancer: publishing through all, two lead
   const ds: (Daemon | undefined)[] = await Promise.all(ports.map((_, i) => start(i)))
   const live = () => ds.filter((d): d is Daemon => d !== undefined)
 
-  const cli = async (d: Daemon, args: string[]) => {
-    const r = await svcc(args, { env: d.env })
-    if (r.code !== 0) throw new Error(`svcc ${args.join(' ')} at ${d.url} failed (${r.code}): ${r.stderr}`)
-    return r.stdout
-  }
+  const cli = cliAt
   const file = (name: string, text: string) => {
     writeFileSync(join(dir, name), text)
     return join(dir, name)
-  }
-  /** GET /api/v1/cluster at `d`, in-process (no svcc spawned: a loaded machine starts a process in seconds). */
-  const clusterView = async (d: Daemon) => {
-    const r = await httpsGet(`${d.url}api/v1/cluster`, { Authorization: `Bearer ${d.token}` })
-    if (r.status !== 200) throw new Error(`GET /api/v1/cluster at ${d.url}: HTTP ${r.status}`)
-    return JSON.parse(r.body) as ClusterJson
   }
   /** The index of the instance every live instance names as leader, once they agree. */
   const leaderIndex = (notBefore = 0) => waitFor('the live instances to agree on one leader', async () => {

@@ -16,15 +16,15 @@ import { randomBytes } from 'node:crypto'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t from 'tap'
-import type { ClusterJson } from '../../src/api/status.js'
 import { findObjects, pkcs11, Token } from '../../src/signers/pkcs11-token.js'
-import { freePort, httpsGet, startDaemon, svcc, tempDir, type Daemon } from '../helpers/daemon.js'
+import { freePort, httpsGet, startDaemon, tempDir, type Daemon } from '../helpers/daemon.js'
 import { SHARED } from '../helpers/paths.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { rpMissing, validate } from '../helpers/rp.js'
 import { softHsm } from '../helpers/softhsm.js'
 import { startTcpProxy } from '../helpers/tcp-proxy.js'
 import { waitFor } from '../helpers/wait.js'
+import { cliAt, clusterView } from '../helpers/cluster.js'
 
 const TOKEN = 'hsm-cluster-token'
 /** The ROA made through A, the one made through B while A leads, the one B publishes after taking over. */
@@ -56,19 +56,10 @@ t.test('two instances on one database and one SoftHSM2 token: a CA made through 
   // One after the other: the first opens the token and puts the signer's handle in it, the second reads the same one.
   const a = await start(pA!)
   const b = await start(pB!)
-  const cli = async (d: Daemon, args: string[]) => {
-    const r = await svcc(args, { env: d.env })
-    if (r.code !== 0) throw new Error(`svcc ${args.join(' ')} at ${d.url} failed (${r.code}): ${r.stderr}`)
-    return r.stdout
-  }
+  const cli = cliAt
   const file = (name: string, text: string) => {
     writeFileSync(join(dir, name), text)
     return join(dir, name)
-  }
-  const clusterView = async (d: Daemon) => {
-    const r = await httpsGet(`${d.url}api/v1/cluster`, { Authorization: `Bearer ${d.token}` })
-    if (r.status !== 200) throw new Error(`GET /api/v1/cluster at ${d.url}: HTTP ${r.status}`)
-    return JSON.parse(r.body) as ClusterJson
   }
   const leaderPort = async (d: Daemon) => {
     const v = await clusterView(d)
