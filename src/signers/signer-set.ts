@@ -83,15 +83,7 @@ export class SignerSet implements Signer {
   async createKey(opts?: CreateKeyOptions): Promise<KeyId> {
     const m = this.member(opts?.signer ?? this.#o.defaultSigner)
     const handle = this.handleOf(m)
-    const c = this.#counts.get(m.name)!
-    let keyId: KeyId
-    try {
-      keyId = await m.signer.createKey()
-    } catch (e) {
-      c.keygenErrors++
-      throw e
-    }
-    c.keygen++
+    const keyId = await this.generated(m, () => m.signer.createKey())
     this.#o.directory.recordKey(keyId, handle, this.#o.now())
     this.#holder.set(keyId, m)
     return keyId
@@ -122,15 +114,7 @@ export class SignerSet implements Signer {
 
   async oneOffKey(): Promise<OneOffKey> {
     const m = this.member(this.#o.oneOffSigner)
-    const c = this.#counts.get(m.name)!
-    let k: OneOffKey
-    try {
-      k = await m.signer.oneOffKey()
-    } catch (e) {
-      c.keygenErrors++
-      throw e
-    }
-    c.keygen++
+    const k = await this.generated(m, () => m.signer.oneOffKey())
     const signing = this.counted(m, k)
     return { keyId: k.keyId, ski: k.ski, spki: k.spki, sign: (d) => signing.sign(d), destroy: () => k.destroy() }
   }
@@ -194,6 +178,19 @@ export class SignerSet implements Signer {
     }
     if (m) this.#holder.set(keyId, m)
     return m
+  }
+
+  /** A key from `m` (made, or taken from its pool), counted as a key generation or a failed one. */
+  private async generated<T>(m: SignerMember, make: () => Promise<T>): Promise<T> {
+    const c = this.#counts.get(m.name)!
+    try {
+      const k = await make()
+      c.keygen++
+      return k
+    } catch (e) {
+      c.keygenErrors++
+      throw e
+    }
   }
 
   private counted(m: SignerMember, k: SigningKey): SigningKey {
