@@ -117,6 +117,29 @@ t.test("the publication server takes a publisher's new id certificate; refuses o
   const missing = await api('pubd/publishers/nobody/id_cert', 'POST', { id_cert: (await api('pubd/publishers/ca1')).json.id_cert.base64 })
   t.equal(missing.status, 404, 'an unknown publisher: 404')
 
+  // Hostile bodies on the new doors: labelled refusals, nothing made or changed.
+  const raw = async (path: string, body: string) => {
+    const r = await httpsRequest(`${d.url}api/v1/${path}`, { method: 'POST', headers: { Authorization: `Bearer ${d.token}`, 'Content-Type': 'application/json' }, body })
+    return { status: r.status, label: r.body ? (JSON.parse(r.body) as { label?: string }).label : undefined }
+  }
+  const idBefore = (await api('cas/ca1/id')).json
+  const huge = JSON.stringify({ signer: 'x'.repeat(300 * 1024) })
+  for (const [path, body, status, label] of [
+    ['cas/ca1/id/roll', '{"signer":', 400, 'api-json'],
+    ['cas/ca1/id/roll', '{"signer":5}', 400, 'api-invalid-body'],
+    ['cas/ca1/id/roll', '{"signer":"OpenSSL","extra":1}', 400, 'api-invalid-body'],
+    ['cas/ca1/id/roll', huge, 413, 'api-post-body-exceeds-limit'],
+    ['cas/ca1/id/roll/finish', '{"now":true}', 400, 'api-unexpected-body'],
+    ['cas/nobody/id/roll', '{}', 404, 'ca-unknown'],
+    ['pubd/publishers/ca1/id_cert', '{}', 400, 'api-invalid-body'],
+    ['pubd/publishers/ca1/id_cert', JSON.stringify({ id_cert: 'A'.repeat(300 * 1024) }), 413, 'api-post-body-exceeds-limit'],
+  ] as const) {
+    const r = await raw(path, body)
+    t.same(r, { status, label }, `POST ${path} ${body.slice(0, 40)}: ${status} ${label}`)
+  }
+  t.same((await api('cas/ca1/id')).json, idBefore, 'no roll started by any of them')
+  t.equal((await api('pubd/publishers/ca1')).json.id_cert.hash, before, 'the publisher identity unchanged')
+
   // A publisher elsewhere (real RFC 8181 over HTTPS) rolls its identity: the previous one until it signs with the new.
   const before8181 = new TestPublisher('remote')
   const after8181 = new TestPublisher('remote')
