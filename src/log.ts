@@ -116,7 +116,7 @@ export function createLogger(opts: LoggerOptions): Logger {
         timestamp: pino.stdTimeFunctions.isoTime,
         formatters: { level: (label) => ({ level: label }) },
         // Applied before either format sees the fields, so text lines are redacted like JSON ones.
-        redact: { paths: ['token', 'admin_token', 'authorization', '*.authorization', 'key', 'private_key'], censor: '***' },
+        redact: { paths: ['token', 'admin_token', 'authorization', '*.authorization', 'key', 'private_key', 'user_pin', 'pin'], censor: '***' },
       },
       dest,
     ),

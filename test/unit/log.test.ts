@@ -33,7 +33,7 @@ function logToFile(t: TestLike, format: 'auto' | 'json' | 'text', stderrIsTty: b
   const file = join(dir, 'svcd.log')
   const log = createLogger({ level: 'debug', type: 'file', file, format, stderrIsTty, env: {} })
   log.info('svcd started', { listen: 'https://127.0.0.1:3000/', token: 'secret-token-1', request: { authorization: 'Bearer secret-token-2' } })
-  log.child({ ca: 'ca1' }).warn('parent sync failed', { reason: 'refused', private_key: 'secret-key-3' })
+  log.child({ ca: 'ca1' }).warn('parent sync failed', { reason: 'refused', private_key: 'secret-key-3', user_pin: 'secret-pin-4' })
   log.debug('no fields')
   log.flush()
   return readFileSync(file, 'utf8').split('\n').filter((l) => l !== '')
@@ -45,7 +45,7 @@ t.test('json lines: one object per line, level as a word, secrets masked', async
     t.equal(lines.length, 3, `${format}, tty ${tty}: three lines`)
     const objs = lines.map((l) => JSON.parse(l) as Record<string, unknown>)
     t.match(objs[0], { level: 'info', msg: 'svcd started', listen: 'https://127.0.0.1:3000/', token: '***', request: { authorization: '***' }, pid: Number, time: /^\d{4}-\d\d-\d\dT/ })
-    t.match(objs[1], { level: 'warn', msg: 'parent sync failed', ca: 'ca1', private_key: '***' })
+    t.match(objs[1], { level: 'warn', msg: 'parent sync failed', ca: 'ca1', private_key: '***', user_pin: '***' })
     t.match(objs[2], { level: 'debug', msg: 'no fields' })
     t.notMatch(lines.join('\n'), /secret-/, 'no secret')
   }
