@@ -56,7 +56,7 @@ t.test('text lines: time, level word, message and fields on one line; no colour 
   t.equal(lines.length, 3)
   for (const l of lines) t.match(l, TEXT_LINE, `readable: ${l}`)
   t.match(lines[0], / INFO \(\d+\): svcd started \{"listen":"https:\/\/127\.0\.0\.1:3000\/","token":"\*\*\*","request":\{"authorization":"\*\*\*"\}\}$/)
-  t.match(lines[1], / WARN \(\d+\): parent sync failed \{"ca":"ca1","reason":"refused","private_key":"\*\*\*"\}$/)
+  t.match(lines[1], / WARN \(\d+\): parent sync failed \{"ca":"ca1","reason":"refused","private_key":"\*\*\*","user_pin":"\*\*\*"\}$/)
   t.match(lines[2], / DEBUG \(\d+\): no fields$/)
   t.notMatch(lines.join('\n'), /secret-|\x1b\[/, 'no secret, no escape codes')
 })
