@@ -45,7 +45,6 @@ import { composeSigners } from './compose-signers.js'
 import { effectiveSigners } from './config-signers.js'
 import { SignerService } from './app/signers/signer-service.js'
 import { isSignerFailure, retryUntilSigned, type Retry } from './compose-retry.js'
-import { AppError } from './errors.js'
 import type { HttpServices } from './http/app.js'
 import type { Logger } from './log.js'
 import { MessageSigner } from './protocol/signed-message.js'
@@ -247,10 +246,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     log.info('signer back: republishing', { signer: name })
     caTasks!.resume()
   }
-  const signerProblems = () => signing.set.problems().map((p) => {
-    const e = new AppError(p.label, p.args)
-    return { label: e.label, msg: e.message, args: { ...e.args, since: p.since } }
-  })
+  const signerProblems = () => signerService.problems()
   const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
   // Change plans (design.md §12): four-eyes approval, refused when stale; the CA service refuses direct updates under four-eyes.
   const plans = new PlanService({

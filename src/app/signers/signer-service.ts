@@ -5,6 +5,7 @@
  * narrow view below and the key directory's counts; never the PIN.
  */
 import type { SignerJson, SignerListJson } from '../../api/signers.js'
+import type { ErrorBody } from '../../api/status.js'
 import { AppError } from '../../errors.js'
 import type { SignerProblem, SignerStats } from '../../signers/signer-set.js'
 import type { SignerRegistryStore } from '../../store/interfaces.js'
@@ -14,6 +15,7 @@ export interface SignerSetView {
   readonly members: readonly { name: string; type: 'OpenSSL' | 'PKCS#11'; handle(): string | undefined; info(): Record<string, string>; problem(): SignerProblem | undefined }[]
   readonly defaultSigner: string
   stats(): SignerStats[]
+  problems(): SignerProblem[]
 }
 
 export interface SignerServiceDeps {
@@ -48,6 +50,14 @@ export class SignerService {
       }
     })
     return { signers }
+  }
+
+  /** The signers that cannot sign now, as /ready and the bulk issues show them (label, message, since). */
+  problems(): ErrorBody[] {
+    return this.d.set.problems().map((p) => {
+      const e = new AppError(p.label, p.args)
+      return { label: e.label, msg: e.message, args: { ...e.args, since: p.since } }
+    })
   }
 
   /**
