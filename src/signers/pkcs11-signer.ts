@@ -7,7 +7,7 @@
  * in SoftHSM2), timed, and reported as slow above `slowMs`.
  *
  * Faults (issue 25): a token that cannot be opened, logged into, or stops answering makes the signer unavailable with a
- * labelled problem (health()); every operation then fails at once with that AppError (nothing is half-signed: the
+ * labelled problem (problem()); every operation then fails at once with that AppError (nothing is half-signed: the
  * caller's build throws before anything is stored), and the token is opened again with back-off until it answers.
  */
 import { createPublicKey, randomBytes } from 'node:crypto'
