@@ -58,6 +58,7 @@ export interface Config extends AuthConfig, SignersConfig {
   /** Leave out every per-CA and per-publisher series of /metrics (Krill's metrics_hide_* options, #654). */
   metrics_hide_details: boolean
   repository: RepositoryConfig
+  liveness: LivenessConfig
   testbed: TestbedConfig
   timing: TimingConfig
 }
@@ -78,6 +79,36 @@ export interface RepositoryConfig extends QuotaConfig {
   safety_max_shrink_percent: number
   /** An acknowledged change missing from RRDP or the rsync tree after this long is a problem (GET /ready, issues). */
   output_lag_max_seconds: number
+}
+
+/**
+ * [liveness] (design.md §11, issue 26): svcd fetches what it published through the public URIs, as relying parties
+ * do, and checks it; alarms follow from what it finds.
+ */
+export interface LivenessConfig {
+  enabled: boolean
+  /** Every CA's publication points are fetched and checked at least this often. */
+  check_seconds: number
+  /** A check follows each publication this long after it (rsync trails RRDP by design: the pacing's 30 s and the build). */
+  after_publish_seconds: number
+  /** Where relying parties fetch the embedded repository's notification (a CDN in front); '': rrdp_base_uri + notification.xml. */
+  rrdp_notification_uri: string
+  /** Fetch over rsync too (Debian's rsync client, `rsync_command`). */
+  rsync: boolean
+  rsync_command: string
+  fetch_timeout_seconds: number
+  /** Bytes one fetch of one repository may read, at most (per transport). */
+  fetch_max_bytes: number
+  /** A manifest or CRL relying parties see within this many hours of its nextUpdate raises manifest-expiring. */
+  expiry_margin_hours: number
+  /** RRDP and rsync may serve different bytes this long (rsync trails RRDP) before it is a finding. */
+  disagreement_seconds: number
+  /** Accepted changes not on RRDP after this long, or a scheduler, pacer or leadership without progress: a stall. */
+  stall_seconds: number
+  /** Check the delegated children that publish outside this svcd (read from the SIA of the certificates issued to them). */
+  children: boolean
+  /** The registry policy the child report assumes: revoked after this many days non-functional (RIPE NCC 2025-02: 90; APNIC prop-166: 60). */
+  child_revoke_days: number
 }
 
 export interface TestbedConfig extends SelfServiceConfig {

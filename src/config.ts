@@ -13,7 +13,7 @@ import { parseUri } from './util/uri.js'
 
 import type { Config } from './config-types.js'
 
-export type { HttpsMode, LogLevel, LogType, LogFormat, Config, RepositoryConfig, TestbedConfig, TimingConfig } from './config-types.js'
+export type { HttpsMode, LogLevel, LogType, LogFormat, Config, LivenessConfig, RepositoryConfig, TestbedConfig, TimingConfig } from './config-types.js'
 
 /** A start-up configuration problem; the message names the key and the file. */
 export class ConfigError extends Error {
@@ -114,6 +114,21 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
     output_lag_max_seconds: integer(1),
     ...QUOTA_OPTIONS,
   },
+  liveness: {
+    enabled: BOOLEAN,
+    check_seconds: integer(1),
+    after_publish_seconds: integer(0),
+    rrdp_notification_uri: { kind: 'string', check: (v: string) => (v === '' ? undefined : uriCheck('https')(v)) },
+    rsync: BOOLEAN,
+    rsync_command: { kind: 'string', check: (v: string) => (v === '' ? 'must be the rsync client to run' : undefined) },
+    fetch_timeout_seconds: integer(1),
+    fetch_max_bytes: integer(1024 * 1024),
+    expiry_margin_hours: integer(0),
+    disagreement_seconds: integer(0),
+    stall_seconds: integer(1),
+    children: BOOLEAN,
+    child_revoke_days: integer(1),
+  },
   testbed: {
     enabled: BOOLEAN,
     self_service_per_minute: integer(1, 100000),
@@ -210,6 +225,21 @@ export function defaults(): Config {
       safety_max_shrink_percent: 100,
       output_lag_max_seconds: 90,
       ...quotaDefaults(),
+    },
+    liveness: {
+      enabled: true,
+      check_seconds: 600,
+      after_publish_seconds: 45,
+      rrdp_notification_uri: '',
+      rsync: true,
+      rsync_command: 'rsync',
+      fetch_timeout_seconds: 60,
+      fetch_max_bytes: 1024 * 1024 * 1024,
+      expiry_margin_hours: 4,
+      disagreement_seconds: 120,
+      stall_seconds: 300,
+      children: true,
+      child_revoke_days: 90,
     },
     testbed: { enabled: false, self_service_per_minute: 20, ta_keyroll_old_key_seconds: 30 * 86400, ...selfServiceDefaults() },
     timing: {

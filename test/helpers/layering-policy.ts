@@ -15,6 +15,7 @@ const LAYERS: Policy['layers'] = [
   ['errors.ts', 'errors'],
   ['eventsourcing.ts', 'domain'],
   ['ca/', 'domain'],
+  ['liveness/', 'domain'], // the relying-party view's pure rules (design.md §11): what a fetched publication point proves, alarms
   // pubd/ holds both halves today: the pure model (publishers, content rules) and the I/O writers.
   ['pubd/publishers.ts', 'domain'],
   ['pubd/content.ts', 'domain'],
@@ -222,6 +223,6 @@ export const POLICY: Policy = {
   knownCycles: KNOWN_CYCLES,
   infrastructure: INFRASTRUCTURE,
   factories: FACTORIES,
-  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts', 'compose-signers.ts'],
+  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts', 'compose-signers.ts', 'compose-liveness.ts'],
   constructionAllowances: CONSTRUCTION_ALLOWANCES,
 }
