@@ -159,4 +159,13 @@ const m008: Migration = {
   `,
 }
 
-export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008]
+/** SQLite's migration 12 (issue 26): the liveness service's state (migrations/012-liveness.ts). */
+const m009: Migration = {
+  version: 9,
+  name: 'liveness',
+  sql: `
+    CREATE TABLE liveness_state (ca ${C} PRIMARY KEY, checked_at bigint NOT NULL, state text NOT NULL);
+  `,
+}
+
+export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009]
