@@ -4,7 +4,7 @@
  * compose.ts needs of it: the view for the routes, start/stop, and `published()` for the publication hooks.
  */
 import { join } from 'node:path'
-import { LivenessService, type PointChecker, type Sources } from './app/liveness/liveness-service.js'
+import { LivenessService, type Sources } from './app/liveness/liveness-service.js'
 import type { AlarmSink, LivenessView, RepositoryFetcher } from './app/liveness/ports.js'
 import type { Leadership } from './app/shared/leadership.js'
 import type { CaState } from './ca/state.js'
@@ -43,7 +43,7 @@ export function composeLiveness(o: LivenessOptions): LivenessParts | undefined {
   if (!l.enabled) return undefined
   const fetcher = o.fetcher ?? livenessFetcher(o.config, join(o.dataDir, 'liveness'), o.clock, o.log)
   const service = new LivenessService({
-    cas: o.stores.cas, objects: o.stores.objects, store: o.stores.liveness, fetcher, checker: livenessChecker(), clock: o.clock, log: o.log,
+    cas: o.stores.cas, objects: o.stores.objects, store: o.stores.liveness, fetcher, clock: o.clock, log: o.log,
     leading: () => o.leadership.role() === 'leader',
     sources: (s) => caSources(o.config, s),
     childSources: (p) => childSources(o.config, p),
@@ -78,10 +78,8 @@ export function childSources(config: Config, p: BelievedPoint): Sources {
   return { ...(p.rrdpNotificationUri.startsWith('https://') ? { rrdp: p.rrdpNotificationUri } : {}), ...(config.liveness.rsync && p.dir.startsWith('rsync://') ? { rsync: p.dir } : {}) }
 }
 
-// Until the fetchers and point checks (helper A, h-rpview) are merged.
+
+// Until the fetchers of helper A (h-rpview: rrdp-fetcher.ts, rsync-fetcher.ts) are merged: nothing is fetched.
 function livenessFetcher(_config: Config, _dir: string, _clock: Clock, _log: Logger): RepositoryFetcher {
-  return { fetch: async (transport, source) => ({ transport, source, at: 0, error: 'not yet', files: new Map() }), clear: () => {} }
-}
-function livenessChecker(): PointChecker {
-  return { checkPoint: (f) => ({ seen: { transport: f.transport, at: f.at, reachable: !f.error, valid: false }, findings: [] }), compareTransports: () => [] }
+  return { fetch: async (transport, source) => ({ transport, source, at: _clock.now(), error: 'no fetcher yet', files: new Map() }), clear: () => {} }
 }

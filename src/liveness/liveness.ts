@@ -141,7 +141,8 @@ export function caSummary(c: CaLiveness): { manifestExpires?: number; crlExpires
 /** A finding in one line: "rsync: missing rsync://…/x.roa", "rrdp: unreachable: connection refused". */
 export function describeFinding(f: Finding): string {
   const where = f.transport ? `${f.transport}: ` : ''
-  return f.uri ? `${where}${f.kind} ${f.uri}${f.detail && f.kind !== 'missing' && f.kind !== 'extra' ? ` (${f.detail})` : ''}` : `${where}${f.kind}: ${f.detail}`
+  const detail = f.kind === 'unreachable' ? f.detail.replace(/^unreachable: /, '') : f.detail
+  return f.uri ? `${where}${f.kind} ${f.uri}${f.detail && f.kind !== 'missing' && f.kind !== 'extra' ? ` (${f.detail})` : ''}` : `${where}${f.kind}: ${detail}`
 }
 
 function firstReason(findings: readonly Finding[], fallback: string): string {

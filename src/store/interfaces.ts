@@ -4,6 +4,7 @@
  * Services depend on these, never on an implementation; the composition root picks SQLite (store/*.ts) or, later,
  * PostgreSQL. Every implementation passes the contract suite in test/contract/.
  */
+import type { AlertStore } from './alert-interfaces.js'
 import type { CaState } from '../ca/state.js'
 import type { CaKeyObjects, CaKeySummary, StoredCaObject } from '../ca/object-model.js'
 import type { AggregateStore, StoredCommand } from '../eventsourcing.js'
@@ -243,6 +244,8 @@ export interface Stores {
   signers: SignerRegistryStore
   /** Each CA's liveness as of its last check (design.md §11). */
   liveness: LivenessStore
+  /** Alarms and their webhook deliveries (design.md §11). */
+  alerts: AlertStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }

@@ -9,6 +9,8 @@
 import type { CaKeySummary } from '../../ca/object-model.js'
 import type { CaState } from '../../ca/state.js'
 import { reasonOf } from '../../errors.js'
+import { compareTransports } from '../../liveness/compare.js'
+import { checkPoint, type PointToCheck } from '../../liveness/point-check.js'
 import { caLiveness, childLiveness, conditions, pointLiveness, transitions, type LivenessRules, type PointMemory } from '../../liveness/liveness.js'
 import type { BelievedPoint, CaLiveness, ChildLiveness, FetchedRepository, Finding, PointLiveness, PointSeen, Transport } from '../../liveness/model.js'
 import type { Logger } from '../../log.js'
@@ -17,13 +19,6 @@ import type { Clock, TimerHandle } from '../../util/clock.js'
 import { believedPoints } from './believed-points.js'
 import { childPoints, localDirs } from './child-points.js'
 import type { AlarmSink, LivenessView, RepositoryFetcher } from './ports.js'
-
-/** The pure checks of one fetched point (point-check.ts), passed in so that this service stays I/O and scheduling. */
-export interface PointChecker {
-  checkPoint(fetched: FetchedRepository, point: BelievedPoint, now: number, o: { expiryMarginMs: number }): { seen: PointSeen; findings: Finding[] }
-  /** RRDP and rsync serve the same files in `dir`; disagreements found (the rules decide when they last long enough). */
-  compareTransports(rrdp: FetchedRepository, rsync: FetchedRepository, dir: string, sinceMs: number): Finding[]
-}
 
 /** Where a CA's repository is fetched from: its notification (rrdp) and an rsync directory (everything below it). */
 export interface Sources {
@@ -37,7 +32,6 @@ export interface LivenessServiceDeps {
   objects: { summaries(handle: string): CaKeySummary[] }
   store: LivenessStore
   fetcher: RepositoryFetcher
-  checker: PointChecker
   /** The alert service (source "liveness"); absent: conditions are only shown. */
   alarms?: AlarmSink
   /** Only the leader checks; the others show what it stored. */
@@ -70,7 +64,7 @@ export class LivenessService implements LivenessView {
   private soon: TimerHandle | undefined
   private running: Promise<void> | undefined
   private again = false
-  private stopped = true
+  private stopped = false
   private readonly counts: LivenessStats = { checks: { ok: 0, failed: 0 } }
 
   constructor(private readonly d: LivenessServiceDeps) {}
@@ -92,7 +86,7 @@ export class LivenessService implements LivenessView {
 
   /** Something was published: one check after_publish_seconds from now (a burst of publications gets one check). */
   published(): void {
-    if (this.stopped || this.soon !== undefined) return
+    if (this.stopped || this.timer === undefined || this.soon !== undefined) return
     this.soon = this.d.clock.setTimeout(() => {
       this.soon = undefined
       this.kick()
@@ -190,9 +184,12 @@ export class LivenessService implements LivenessView {
       const prev = before.get(h)
       const now = d.clock.now()
       const memory: Record<string, PointMemory> = {}
-      const points = p.points.map((b) => this.point(b.point, b.role, b.certExpires, p.sources, fetched, prev?.memory[b.point.dir], memory, now))
+      const points = p.points.map((b) => this.point({ ...b, key: b.point.dir }, p.sources, fetched, prev, memory, now))
       const children: ChildLiveness[] = p.children.map((c) => {
-        const point = this.point(c.point, undefined, c.certExpires, d.childSources(c.point), fetched, prev?.memory[`child:${c.child}`], memory, now, `child:${c.child}`)
+        const key = `child:${c.child}`
+        // What the child published is not known here: its manifest says (no belief to compare, the CRL the manifest lists).
+        const check: PointToCheck = { dir: c.point.dir, manifestUri: c.point.manifestUri, ...(c.point.caCert ? { caCert: c.point.caCert } : {}) }
+        const point = this.point({ point: c.point, check, key, ...(c.certExpires !== undefined ? { certExpires: c.certExpires } : {}) }, d.childSources(c.point), fetched, prev, memory, now)
         return childLiveness(c.child, point, prev?.liveness.children.find((x) => x.child === c.child), now, d.config.rules)
       })
       const lastGoodFetch = { ...(prev?.liveness.lastGoodFetch ?? {}) }
@@ -231,9 +228,14 @@ export class LivenessService implements LivenessView {
     return out
   }
 
-  /** One point's liveness from what each transport served of it; its memory goes into `memory` under `key`. */
-  private point(b: BelievedPoint, role: PointLiveness['role'], certExpires: number | undefined, sources: Sources, fetched: Record<Transport, Map<string, FetchedRepository>>, before: PointMemory | undefined, memory: Record<string, PointMemory>, now: number, key = b.dir): PointLiveness {
-    const d = this.d
+  /**
+   * One point's liveness from what each transport served of it (point-check.ts, compare.ts), with the manifest each
+   * transport served at the previous check (RFC 9286 §4.2.1: its number only grows); its memory goes into `memory`.
+   */
+  private point(o: { point: BelievedPoint; role?: PointLiveness['role']; certExpires?: number; check?: PointToCheck; key: string }, sources: Sources, fetched: Record<Transport, Map<string, FetchedRepository>>, prev: StoredLiveness | undefined, memory: Record<string, PointMemory>, now: number): PointLiveness {
+    const b = o.point
+    const before = prev?.memory[o.key]
+    const last = o.key.startsWith('child:') ? prev?.liveness.children.find((c) => `child:${c.child}` === o.key)?.point : prev?.liveness.points.find((p) => p.dir === b.dir && p.keyId === b.keyId)
     const seen: Partial<Record<Transport, PointSeen>> = {}
     const findings: Finding[] = []
     const got: Partial<Record<Transport, FetchedRepository>> = {}
@@ -242,13 +244,15 @@ export class LivenessService implements LivenessView {
       const f = src === undefined ? undefined : fetched[t].get(src)
       if (!f) continue
       got[t] = f
-      const r = d.checker.checkPoint(f, b, now, { expiryMarginMs: d.config.rules.expiryMarginMs })
+      const was = last?.seen[t]
+      const check: PointToCheck = { ...(o.check ?? { dir: b.dir, manifestUri: b.manifestUri, crlUri: b.crlUri, files: b.files, ...(b.caCert ? { caCert: b.caCert } : {}) }), ...(was?.manifestNumber !== undefined ? { previousManifestNumber: was.manifestNumber } : {}), ...(was?.manifestHash !== undefined ? { previousManifestHash: was.manifestHash } : {}) }
+      const r = checkPoint(f, check, now, { expiryMarginMs: this.d.config.rules.expiryMarginMs })
       seen[t] = r.seen
       findings.push(...r.findings)
     }
-    if (got.rrdp && got.rsync && !got.rrdp.error && !got.rsync.error) findings.push(...d.checker.compareTransports(got.rrdp, got.rsync, b.dir, before?.disagreementSince ?? now))
-    const r = pointLiveness({ dir: b.dir, keyId: b.keyId, ...(role ? { role } : {}), seen, findings, ...(certExpires !== undefined ? { certExpires } : {}) }, before, now, d.config.rules)
-    memory[key] = r.memory
+    if (got.rrdp && got.rsync) findings.push(...compareTransports(got.rrdp, got.rsync, b.dir, now - (before?.disagreementSince ?? now)))
+    const r = pointLiveness({ dir: b.dir, keyId: b.keyId, ...(o.role ? { role: o.role } : {}), seen, findings, ...(o.certExpires !== undefined ? { certExpires: o.certExpires } : {}) }, before, now, this.d.config.rules)
+    memory[o.key] = r.memory
     return r.liveness
   }
 }
