@@ -24,6 +24,7 @@ import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { SignerService } from '../app/signers/signer-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import type { Clock } from '../util/clock.js'
+import type { LivenessView } from '../app/liveness/ports.js'
 
 /** The services the routes call (design.md §6): one call per request, no logic in the route. */
 export interface HttpServices {
@@ -64,6 +65,8 @@ export interface HttpServices {
   roaIo: RoaIoService
   /** Krill's CA structure import (POST /api/v1/bulk/cas/import). */
   structureImport: StructureImportService
+  /** The relying-party view (design.md §11): each CA's liveness; undefined when [liveness] is not enabled. */
+  liveness?: LivenessView
 }
 
 export interface HttpDeps {

@@ -11,6 +11,8 @@ import type { Clock } from '../../util/clock.js'
 import type { Leadership } from '../shared/leadership.js'
 import { readSnapshot, type ChildExchanges, type MetricsSnapshot, type SnapshotSources } from './metrics-snapshot.js'
 import type { SignerJson } from '../../api/signers.js'
+import type { CaLiveness } from '../../liveness/model.js'
+import { livenessMetrics } from './liveness-metrics.js'
 
 export interface MetricsServiceDeps {
   sources: SnapshotSources
@@ -28,6 +30,8 @@ export interface MetricsServiceDeps {
   processMetrics?: boolean
   /** The configured signers with their operation counts since start, availability and keys held (app/signers/signer-service.ts). */
   signers?: () => readonly SignerJson[]
+  /** Each CA's liveness as of its last check (the relying-party view, design.md §11): the svc_ca_functional… gauges. */
+  liveness?: () => readonly CaLiveness[]
 }
 
 /** A scrape: the text exposition format (version 0.0.4) and its content type. */
@@ -52,6 +56,8 @@ export class MetricsService {
   private storeUp = false
   /** The signers as read for this scrape. */
   private signerRows: readonly SignerJson[] = []
+  /** Counts the relying-party checks (svc_liveness_checks_total). */
+  private readonly livenessChecks: { checked(outcome: 'ok' | 'failed'): void }
 
   constructor(private readonly d: MetricsServiceDeps) {
     this.children = d.sources.children
@@ -70,6 +76,7 @@ export class MetricsService {
     this.signerMetrics()
     this.caGauges()
     this.repoGauges()
+    this.livenessChecks = livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), hideDetails: d.hideDetails })
     if (d.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' })
   }
 
@@ -109,6 +116,11 @@ export class MetricsService {
   /** A login's outcome (app/access/login-service.ts). */
   observeLogin(provider: string, outcome: 'success' | 'failure' | 'rate-limited'): void {
     this.logins[outcome].inc({ provider })
+  }
+
+  /** A relying-party check of the repository ended: 'ok' when it ran (whatever it found), 'failed' when it could not run. */
+  observeLivenessCheck(outcome: 'ok' | 'failed'): void {
+    this.livenessChecks.checked(outcome)
   }
 
   /** An RFC 6492 exchange with a registered child (app/ca/child-server.ts). */
