@@ -157,7 +157,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const metrics = new MetricsService({
     sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: config.repository.enabled ? stores.publication : undefined, children: new ChildExchanges(clock) },
     leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
-    signers: () => signerService.list().signers, alarms: () => alerts.active(),
+    signers: () => signerService.list().signers, alarms: () => alerts.active(), liveness: () => liveness?.view.all() ?? [],
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
@@ -275,7 +275,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
   const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publisher, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
   // The relying-party view (design.md §11): each CA's repository fetched as relying parties do, on a schedule and after publishing.
-  const liveness = composeLiveness({ config, dataDir, stores, leadership, clock, log, alarms: alerts })
+  const liveness = composeLiveness({ config, dataDir, stores, leadership, clock, log, alarms: alerts, checked: (outcome) => metrics.observeLivenessCheck(outcome) })
   published = () => liveness?.published()
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems })
 

@@ -99,6 +99,8 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'ta/', to: 'log.ts', types: true, why: 'the Logger interface lives in log.ts (next to pino)' },
   { from: 'http/deps.ts', to: 'config.ts', types: true, why: 'HttpDeps carries Config; the routers read the post_limit_* sizes from it' },
   { from: 'http/', to: 'log.ts', types: true, why: 'request logging takes the Logger interface' },
+  { from: 'api/health.ts', to: 'liveness/model.ts', types: true, why: 'the wire JSON of GET /api/v1/health/cas is the JSON of the liveness shapes (types only)' },
+  { from: 'http/routes/health.ts', to: 'liveness/model.ts', types: true, why: 'without the liveness service every CA is answered as never checked (a CaLiveness)' },
   { from: 'log.ts', to: 'config.ts', types: true, why: 'LogLevel and LogType are declared in config.ts' },
   { from: 'config-alerts.ts', to: 'liveness/model.ts', why: "a webhook's events are the alarm kinds (ALARM_KINDS), checked at start" },
   // The version string is read from package.json at import time (version.ts does file I/O when loaded).
