@@ -4,6 +4,7 @@
  * Services depend on these, never on an implementation; the composition root picks SQLite (store/*.ts) or, later,
  * PostgreSQL. Every implementation passes the contract suite in test/contract/.
  */
+import type { AlertStore } from './alert-interfaces.js'
 import type { CaState } from '../ca/state.js'
 import type { CaKeyObjects, CaKeySummary, StoredCaObject } from '../ca/object-model.js'
 import type { AggregateStore, StoredCommand } from '../eventsourcing.js'
@@ -17,9 +18,11 @@ export type { KeyStore } from '../crypto/signer.js'
 export type * from './access-interfaces.js'
 export type * from './plan-interfaces.js'
 export type * from './signer-interfaces.js'
+export type * from './liveness-interfaces.js'
 import type { AuditStore, LoginStore, SessionStore, TokenStore } from './access-interfaces.js'
 import type { PlanStore } from './plan-interfaces.js'
 import type { SignerRegistryStore } from './signer-interfaces.js'
+import type { LivenessStore } from './liveness-interfaces.js'
 
 //------------ CAs and their history --------------------------------------------------------------------------------
 
@@ -239,6 +242,10 @@ export interface Stores {
   plans: PlanStore
   /** Which signer holds which key (design.md §10). */
   signers: SignerRegistryStore
+  /** Each CA's liveness as of its last check (design.md §11). */
+  liveness: LivenessStore
+  /** Alarms and their webhook deliveries (design.md §11). */
+  alerts: AlertStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }

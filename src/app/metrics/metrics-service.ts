@@ -12,7 +12,7 @@ import type { Leadership } from '../shared/leadership.js'
 import { readSnapshot, type ChildExchanges, type MetricsSnapshot, type SnapshotSources } from './metrics-snapshot.js'
 import type { SignerJson } from '../../api/signers.js'
 import type { CaLiveness } from '../../liveness/model.js'
-import { livenessMetrics } from './liveness-metrics.js'
+import { livenessMetrics, type LivenessChecks } from './liveness-metrics.js'
 
 export interface MetricsServiceDeps {
   sources: SnapshotSources
@@ -32,6 +32,10 @@ export interface MetricsServiceDeps {
   signers?: () => readonly SignerJson[]
   /** Each CA's liveness as of its last check (the relying-party view, design.md §11): the svc_ca_functional… gauges. */
   liveness?: () => readonly CaLiveness[]
+  /** The liveness service's count of checks and the end of the last one. */
+  livenessChecks?: () => LivenessChecks
+  /** The alarms active now (app/liveness/alert-service.ts). */
+  alarms?: () => readonly { kind: string; subject: string }[]
 }
 
 /** A scrape: the text exposition format (version 0.0.4) and its content type. */
@@ -52,12 +56,11 @@ export class MetricsService {
   private readonly publishDelay: Histogram<string>
   private readonly logins: Record<'success' | 'failure' | 'rate-limited', Counter<string>>
   private readonly children: ChildExchanges
+  private readonly deliveries: Counter<string>
   /** Whether the last snapshot could be read (svc_store_up). */
   private storeUp = false
   /** The signers as read for this scrape. */
   private signerRows: readonly SignerJson[] = []
-  /** Counts the relying-party checks (svc_liveness_checks_total). */
-  private readonly livenessChecks: { checked(outcome: 'ok' | 'failed'): void }
 
   constructor(private readonly d: MetricsServiceDeps) {
     this.children = d.sources.children
@@ -72,11 +75,18 @@ export class MetricsService {
       failure: new Counter({ name: 'svc_auth_login_failures_total', help: 'logins refused (wrong credentials, or a user without the login permission), by provider', labelNames: ['provider'], registers }),
       'rate-limited': new Counter({ name: 'svc_auth_login_rate_limited_total', help: 'logins refused unchecked because their source or user failed too often lately, by provider', labelNames: ['provider'], registers }),
     }
+    this.deliveries = new Counter({ name: 'svc_alert_deliveries_total', help: 'webhook delivery attempts by webhook and outcome (delivered, failed: retried later, gave-up)', labelNames: ['webhook', 'outcome'], registers })
+    if (d.alarms) {
+      const alarms = d.alarms
+      this.plain('svc_alarm_active', 'the alarms active now (1 each), by kind and subject', ['kind', 'subject'], (g) => {
+        for (const a of alarms()) g.set({ kind: a.kind, subject: a.subject }, 1)
+      })
+    }
     this.serverGauges()
     this.signerMetrics()
     this.caGauges()
     this.repoGauges()
-    this.livenessChecks = livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), hideDetails: d.hideDetails })
+    livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), ...(d.livenessChecks ? { checks: d.livenessChecks } : {}), hideDetails: d.hideDetails })
     if (d.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' })
   }
 
@@ -118,9 +128,9 @@ export class MetricsService {
     this.logins[outcome].inc({ provider })
   }
 
-  /** A relying-party check of the repository ended: 'ok' when it ran (whatever it found), 'failed' when it could not run. */
-  observeLivenessCheck(outcome: 'ok' | 'failed'): void {
-    this.livenessChecks.checked(outcome)
+  /** A webhook delivery attempt's outcome (app/liveness/alert-service.ts). */
+  observeDelivery(webhook: string, outcome: string): void {
+    this.deliveries.inc({ webhook, outcome })
   }
 
   /** An RFC 6492 exchange with a registered child (app/ca/child-server.ts). */
