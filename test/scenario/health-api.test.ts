@@ -28,7 +28,7 @@ function api(d: RepoDaemon, token: string, method: string, path: string, body?: 
   return httpsRequest(`${d.url}${path}`, { method, headers: { Authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) }, ...(body === undefined ? {} : { body }) })
 }
 
-async function health(d: RepoDaemon, args: string[] = []): Promise<{ code: number; json: unknown; stderr: string }> {
+async function health(d: RepoDaemon, args: string[] = []): Promise<{ code: number | null; json: unknown; stderr: string }> {
   const r = await svcc(['health', '--format', 'json', ...args], { env: d.env })
   return { code: r.code, json: r.stdout ? JSON.parse(r.stdout) : undefined, stderr: r.stderr }
 }
