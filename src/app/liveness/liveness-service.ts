@@ -69,7 +69,10 @@ export class LivenessService implements LivenessView {
 
   constructor(private readonly d: LivenessServiceDeps) {}
 
-  /** Check every check_seconds, and the first time after_publish_seconds after start (not in the way of start-up). */
+  /**
+   * Check every check_seconds, and the first time after_publish_seconds after start (not in the way of start-up); a
+   * check that found something wrong is followed by another after_publish_seconds later.
+   */
   start(): void {
     this.stopped = false
     this.timer = this.d.clock.setInterval(() => this.kick(), this.d.config.checkMs)
@@ -211,6 +214,9 @@ export class LivenessService implements LivenessView {
     this.state = new Map(rows.map((r) => [r.liveness.ca, r]))
     this.loaded = true
     d.alarms?.report('liveness', conditions(rows.map((r) => r.liveness), d.clock.now(), d.config.rules))
+    // Something wrong (perhaps a repository that had not yet served a publication just made): look again soon, as
+    // after a publication, rather than only at the next check_seconds; a lasting fault is looked at that often.
+    if (rows.some((r) => !r.liveness.functional || r.liveness.points.some((p) => p.findings.length > 0) || r.liveness.children.some((c) => !c.point.functional))) this.published()
   }
 
   /** Fetch every source once; sources of a transport in parallel, a few at a time. */

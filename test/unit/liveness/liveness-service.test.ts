@@ -219,3 +219,19 @@ t.test('a check that fails is counted and logged, never thrown out of the timer'
   t.same(service.stats().checks, { ok: 0, failed: 1 })
   t.same(lines, ['liveness check failed'])
 })
+
+t.test('a check that found something wrong is followed by another after_publish_seconds later; a clean one is not', async (t) => {
+  const { service, fetcher, clock } = setup(t, [caState('ca', 'ca', ca.keyId, CA_CERT)])
+  const checks = () => fetcher.calls.filter((c) => c.startsWith('rrdp')).length
+  fetcher.down.add('rsync')
+  service.start()
+  await clock.advance(45_000)
+  t.equal(checks(), 1, 'the first check: rsync unreachable')
+  await clock.advance(45_000)
+  t.equal(checks(), 2, 'looked at again after_publish_seconds later')
+  fetcher.down.clear()
+  await clock.advance(45_000)
+  t.equal(checks(), 3, 'and again: now clean')
+  await clock.advance(45_000)
+  t.equal(checks(), 3, 'clean: the next check is at check_seconds')
+})
