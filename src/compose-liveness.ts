@@ -4,7 +4,10 @@
  * compose.ts needs of it: the view for the routes, start/stop, and `published()` for the publication hooks.
  */
 import { join } from 'node:path'
+import { LivenessFetcher } from './app/liveness/fetcher.js'
 import { LivenessService, type Sources } from './app/liveness/liveness-service.js'
+import { RrdpFetcher } from './app/liveness/rrdp-fetcher.js'
+import { RsyncFetcher } from './app/liveness/rsync-fetcher.js'
 import type { AlarmSink, LivenessView, RepositoryFetcher } from './app/liveness/ports.js'
 import type { Leadership } from './app/shared/leadership.js'
 import type { CaState } from './ca/state.js'
@@ -79,7 +82,12 @@ export function childSources(config: Config, p: BelievedPoint): Sources {
 }
 
 
-// Until the fetchers of helper A (h-rpview: rrdp-fetcher.ts, rsync-fetcher.ts) are merged: nothing is fetched.
-function livenessFetcher(_config: Config, _dir: string, _clock: Clock, _log: Logger): RepositoryFetcher {
-  return { fetch: async (transport, source) => ({ transport, source, at: _clock.now(), error: 'no fetcher yet', files: new Map() }), clear: () => {} }
+
+/** RRDP over HTTPS and, with `[liveness] rsync`, Debian's rsync client into a mirror per source under `dir`; both bounded. */
+function livenessFetcher(config: Config, dir: string, clock: Clock, log: Logger): RepositoryFetcher {
+  const l = config.liveness
+  const bounds = { timeoutMs: l.fetch_timeout_seconds * 1000, maxBytes: l.fetch_max_bytes, clock, log }
+  const rrdp = new RrdpFetcher(bounds)
+  const rsync = l.rsync ? new RsyncFetcher({ ...bounds, rsyncCommand: l.rsync_command, mirrorDir: join(dir, 'rsync') }) : undefined
+  return new LivenessFetcher({ rrdp, ...(rsync ? { rsync } : {}), clock })
 }

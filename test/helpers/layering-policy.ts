@@ -203,6 +203,7 @@ const INFRASTRUCTURE = [
   'app/liveness/*-service.ts',
   'ta/*-service.ts',
   'app/liveness/liveness-service.ts',
+  'app/liveness/*fetcher.ts', // the relying-party view's RRDP and rsync clients and the RepositoryFetcher over them (issue 26)
 ]
 
 /** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
