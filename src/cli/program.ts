@@ -29,6 +29,7 @@ import { planCommands } from './commands/plans.js'
 import { roaIoCommands } from './commands/roa-io.js'
 import { bulkImportCommands } from './commands/bulk-import.js'
 import { childTransferCommands } from './commands/child-transfer.js'
+import { healthCommands } from './commands/health.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -55,6 +56,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...bulkImportCommands,
   ...childTransferCommands,
   ...idRollCommands,
+  ...healthCommands,
 ]
 
 const GROUPS: Record<string, string> = {

@@ -20,6 +20,7 @@ import type { RoasPageJson, RoasQuery } from '../api/cas.js'
 import type { CasPageJson, PublishersPageJson } from '../api/paging.js'
 import type { AuditPageJson, AuditQueryInput } from '../api/audit.js'
 import type { ImportChildJson } from '../api/child-import.js'
+import type { HealthCaJson, HealthCheckJson, HealthPageJson } from '../api/health.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -121,4 +122,9 @@ export const calls = {
   tokenAdd: (body: AddTokenJson): ApiCall<NewTokenJson> => call('POST', '/api/v1/tokens', 'json', body),
   tokenRevoke: (id: string): ApiCall<void> => call('DELETE', `/api/v1/tokens/${seg(id)}`, 'empty'),
   pubdRelease: (): ApiCall<void> => call('POST', '/api/v1/pubd/release', 'empty'),
+  /** GET /api/v1/health/cas: one page (`offset`, `limit`) of every CA's liveness, optionally only the non-functional. */
+  healthCas: (q: { offset: number; limit: number; functional?: boolean }): ApiCall<HealthPageJson> =>
+    call('GET', `/api/v1/health/cas?offset=${q.offset}&limit=${q.limit}${q.functional === undefined ? '' : `&functional=${q.functional}`}`, 'json'),
+  healthCa: (ca: string): ApiCall<HealthCaJson> => call('GET', `/api/v1/health/cas/${seg(ca)}`, 'json'),
+  healthCheck: (q: { offset: number; limit: number }): ApiCall<HealthCheckJson> => call('POST', `/api/v1/health/check?offset=${q.offset}&limit=${q.limit}`, 'json'),
 }

@@ -21,6 +21,7 @@ import { RepositoryPage } from './pages/repository.js'
 import { RoasPage } from './pages/roas.js'
 import { PlanPage } from './pages/plan.js'
 import { PlansPage } from './pages/plans.js'
+import { HealthPage } from './pages/health.js'
 
 /** A page gets the CA and, on the one-plan page, the plan's id (the URL's parameters). */
 type Page = (p: { ca: string; id: string }) => JSX.Element
@@ -42,6 +43,7 @@ const ROUTES: [pattern: string, title: string, page: Page][] = [
   ['/ui/pubd', 'Publication server', PubdPage],
   ['/ui/tokens', 'API tokens', TokensPage],
   ['/ui/audit', 'Audit trail', AuditPage],
+  ['/ui/health', 'Health', HealthPage],
 ]
 
 /** How each provider is named in the header. */
@@ -92,6 +94,9 @@ export function App(): JSX.Element {
           </Link>
           <Link href="/ui/cas" current={path.startsWith('/ui/cas')}>
             CAs
+          </Link>
+          <Link href="/ui/health" current={path.startsWith('/ui/health')}>
+            Health
           </Link>
           {can('pub-list') ? (
             <Link href="/ui/pubd" current={path.startsWith('/ui/pubd')}>

@@ -75,7 +75,7 @@ t.test('change plans in the console, with two users and four-eyes, in Chromium',
     await page.getByLabel('Password').fill(password)
     await page.getByRole('button', { name: 'Log in' }).click()
     await page.getByTestId('who-id').filter({ hasText: user }).waitFor()
-    for (const r of ['[data-testid=ca-list] >> text=ca1', '[data-testid=rrdp-serial]', 'text=No publisher has been silent']) await page.locator(r).first().waitFor()
+    for (const r of ['[data-testid=ca-list] >> text=ca1', '[data-testid=rrdp-serial]', 'text=No publisher has been silent', '[data-testid=health-badge]']) await page.locator(r).first().waitFor()
     await page.getByTestId('issues').or(page.getByText('No open issues.')).first().waitFor()
   }
   const stage = async (prefix: string, asn: string) => {

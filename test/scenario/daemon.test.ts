@@ -71,7 +71,7 @@ t.test('svcc --api prints the call with a masked token and sends nothing', async
   t.notMatch(r.stdout, /secret-token-value/)
   const viaEnv = await svcc(['health'], { env: { ...env, SVC_CLI_API: '1' } })
   t.equal(viaEnv.code, 0)
-  t.match(viaEnv.stdout, /^GET https:\/\/localhost:\d+\/api\/v1\/authorized/)
+  t.match(viaEnv.stdout, /^GET https:\/\/localhost:\d+\/api\/v1\/health\/cas\?/)
 })
 
 t.test('HTTP errors: 401 with WWW-Authenticate, 404, 405, labelled JSON bodies', async (t) => {

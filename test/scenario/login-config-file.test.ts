@@ -79,7 +79,7 @@ t.test('config-file users: the Krill UI login, roles, logout, refusals, limits, 
   t.equal(cli.code, 1, 'svcc with the session token: the write is refused')
   t.match(cli.stderr, /api-insufficient-rights/)
   const health = await svcc(['health'], { env: { ...d.env, SVC_CLI_TOKEN: ro.token } })
-  t.same([health.code, health.stdout.trim()], [0, 'Healthy'], 'svcc with the session token works')
+  t.same([health.code, /^Healthy/.test(health.stdout)], [0, true], 'svcc with the session token works')
   t.equal((await httpsRequest(d.url + 'api/v1/cas', { headers: bearer(d.token) })).body, before.body, 'no CA was added')
 
   // The admin token logs in too (Krill's CLI and UI), whatever the auth_type.

@@ -11,6 +11,8 @@ import type { Clock } from '../../util/clock.js'
 import type { Leadership } from '../shared/leadership.js'
 import { readSnapshot, type ChildExchanges, type MetricsSnapshot, type SnapshotSources } from './metrics-snapshot.js'
 import type { SignerJson } from '../../api/signers.js'
+import type { CaLiveness } from '../../liveness/model.js'
+import { livenessMetrics, type LivenessChecks } from './liveness-metrics.js'
 
 export interface MetricsServiceDeps {
   sources: SnapshotSources
@@ -28,6 +30,10 @@ export interface MetricsServiceDeps {
   processMetrics?: boolean
   /** The configured signers with their operation counts since start, availability and keys held (app/signers/signer-service.ts). */
   signers?: () => readonly SignerJson[]
+  /** Each CA's liveness as of its last check (the relying-party view, design.md §11): the svc_ca_functional… gauges. */
+  liveness?: () => readonly CaLiveness[]
+  /** The liveness service's count of checks and the end of the last one. */
+  livenessChecks?: () => LivenessChecks
   /** The alarms active now (app/liveness/alert-service.ts). */
   alarms?: () => readonly { kind: string; subject: string }[]
 }
@@ -80,6 +86,7 @@ export class MetricsService {
     this.signerMetrics()
     this.caGauges()
     this.repoGauges()
+    livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), ...(d.livenessChecks ? { checks: d.livenessChecks } : {}), hideDetails: d.hideDetails })
     if (d.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' })
   }
 
