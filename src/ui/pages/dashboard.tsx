@@ -12,6 +12,7 @@ const STALE_SECONDS = 3600
 export function Dashboard(): JSX.Element {
   const cas = useLoad(() => ok(api.GET('/cas')), [])
   const issues = useLoad(() => ok(api.GET('/bulk/cas/issues')), [])
+  const alarms = useLoad(() => ok(api.GET('/alerts', { params: { query: { active: 'true', limit: 1 } } })), [])
   // The publication server's cards only for a role that may read it (pub-list).
   const pubd = can('pub-list')
   const stats = useLoad(() => (pubd ? optionalPubd(ok(api.GET('/pubd/stats'))) : Promise.resolve(undefined)), [pubd])
@@ -62,6 +63,18 @@ export function Dashboard(): JSX.Element {
               </ul>
             )
           ) : issues.loading ? <Loading /> : null}
+        </Section>
+        <Section title="Alarms">
+          <ErrorBox error={alarms.error} />
+          {alarms.data ? (
+            <p class={alarms.data.active.length ? 'error' : 'ok'}>
+              <span data-testid="alarm-count">{alarms.data.active.length}</span> active {alarms.data.active.length === 1 ? 'alarm' : 'alarms'}
+              {alarms.data.active.length ? `: ${alarms.data.active.slice(0, 3).map((a) => `${a.kind} ${a.subject}`).join(', ')}${alarms.data.active.length > 3 ? ', …' : ''}` : ''}
+            </p>
+          ) : alarms.loading ? <Loading /> : null}
+          <p>
+            <Link href="/ui/alerts">Alarms and webhooks</Link>
+          </p>
         </Section>
         {pubd ? (
         <>
