@@ -11,21 +11,24 @@
 export const ALARM_KIND_NAMES = ['repository-check-failed', 'manifest-expiring', 'publish-stalled', 'child-nonfunctional', 'task-quarantined', 'service-stalled'] as const
 export type AlarmKindJson = (typeof ALARM_KIND_NAMES)[number]
 
-/** An alarm: `ca` null when it names none; `cleared_at` null while it is active. */
+/** An active alarm: `ca` null when it names none. */
 export interface AlarmJson {
   kind: AlarmKindJson
   subject: string
   ca: string | null
   reason: string
   raised_at: string
-  cleared_at?: string | null
+}
+
+/** A cleared alarm. */
+export interface ClearedAlarmJson extends AlarmJson {
+  cleared_at: string | null
 }
 
 export interface DeliveryJson {
   id: number
   webhook: string
-  /** alarm.raised, alarm.cleared or test. */
-  event: string
+  event: 'alarm.raised' | 'alarm.cleared' | 'test'
   /** The alarm it tells of (`kind:subject`), null for a test event. */
   alarm: string | null
   status: 'pending' | 'delivered' | 'failed'
@@ -51,7 +54,7 @@ export interface WebhookJson {
 export interface AlertsJson {
   active: AlarmJson[]
   /** Cleared alarms, the most recently raised first (empty with ?active=true). */
-  recent: AlarmJson[]
+  recent: ClearedAlarmJson[]
   /** The newest deliveries first. */
   deliveries: DeliveryJson[]
   webhooks: WebhookJson[]

@@ -3,23 +3,24 @@
  * see are left out (a delivery's CA is read from its stored body), then the window of cleared alarms and deliveries is
  * cut; webhooks are shown by name, events and a URL without user info, query or fragment; the secret never.
  */
-import type { AlarmJson, AlertsJson, AlertsQuery, DeliveryJson } from '../../api/alerts.js'
+import type { AlarmJson, AlertsJson, AlertsQuery, ClearedAlarmJson, DeliveryJson } from '../../api/alerts.js'
 import type { Alarm } from '../../liveness/alarms.js'
 import type { AlarmKind } from '../../liveness/model.js'
 import type { Delivery } from '../../store/alert-interfaces.js'
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString())
 
-export function alarmJson(a: Alarm, withCleared: boolean): AlarmJson {
-  return {
-    kind: a.kind, subject: a.subject, ca: a.ca ?? null, reason: a.reason, raised_at: new Date(a.raisedAt).toISOString(),
-    ...(withCleared ? { cleared_at: iso(a.clearedAt) } : {}),
-  }
+export function alarmJson(a: Alarm): AlarmJson {
+  return { kind: a.kind, subject: a.subject, ca: a.ca ?? null, reason: a.reason, raised_at: new Date(a.raisedAt).toISOString() }
+}
+
+export function clearedAlarmJson(a: Alarm): ClearedAlarmJson {
+  return { ...alarmJson(a), cleared_at: iso(a.clearedAt) }
 }
 
 export function deliveryJson(d: Delivery): DeliveryJson {
   return {
-    id: d.id, webhook: d.webhook, event: d.event, alarm: d.alarmKey ?? null, status: d.status, attempts: d.attempts,
+    id: d.id, webhook: d.webhook, event: d.event as DeliveryJson['event'], alarm: d.alarmKey ?? null, status: d.status, attempts: d.attempts,
     next_at: d.status === 'pending' ? iso(d.nextAt) : null, last_error: d.lastError ?? null, created: new Date(d.created).toISOString(), done: iso(d.done),
   }
 }
@@ -53,8 +54,8 @@ export function alertsJson(
   const visible = (ca: string | undefined) => ca === undefined || sees(ca)
   const window = <T>(xs: T[]) => xs.slice(q.offset, q.offset + q.limit)
   return {
-    active: view.active.filter((a) => visible(a.ca)).sort((a, b) => a.raisedAt - b.raisedAt).map((a) => alarmJson(a, false)),
-    recent: q.activeOnly ? [] : window(view.recent.filter((a) => a.clearedAt !== undefined && visible(a.ca))).map((a) => alarmJson(a, true)),
+    active: view.active.filter((a) => visible(a.ca)).sort((a, b) => a.raisedAt - b.raisedAt).map(alarmJson),
+    recent: q.activeOnly ? [] : window(view.recent.filter((a) => a.clearedAt !== undefined && visible(a.ca))).map(clearedAlarmJson),
     deliveries: window(view.deliveries.filter((d) => visible(deliveryCa(d)))).map(deliveryJson),
     webhooks: view.webhooks.map((w) => ({ name: w.name, url: shownUrl(w.url), events: [...w.events] })),
     offset: q.offset, limit: q.limit,

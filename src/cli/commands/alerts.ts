@@ -3,7 +3,7 @@
  * attempts and last error (GET /api/v1/alerts); `--all` also the cleared alarms; `svcc alerts test [--webhook NAME]`
  * queues a signed test event (POST /api/v1/alerts/test). `--format json` prints the API's answer.
  */
-import type { AlarmJson, AlertsJson, AlertTestResultJson } from '../../api/alerts.js'
+import type { AlarmJson, AlertsJson, AlertTestResultJson, ClearedAlarmJson } from '../../api/alerts.js'
 import { calls } from '../../client/calls.js'
 import { option, type CommandDef } from '../command.js'
 import { UsageError } from '../report.js'
@@ -42,14 +42,14 @@ function table(head: string[], rows: string[][]): string[] {
 }
 
 const time = (iso: string | null | undefined) => (iso ? iso.replace(/\.\d{3}Z$/, 'Z') : '-')
-const alarmRow = (a: AlarmJson, cleared: boolean) => [a.kind, a.subject, a.ca ?? '-', time(a.raised_at), ...(cleared ? [time(a.cleared_at)] : []), a.reason]
+const alarmRow = (a: AlarmJson | ClearedAlarmJson) => [a.kind, a.subject, a.ca ?? '-', time(a.raised_at), ...('cleared_at' in a ? [time(a.cleared_at)] : []), a.reason]
 
 /** The active alarms, the cleared ones (with --all), the deliveries, and the webhooks. */
 export function alertsText(v: AlertsJson): string {
   const out: string[] = []
   out.push(v.active.length ? `Active alarms (${v.active.length}):` : 'No active alarms.')
-  if (v.active.length) out.push(...table(['KIND', 'SUBJECT', 'CA', 'SINCE', 'REASON'], v.active.map((a) => alarmRow(a, false))))
-  if (v.recent.length) out.push('', 'Cleared alarms:', ...table(['KIND', 'SUBJECT', 'CA', 'RAISED', 'CLEARED', 'REASON'], v.recent.map((a) => alarmRow(a, true))))
+  if (v.active.length) out.push(...table(['KIND', 'SUBJECT', 'CA', 'SINCE', 'REASON'], v.active.map(alarmRow)))
+  if (v.recent.length) out.push('', 'Cleared alarms:', ...table(['KIND', 'SUBJECT', 'CA', 'RAISED', 'CLEARED', 'REASON'], v.recent.map(alarmRow)))
   out.push('')
   if (v.webhooks.length === 0) out.push('No webhooks configured ([[alerts.webhooks]]).')
   else out.push(`Webhooks: ${v.webhooks.map((w) => `${w.name} (${w.url})`).join(', ')}`)

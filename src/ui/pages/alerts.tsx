@@ -13,7 +13,7 @@ import { DataTable } from '../list.js'
 import { useAction, useLoad } from '../load.js'
 import { url } from '../router.js'
 
-type Alarm = components['schemas']['AlertsJson']['active'][number]
+type Alarm = components['schemas']['AlertsJson']['active'][number] | components['schemas']['AlertsJson']['recent'][number]
 
 export function AlertsPage(): JSX.Element {
   const alerts = useLoad(() => ok(api.GET('/alerts', { params: { query: { limit: 50 } } })), [])
