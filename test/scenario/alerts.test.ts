@@ -8,6 +8,7 @@
  *   token limited to one CA sees that CA's alarms and the CA-less ones only;
  * - the secret, and the token in the webhook URL's query, appear in no log line, API answer or svcc output.
  */
+import { spawnSync } from 'node:child_process'
 import { chmodSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
@@ -57,7 +58,7 @@ function noSecrets(t: Test, what: string, text: string): void {
 
 t.test('a test event: signed, retried after a 500, delivered; visible with its attempts; unknown webhooks and roles refused', async (t) => {
   const hook = await webhookReceiver(t, SECRET)
-  const { d } = await alertingDaemon(t, hook)
+  const { d, secretFile } = await alertingDaemon(t, hook)
   const outputs: string[] = []
 
   const empty = await alerts(d)
@@ -93,6 +94,12 @@ t.test('a test event: signed, retried after a 500, delivered; visible with its a
   t.equal(tries[0]!.headers['x-svc-event'], 'test')
   t.match(tries[0]!.body, { event: 'test', delivery: /^[0-9a-f]{32}$/, service_uri: d.url })
   t.equal(tries[0]!.headers['x-svc-delivery'], tries[0]!.body.delivery)
+  // The README's check of a signature, with openssl.
+  const body = join(tempDir(t, 'svc-whbody-'), 'body.json')
+  writeFileSync(body, tries[1]!.raw)
+  const readme = (sig: string) => spawnSync('sh', ['-c', `want="sha256=$(openssl dgst -sha256 -hmac "$(cat "$SECRET_FILE")" -r < "$BODY" | cut -d' ' -f1)"; [ "$want" = "$SIG" ] && echo "signed by svcd" || echo "REJECT"`], { encoding: 'utf8', env: { ...process.env, SECRET_FILE: secretFile, BODY: body, SIG: sig } }).stdout.trim()
+  t.equal(readme(String(tries[1]!.headers['x-svc-signature-256'])), 'signed by svcd', "the README's openssl check accepts svcd's signature")
+  t.equal(readme(`sha256=${'0'.repeat(64)}`), 'REJECT', 'and refuses another')
   const delivered = await waitFor('the delivery recorded', async () => (await alerts(d)).deliveries.find((x) => x.status === 'delivered'))
   t.match(delivered, { webhook: 'ops', event: 'test', alarm: null, status: 'delivered', attempts: 2, last_error: null, next_at: null })
   t.ok(delivered.done, 'with the time it was delivered')
