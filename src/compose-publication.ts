@@ -47,6 +47,8 @@ export interface PublicationParts {
   latency?: PublishObserver
   /** Several instances on one database (PostgreSQL): RRDP files through the database, serials by the leader only. */
   replication?: Replication
+  /** Told after each RRDP serial written (the liveness check after a publication). */
+  written?: () => void
 }
 
 /** What an instance on a shared database needs to make or copy RRDP serials (compose wires it to the leadership). */
@@ -79,14 +81,14 @@ export function composePublication(o: PublicationParts): { service: PublicationS
   const rsync = new RsyncWriter({ dir: join(o.dataDir, 'repo', 'rsync'), baseUri: r.rsync_base_uri!, reader: new PubdReader(readers[1]!), now: o.now, clock: o.clock, graceSeconds: r.rsync_tree_grace_seconds, maxTrees: r.rsync_trees_max, hold: (b, a) => floor.check('rsync', b, a), onSwitch: (tree) => daemon?.setPath(tree) })
   const quotas = { publisher: { objects: r.quota_objects, bytes: r.quota_bytes, objectBytes: r.quota_object_bytes }, total: { objects: r.quota_total_objects, bytes: r.quota_total_bytes }, selfService: { objects: r.self_service_quota_objects, bytes: r.self_service_quota_bytes, objectBytes: r.self_service_quota_object_bytes }, selfServiceTotal: { objects: r.self_service_quota_total_objects, bytes: r.self_service_quota_total_bytes } }
   const cluster = rep && { leading: rep.leading, pollMs: rep.pollMs }
-  const outputs = new OutputService({ store: o.store, rrdp, rsync, daemon, clock: o.clock, now: o.now, log: o.log, config: { rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds, outputLagMaxSeconds: r.output_lag_max_seconds }, floor, cluster, ...(o.latency ? { latency: o.latency } : {}) })
+  const outputs = new OutputService({ store: o.store, rrdp, rsync, daemon, clock: o.clock, now: o.now, log: o.log, config: { rrdpIntervalSeconds: r.rrdp_delta_interval_min_seconds, outputLagMaxSeconds: r.output_lag_max_seconds }, floor, cluster, ...(o.latency ? { latency: o.latency } : {}), ...(o.written ? { written: o.written } : {}) })
   const config = { serviceUri: o.serviceUri, rsyncBaseUri: r.rsync_base_uri!, rrdpBaseUri: r.rrdp_base_uri!, quotas }
   const publishers = new PublisherService({ store: o.store, output: outputs, codec: o.codec, now: o.now, log: o.log, locks: rep?.locks, config })
   return { service: { publishers, outputs }, close: () => readers.forEach((reader) => reader.close()) }
 }
 
 /** The embedded publication server of svcd: its identity (created at first start) and CMS codec, then the service. */
-export async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication): Promise<{ service: PublicationService; close: () => void; identity?: Retry }> {
+export async function createPublication(config: Config, dataDir: string, openReader: () => SqlDb, stores: Stores, signer: Signer, log: Logger, time: { now: () => Date; clock: Clock; random: Random }, latency: PublishObserver, replication?: Replication, written?: () => void): Promise<{ service: PublicationService; close: () => void; identity?: Retry }> {
   const make = async () => {
     const identity = await loadOrCreateIdentity('pubd', stores.properties, signer, time.now())
     return new PubdCodec(new MessageSigner({ idKey: identity.key, idCert: identity.cert, newEeKey: () => signer.oneOffKey() }))
@@ -103,7 +105,7 @@ export async function createPublication(config: Config, dataDir: string, openRea
     codec = pending
     retry = retryUntilSigned('the publication server identity', async () => pending.ready(await make()), { clock: time.clock, log })
   }
-  const built = composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.publication, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication })
+  const built = composePublication({ repository: config.repository, serviceUri: config.service_uri, ip: config.ip, dataDir, openReader, store: stores.publication, codec, log, now: time.now, clock: time.clock, random: time.random, latency, replication, ...(written ? { written } : {}) })
   return { service: built.service, close: () => (retry?.stop(), built.close()), ...(retry ? { identity: retry } : {}) }
 }
 

@@ -37,6 +37,7 @@ import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
 import { clockAt, systemClock, systemRandom } from './clock.js'
 import { composeAccess } from './compose-access.js'
+import { composeLiveness } from './compose-liveness.js'
 import { composeAlerts } from './compose-alerts.js'
 import { createPublication } from './compose-publication.js'
 import { openStorage } from './compose-storage.js'
@@ -156,15 +157,16 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const metrics = new MetricsService({
     sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: config.repository.enabled ? stores.publication : undefined, children: new ChildExchanges(clock) },
     leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
-    signers: () => signerService.list().signers, alarms: () => alerts.active(),
+    signers: () => signerService.list().signers, alarms: () => alerts.active(), liveness: () => liveness?.view.all() ?? [],
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
-  // The embedded publication server.
+  // The embedded publication server. A publication asks for a liveness check (built below).
+  let published = () => {}
   let pubd: { service: PublicationService; close: () => void; identity?: Retry } | undefined
   try {
     const replication = shared && clusterStore ? { files: shared.files(db), readerFiles: shared.files, transaction: stores.transaction, fence: () => leadership.fence(), leading: () => leadership.role() === 'leader', pollMs: config.cluster_poll_ms, locks: caLocks } : undefined
-    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, { now, clock, random: rand }, latency, replication) : undefined
+    pubd = config.repository.enabled ? await createPublication(config, dataDir, openReader, stores, signer, log, { now, clock, random: rand }, latency, replication, () => published()) : undefined
   } catch (e) {
     await releaseInit?.()
     await clusterStore?.close()
@@ -207,6 +209,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     },
     certificateExpired: (ca, parent) => parents!.syncLater(ca, parent),
     releasePublisher: (s, p) => cas!.releasePublisher(s, p),
+    published: () => published(),
   })
   // Suspension of inactive children (timing.suspend_child_after_inactive_seconds; 0: off, and no contact is recorded).
   const suspendAfter = t.suspend_child_after_inactive_seconds
@@ -271,10 +274,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
   const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publisher, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
+  // The relying-party view (design.md §11): each CA's repository fetched as relying parties do, on a schedule and after publishing.
+  const liveness = composeLiveness({ config, dataDir, stores, leadership, clock, log, alarms: alerts, checked: (outcome) => metrics.observeLivenessCheck(outcome) })
+  published = () => liveness?.published()
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems })
 
   const stopCas = async () => {
     await cluster?.stop()
+    await liveness?.stop()
     await alerts.stop()
     await ris?.stop()
     await scheduler.stop()
@@ -291,7 +298,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     }
   }
   return {
-    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, alerts, ...(oidc ? { oidc } : {}) },
+    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, alerts, ...(oidc ? { oidc } : {}), ...(liveness ? { liveness: liveness.view } : {}) },
     signer,
     leadership,
     clock,
@@ -319,6 +326,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
         await releaseInit?.()
         releaseInit = undefined
       }
+      liveness?.start() // only the leader checks (each check asks)
       if (cluster) return cluster.start() // the leader resumes the tasks (onLead)
       // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
       caTasks!.resume()

@@ -30,6 +30,7 @@ import { planCommands } from './commands/plans.js'
 import { roaIoCommands } from './commands/roa-io.js'
 import { bulkImportCommands } from './commands/bulk-import.js'
 import { childTransferCommands } from './commands/child-transfer.js'
+import { healthCommands } from './commands/health.js'
 import { ApiPrinted, failure, render, UsageError } from './report.js'
 import { terminalSafe } from './terminal.js'
 
@@ -57,6 +58,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...childTransferCommands,
   ...idRollCommands,
   ...alertsCommands,
+  ...healthCommands,
 ]
 
 const GROUPS: Record<string, string> = {

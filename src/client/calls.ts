@@ -21,6 +21,7 @@ import type { CasPageJson, PublishersPageJson } from '../api/paging.js'
 import type { AuditPageJson, AuditQueryInput } from '../api/audit.js'
 import type { ImportChildJson } from '../api/child-import.js'
 import type { AlertsJson, AlertTestJson, AlertTestResultJson } from '../api/alerts.js'
+import type { HealthCaJson, HealthCheckJson, HealthPageJson } from '../api/health.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
 function call<T>(method: HttpMethod, path: string, expect: ApiCall<T>['expect'], body?: unknown): ApiCall<T> {
@@ -127,4 +128,9 @@ export const calls = {
   },
   alertsTest: (body: AlertTestJson): ApiCall<AlertTestResultJson> => call('POST', '/api/v1/alerts/test', 'json', body),
   pubdRelease: (): ApiCall<void> => call('POST', '/api/v1/pubd/release', 'empty'),
+  /** GET /api/v1/health/cas: one page (`offset`, `limit`) of every CA's liveness, optionally only the non-functional. */
+  healthCas: (q: { offset: number; limit: number; functional?: boolean }): ApiCall<HealthPageJson> =>
+    call('GET', `/api/v1/health/cas?offset=${q.offset}&limit=${q.limit}${q.functional === undefined ? '' : `&functional=${q.functional}`}`, 'json'),
+  healthCa: (ca: string): ApiCall<HealthCaJson> => call('GET', `/api/v1/health/cas/${seg(ca)}`, 'json'),
+  healthCheck: (q: { offset: number; limit: number }): ApiCall<HealthCheckJson> => call('POST', `/api/v1/health/check?offset=${q.offset}&limit=${q.limit}`, 'json'),
 }

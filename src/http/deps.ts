@@ -25,6 +25,7 @@ import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { SignerService } from '../app/signers/signer-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import type { Clock } from '../util/clock.js'
+import type { LivenessView } from '../app/liveness/ports.js'
 
 /** The services the routes call (design.md §6): one call per request, no logic in the route. */
 export interface HttpServices {
@@ -67,6 +68,8 @@ export interface HttpServices {
   structureImport: StructureImportService
   /** Alarms and their webhook deliveries (design.md §11). */
   alerts: AlertService
+  /** The relying-party view (design.md §11): each CA's liveness; undefined when [liveness] is not enabled. */
+  liveness?: LivenessView
 }
 
 export interface HttpDeps {

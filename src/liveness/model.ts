@@ -98,6 +98,8 @@ export interface PointLiveness {
   certExpires?: number
   /** How long rsync trailed RRDP in serving the current manifest (ms), the last time it was measured. */
   rsyncLagMs?: number
+  /** Which of the CA's keys the point is (RFC 6489): only `current` keys decide whether the CA is functional; absent: current. */
+  role?: 'current' | 'next' | 'old'
 }
 
 /** A delegated child that publishes outside this svcd, as its parent sees it (read from the SIA of the certificate it issued). */

@@ -18,9 +18,11 @@ export type { KeyStore } from '../crypto/signer.js'
 export type * from './access-interfaces.js'
 export type * from './plan-interfaces.js'
 export type * from './signer-interfaces.js'
+export type * from './liveness-interfaces.js'
 import type { AuditStore, LoginStore, SessionStore, TokenStore } from './access-interfaces.js'
 import type { PlanStore } from './plan-interfaces.js'
 import type { SignerRegistryStore } from './signer-interfaces.js'
+import type { LivenessStore } from './liveness-interfaces.js'
 
 //------------ CAs and their history --------------------------------------------------------------------------------
 
@@ -240,6 +242,8 @@ export interface Stores {
   plans: PlanStore
   /** Which signer holds which key (design.md §10). */
   signers: SignerRegistryStore
+  /** Each CA's liveness as of its last check (design.md §11). */
+  liveness: LivenessStore
   /** Alarms and their webhook deliveries (design.md §11). */
   alerts: AlertStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */

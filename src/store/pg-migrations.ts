@@ -159,6 +159,14 @@ const m008: Migration = {
   `,
 }
 
+/** SQLite's migration 12 (issue 26): the liveness service's state (migrations/012-liveness.ts). */
+const m009: Migration = {
+  version: 9,
+  name: 'liveness',
+  sql: `
+    CREATE TABLE liveness_state (ca ${C} PRIMARY KEY, checked_at bigint NOT NULL, state text NOT NULL);
+  `,
+}
 /** SQLite's migration 13 (issue 26): alarms and webhook deliveries (migrations/013-alerts.ts). */
 const m010: Migration = {
   version: 10,
@@ -170,4 +178,4 @@ const m010: Migration = {
   `,
 }
 
-export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m010]
+export const PG_MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010]

@@ -77,6 +77,16 @@ process.once('exit', () => {
   for (const p of live) p.kill('SIGKILL')
 })
 
+/**
+ * A test daemon that runs no rsync daemon serves no rsync tree: its liveness check then reads RRDP only (`[liveness]
+ * rsync = false`), so that rsync being unreachable is no finding in every test. svcd itself checks rsync by default
+ * (in production an rsyncd of the operator's serves rsync_daemon = "off"). A test's own `[liveness]` section wins.
+ */
+function livenessDefaults(toml: string): string {
+  if (/^\s*\[liveness\]/m.test(toml) || /^\s*rsync_daemon\s*=\s*"auto"/m.test(toml)) return ''
+  return '[liveness]\nrsync = false'
+}
+
 /** Start svcd and wait until /health answers. */
 export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promise<Daemon> {
   assertBuilt()
@@ -85,7 +95,7 @@ export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promis
   const port = opts.port ?? (await freePort())
   const token = opts.token ?? 'test-token-' + Math.random().toString(36).slice(2).padEnd(8, '0')
   const configFile = join(tempDir(t), 'svcd.toml')
-  writeFileSync(configFile, [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, `log_level = "${opts.logLevel ?? 'debug'}"`, opts.toml ?? ''].join('\n') + '\n')
+  writeFileSync(configFile, [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, `log_level = "${opts.logLevel ?? 'debug'}"`, opts.toml ?? '', livenessDefaults(opts.toml ?? '')].join('\n') + '\n')
   const record = recordResponses(t)
   const proc = spawn(process.execPath, [`--import=${RECORDER}`, SVCD, '-c', configFile], { env: { ...process.env, ...opts.env, SVC_TEST_RECORD_RESPONSES: record.file }, stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''

@@ -99,6 +99,8 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'ta/', to: 'log.ts', types: true, why: 'the Logger interface lives in log.ts (next to pino)' },
   { from: 'http/deps.ts', to: 'config.ts', types: true, why: 'HttpDeps carries Config; the routers read the post_limit_* sizes from it' },
   { from: 'http/', to: 'log.ts', types: true, why: 'request logging takes the Logger interface' },
+  { from: 'api/health.ts', to: 'liveness/model.ts', types: true, why: 'the wire JSON of GET /api/v1/health/cas is the JSON of the liveness shapes (types only)' },
+  { from: 'http/routes/health.ts', to: 'liveness/model.ts', types: true, why: 'without the liveness service every CA is answered as never checked (a CaLiveness)' },
   { from: 'log.ts', to: 'config.ts', types: true, why: 'LogLevel and LogType are declared in config.ts' },
   { from: 'config-alerts.ts', to: 'liveness/model.ts', why: "a webhook's events are the alarm kinds (ALARM_KINDS), checked at start" },
   // The version string is read from package.json at import time (version.ts does file I/O when loaded).
@@ -200,6 +202,8 @@ const INFRASTRUCTURE = [
   'app/metrics/metrics-service.ts',
   'app/liveness/*-service.ts',
   'ta/*-service.ts',
+  'app/liveness/liveness-service.ts',
+  'app/liveness/*fetcher.ts', // the relying-party view's RRDP and rsync clients and the RepositoryFetcher over them (issue 26)
 ]
 
 /** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
@@ -208,7 +212,7 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'store/sql-stores.ts#cre
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // The store layer's own factory, which compose.ts calls: one database, every SQLite store over it.
-  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'SqlPlanStore', 'SqlSignerStore', 'SqlAlertStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
+  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'SqlPlanStore', 'SqlSignerStore', 'SqlLivenessStore', 'SqlAlertStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
   // The same factory over a PostgreSQL connection (the store classes' SQL is common to both dialects, store/sql.ts).
   { file: 'store/postgres.ts', name: 'createSqlStores', why: 'the PostgreSQL stores factory is the SQLite one over a PgDb' },
   // A token's one-off keys are session objects of that token: the signer keeps its own pool of them (design.md §10).

@@ -18,6 +18,7 @@ import { OPENAPI, OPENAPI_VERSION } from '../../src/api/openapi.js'
 import type { PublisherDetails, PublisherList, PublisherRequestJson, RepoStats, RepositoryResponseJson } from '../../src/api/pubd.js'
 import type { ErrorBody, LoggedInUser, ReadyJson, ServerInfo } from '../../src/api/status.js'
 import type { TaKeyRollJson } from '../../src/api/ta.js'
+import type { HealthCaJson, HealthCheckJson, HealthPageJson } from '../../src/api/health.js'
 import type { AddTokenJson, NewTokenJson, TokenJson, TokenListJson } from '../../src/api/tokens.js'
 import type { ApiCall } from '../../src/client/api-client.js'
 import type { calls } from '../../src/client/calls.js'
@@ -153,6 +154,9 @@ const sameSchemas: Record<string, true> = {
   AlertsJson: true as Same<S['AlertsJson'], AlertsJson>,
   AlertTestJson: true as Same<S['AlertTestJson'], AlertTestJson>,
   AlertTestResultJson: true as Same<S['AlertTestResultJson'], AlertTestResultJson>,
+  HealthCaJson: true as Same<S['HealthCaJson'], HealthCaJson>,
+  HealthPageJson: true as Same<S['HealthPageJson'], HealthPageJson>,
+  HealthCheckJson: true as Same<S['HealthCheckJson'], HealthCheckJson>,
 }
 
 /** The 200 answer of an operation: its JSON, the XML or plain text, or void for an empty body ('undescribed': no operation). */

@@ -44,6 +44,8 @@ export interface CaPublisherDeps {
   certificateExpired: (ca: string, parent: string) => void
   /** The embedded publisher `publisher` is no longer needed by CA `ca` (after a move or a delete). */
   releasePublisher: (s: CaState, publisher: string) => void
+  /** A remote repository accepted the CA's changes (the liveness check after a publication; the embedded one tells on its own). */
+  published?: (ca: string) => void
 }
 
 /** True when every certified key's certificate points at the CA's current jail (its parents re-certified it). */
@@ -130,6 +132,7 @@ export class CaPublisher {
         const published = pdus.filter((p) => p.type === 'publish').length
         const withdrawn = pdus.length - published
         d.history.appendPublication(s.handle, time, { label: 'pub-publish', msg: `Publish ${published} and withdraw ${withdrawn} objects at ${repo.serviceUri}`, args: { published: String(published), withdrawn: String(withdrawn), uri: repo.serviceUri } })
+        if (!repo.embedded) d.published?.(s.handle)
       }
       d.status.record(s.handle, 'repo', 'repo', { time, uri: repo.serviceUri, result: 'success' })
       return true

@@ -11,6 +11,8 @@ import type { Clock } from '../../util/clock.js'
 import type { Leadership } from '../shared/leadership.js'
 import { readSnapshot, type ChildExchanges, type MetricsSnapshot, type SnapshotSources } from './metrics-snapshot.js'
 import type { SignerJson } from '../../api/signers.js'
+import type { CaLiveness } from '../../liveness/model.js'
+import { livenessMetrics } from './liveness-metrics.js'
 
 export interface MetricsServiceDeps {
   sources: SnapshotSources
@@ -30,6 +32,8 @@ export interface MetricsServiceDeps {
   signers?: () => readonly SignerJson[]
   /** The alarms active now (app/liveness/alert-service.ts). */
   alarms?: () => readonly { kind: string; subject: string }[]
+  /** Each CA's liveness as of its last check (the relying-party view, design.md §11): the svc_ca_functional… gauges. */
+  liveness?: () => readonly CaLiveness[]
 }
 
 /** A scrape: the text exposition format (version 0.0.4) and its content type. */
@@ -55,6 +59,8 @@ export class MetricsService {
   private storeUp = false
   /** The signers as read for this scrape. */
   private signerRows: readonly SignerJson[] = []
+  /** Counts the relying-party checks (svc_liveness_checks_total). */
+  private readonly livenessChecks: { checked(outcome: 'ok' | 'failed'): void }
 
   constructor(private readonly d: MetricsServiceDeps) {
     this.children = d.sources.children
@@ -80,6 +86,7 @@ export class MetricsService {
     this.signerMetrics()
     this.caGauges()
     this.repoGauges()
+    this.livenessChecks = livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), hideDetails: d.hideDetails })
     if (d.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' })
   }
 
@@ -124,6 +131,11 @@ export class MetricsService {
   /** A webhook delivery attempt's outcome (app/liveness/alert-service.ts). */
   observeDelivery(webhook: string, outcome: string): void {
     this.deliveries.inc({ webhook, outcome })
+  }
+
+  /** A relying-party check of the repository ended: 'ok' when it ran (whatever it found), 'failed' when it could not run. */
+  observeLivenessCheck(outcome: 'ok' | 'failed'): void {
+    this.livenessChecks.checked(outcome)
   }
 
   /** An RFC 6492 exchange with a registered child (app/ca/child-server.ts). */

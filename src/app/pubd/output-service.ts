@@ -54,6 +54,8 @@ export interface OutputServiceDeps {
   floor?: SafetyFloor
   /** Told of each acknowledged change and of the notification that contains it (the publish delay metric). */
   latency?: PublishObserver
+  /** Told after each RRDP serial this instance wrote (the liveness check that follows a publication). */
+  written?: () => void
 }
 
 export class OutputService implements PublicationOutput {
@@ -200,6 +202,7 @@ export class OutputService implements PublicationOutput {
       this.d.latency?.notified(r.consumed, this.d.now().getTime())
       this.d.log.debug('RRDP serial written', { serial: r.serial, elements: r.elements, snapshot_bytes: r.snapshotBytes })
       this.rsyncPacer.kick()
+      this.d.written?.()
     }
   }
 

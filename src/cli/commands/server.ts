@@ -1,4 +1,4 @@
-/** Server-level subcommands: info, health, metrics, and the offline config generators (config simple, config repo). */
+/** Server-level subcommands: info, cluster, metrics, and the offline config generators (config simple, config repo). */
 import { randomBytes } from 'node:crypto'
 import { calls } from '../../client/calls.js'
 import { rsyncUri, httpsUri } from '../../util/uri.js'
@@ -16,14 +16,6 @@ export const serverCommands: CommandDef[] = [
       const info = await ctx.send(calls.info())
       const started = isoWithOffset(new Date(info.started * 1000))
       return { json: info, text: `Version: ${info.version}\nStarted: ${started}` }
-    },
-  },
-  {
-    path: ['health'],
-    summary: 'Check that the server is reachable, accepts the token and is healthy (exit code 0)',
-    async run(ctx) {
-      await ctx.send(calls.authorized())
-      return { json: { healthy: true }, text: 'Healthy' }
     },
   },
   {

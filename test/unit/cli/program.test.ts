@@ -156,7 +156,11 @@ t.test('config generators check every path and URI', async (t) => {
 t.test('--api renders method, URL, masked token and body without sending', async (t) => {
   const r = await run(['--api', 'health'], { SVC_CLI_SERVER: 'https://svc.example.net:3000/', SVC_CLI_TOKEN: 'tok-123456' })
   t.equal(r.code, 0)
-  t.equal(r.out, 'GET https://svc.example.net:3000/api/v1/authorized\nAuthorization: Bearer ***\n')
+  t.equal(r.out, 'GET https://svc.example.net:3000/api/v1/health/cas?offset=0&limit=1000\nAuthorization: Bearer ***\n')
+  const one = await run(['--api', 'health', '-c', 'ca1'], { SVC_CLI_SERVER: 'https://svc.example.net:3000/', SVC_CLI_TOKEN: 'tok-123456' })
+  t.equal(one.out, 'GET https://svc.example.net:3000/api/v1/health/cas/ca1\nAuthorization: Bearer ***\n')
+  const check = await run(['--api', 'health', '--check'], { SVC_CLI_SERVER: 'https://svc.example.net:3000/', SVC_CLI_TOKEN: 'tok-123456' })
+  t.equal(check.out, 'POST https://svc.example.net:3000/api/v1/health/check?offset=0&limit=1000\nAuthorization: Bearer ***\n')
 })
 
 t.test('times are printed in ISO 8601 with an offset', async (t) => {
