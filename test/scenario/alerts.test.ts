@@ -6,13 +6,17 @@
  *   alert-webhook-unknown and queues nothing; a role without ca-admin may not send one;
  * - alarms as stored rows: GET /api/v1/alerts (?active=true, paging), `svcc alerts [--all]`, `svc_alarm_active`; a
  *   token limited to one CA sees that CA's alarms and the CA-less ones only;
+ * - the relying-party view (check_seconds = 2): a file deleted from the rsync tree raises repository-check-failed naming
+ *   the CA and the file within two check intervals, delivered signed, shown by the API, svcc and svc_alarm_active;
+ *   the next publication heals the tree and the alarm is cleared (alarm.cleared);
  * - the secret, and the token in the webhook URL's query, appear in no log line, API answer or svcc output.
  */
 import { spawnSync } from 'node:child_process'
-import { chmodSync, writeFileSync } from 'node:fs'
+import { chmodSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import t, { type Test } from 'tap'
 import type { AlertsJson } from '../../src/api/alerts.js'
+import type { HealthCaJson, HealthPageJson } from '../../src/api/health.js'
 import type { NewTokenJson } from '../../src/api/tokens.js'
 import { Db } from '../../src/store/db.js'
 import { createSqlStores } from '../../src/store/sql-stores.js'
@@ -46,7 +50,7 @@ async function alertingDaemon(t: Test, hook: WebhookReceiver, extra = ''): Promi
     '[[alerts.webhooks]]', 'name = "stalls"', `url = "${hook.url}"`, 'events = ["publish-stalled"]', `secret_file = "${secretFile}"`, '',
     extra,
   ].join('\n')
-  const d = await repoDaemon(t, { extra: toml, logLevel: 'debug' })
+  const d = await repoDaemon(t, { extra: toml, logLevel: 'info' })
   return { d, secretFile }
 }
 
@@ -56,9 +60,12 @@ function noSecrets(t: Test, what: string, text: string): void {
   t.notOk(text.includes(URL_TOKEN), `${what}: no token of the webhook URL`)
 }
 
+/** The first two tests look at the alarms they make alone: no relying-party checks (they would clear stored rows of "liveness"). */
+const NO_LIVENESS = '[liveness]\nenabled = false\n'
+
 t.test('a test event: signed, retried after a 500, delivered; visible with its attempts; unknown webhooks and roles refused', async (t) => {
   const hook = await webhookReceiver(t, SECRET)
-  const { d, secretFile } = await alertingDaemon(t, hook)
+  const { d, secretFile } = await alertingDaemon(t, hook, NO_LIVENESS)
   const outputs: string[] = []
 
   const empty = await alerts(d)
@@ -133,7 +140,7 @@ t.test('a test event: signed, retried after a 500, delivered; visible with its a
 
 t.test('alarms: listed, paged, per role; svcc alerts --all; svc_alarm_active', async (t) => {
   const hook = await webhookReceiver(t, SECRET)
-  const { d } = await alertingDaemon(t, hook)
+  const { d } = await alertingDaemon(t, hook, NO_LIVENESS)
   // Rows in the store, as the alert service writes them (the producers of conditions are other parts' tests).
   const db = Db.openSecondary(join(d.dataDir, 'svcd.db'))
   t.teardown(() => db.close())
@@ -185,4 +192,67 @@ t.test('alarms: listed, paged, per role; svcc alerts --all; svc_alarm_active', a
   t.equal(sampleValue(metrics, 'svc_alarm_active', { kind: 'service-stalled', subject: 'scheduler' }), 1)
   t.equal(sampleValue(metrics, 'svc_alarm_active', { kind: 'publish-stalled', subject: 'publication' }), undefined, 'a cleared one is not')
   noSecrets(t, "svcd's log", d.output())
+})
+
+const noRsync = spawnSync('rsync', ['--version']).error ? 'rsync is not installed' : false
+const CHECK_S = 2
+/** A fault shows within two check intervals, plus a fetch's timeout and the time a check takes on a loaded machine. */
+const FAULT_MS = 2 * CHECK_S * 1000 + 3000 + 15_000
+
+async function health(d: RepoDaemon): Promise<HealthCaJson[]> {
+  const r = await api(d, d.token, 'GET', 'health/cas')
+  if (r.status !== 200) throw new Error(`GET /api/v1/health/cas: ${r.status} ${r.body}`)
+  return (JSON.parse(r.body) as HealthPageJson).cas
+}
+
+async function activeAlarm(d: RepoDaemon, kind: string, subject: string): Promise<number | undefined> {
+  const r = await httpsRequest(`${d.url}metrics`, { headers: { Authorization: `Bearer ${d.token}` } })
+  return sampleValue(parsePrometheusText(r.body), 'svc_alarm_active', { kind, subject })
+}
+
+t.test("a file deleted from the rsync tree: alarm.raised naming the CA and the file, signed; cleared after the next publication", { skip: noRsync }, async (t) => {
+  const hook = await webhookReceiver(t, SECRET)
+  const { d } = await alertingDaemon(t, hook, `[liveness]\ncheck_seconds = ${CHECK_S}\nafter_publish_seconds = 1\nfetch_timeout_seconds = 3\n`)
+  let cas: HealthCaJson[] = []
+  await waitFor('ta and testbed checked and functional over both transports', async () => {
+    cas = await health(d)
+    return cas.length === 2 && cas.every((c) => c.functional === true && c.findings_count === 0 && c.last_good_fetch.rsync !== null && c.last_good_fetch.rrdp !== null)
+  }, 60_000, 250)
+  t.same((await alerts(d)).active, [], 'no alarm while everything is as published')
+
+  // The testbed's CRL deleted from the tree rsyncd serves (the next publication re-issues it).
+  const dir = cas.find((c) => c.ca === 'testbed')!.points[0]!.dir
+  const tree = (uri: string) => join(d.dataDir, 'repo', 'rsync', 'current', uri.slice(d.rsyncBase.length))
+  const crl = readdirSync(tree(dir)).find((n) => n.endsWith('.crl'))!
+  const deleted = Date.now()
+  rmSync(tree(dir + crl))
+  const [raised] = await waitFor('alarm.raised for testbed', () => {
+    const got = hook.events('alarm.raised', 'testbed')
+    return got.length ? got : undefined
+  }, FAULT_MS, 100)
+  t.pass(`alarm.raised ${Date.now() - deleted} ms after the file was deleted (check_seconds = ${CHECK_S})`)
+  t.ok(raised!.signed, 'signed with the secret')
+  t.match(raised!.body, { event: 'alarm.raised', alarm: { kind: 'repository-check-failed', subject: 'testbed', ca: 'testbed', reason: new RegExp(crl.replace('.', '\\.')) } })
+  t.equal(hook.events('alarm.raised', 'testbed').length, 1, 'raised once, to ops only (stalls takes publish-stalled only)')
+
+  // Where operators see it: the API, svcc, /metrics.
+  const listed = (await alerts(d)).active.find((a) => a.subject === 'testbed')
+  t.match(listed, { kind: 'repository-check-failed', ca: 'testbed', reason: new RegExp(crl.replace('.', '\\.')) })
+  t.match(await d.cli(['alerts']), new RegExp(`repository-check-failed\\s+testbed\\s+testbed\\s+\\S+\\s+.*${crl.replace('.', '\\.')}`))
+  t.equal(await activeAlarm(d, 'repository-check-failed', 'testbed'), 1, 'svc_alarm_active')
+  t.match((await alerts(d)).deliveries.find((x) => x.event === 'alarm.raised'), { webhook: 'ops', alarm: 'repository-check-failed:testbed', status: 'delivered', attempts: 1 })
+
+  // Healed: the next publication (a ROA) rebuilds the tree with a CRL.
+  await d.cli(['roas', 'update', '-c', 'testbed', '--delta', d.file('roa.txt', 'A: 10.0.0.0/24 => 65000\n')])
+  const [cleared] = await waitFor('alarm.cleared for testbed', () => {
+    const got = hook.events('alarm.cleared', 'testbed')
+    return got.length ? got : undefined
+  }, FAULT_MS, 100)
+  t.match(cleared!.body, { event: 'alarm.cleared', alarm: { kind: 'repository-check-failed', subject: 'testbed', cleared_at: /Z$/ } })
+  const after = await alerts(d)
+  t.notOk(after.active.some((a) => a.subject === 'testbed'), 'no longer active')
+  t.match(after.recent.find((a) => a.subject === 'testbed'), { kind: 'repository-check-failed', cleared_at: /Z$/ })
+  t.equal(await activeAlarm(d, 'repository-check-failed', 'testbed'), undefined, 'svc_alarm_active gone')
+  noSecrets(t, "svcd's log", d.output())
+  noSecrets(t, 'svcc alerts', await d.cli(['alerts', '--all', '--format', 'json']))
 })
