@@ -224,35 +224,33 @@ t.test("a file deleted from the rsync tree: alarm.raised naming the CA and the f
   const dir = cas.find((c) => c.ca === 'testbed')!.points[0]!.dir
   const tree = (uri: string) => join(d.dataDir, 'repo', 'rsync', 'current', uri.slice(d.rsyncBase.length))
   const crl = readdirSync(tree(dir)).find((n) => n.endsWith('.crl'))!
+  // Only what comes after the deletion counts (a check racing the start-up publications may have raised and cleared
+  // an alarm of its own before).
+  const from = hook.received.length
+  const after = (event: string) => hook.received.slice(from).filter((r) => r.signed && r.status < 300 && r.body.event === event && r.body.alarm?.subject === 'testbed' && r.body.alarm.reason.includes(crl))
   const deleted = Date.now()
   rmSync(tree(dir + crl))
-  const [raised] = await waitFor('alarm.raised for testbed', () => {
-    const got = hook.events('alarm.raised', 'testbed')
-    return got.length ? got : undefined
-  }, FAULT_MS, 100)
+  const [raised] = await waitFor('alarm.raised for testbed naming the CRL', () => after('alarm.raised').length ? after('alarm.raised') : undefined, FAULT_MS, 100)
   t.pass(`alarm.raised ${Date.now() - deleted} ms after the file was deleted (check_seconds = ${CHECK_S})`)
-  t.ok(raised!.signed, 'signed with the secret')
-  t.match(raised!.body, { event: 'alarm.raised', alarm: { kind: 'repository-check-failed', subject: 'testbed', ca: 'testbed', reason: new RegExp(crl.replace('.', '\\.')) } })
-  t.equal(hook.events('alarm.raised', 'testbed').length, 1, 'raised once, to ops only (stalls takes publish-stalled only)')
+  t.match(raised!.body, { event: 'alarm.raised', alarm: { kind: 'repository-check-failed', subject: 'testbed', ca: 'testbed', reason: /^rsync: missing rsync:\/\/localhost:\d+\/repo\/testbed\// } })
+  t.ok(raised!.headers['x-svc-signature-256'], 'signed (the receiver verified it with the secret)')
 
   // Where operators see it: the API, svcc, /metrics.
   const listed = (await alerts(d)).active.find((a) => a.subject === 'testbed')
   t.match(listed, { kind: 'repository-check-failed', ca: 'testbed', reason: new RegExp(crl.replace('.', '\\.')) })
   t.match(await d.cli(['alerts']), new RegExp(`repository-check-failed\\s+testbed\\s+testbed\\s+\\S+\\s+.*${crl.replace('.', '\\.')}`))
   t.equal(await activeAlarm(d, 'repository-check-failed', 'testbed'), 1, 'svc_alarm_active')
-  t.match((await alerts(d)).deliveries.find((x) => x.event === 'alarm.raised'), { webhook: 'ops', alarm: 'repository-check-failed:testbed', status: 'delivered', attempts: 1 })
+  const delivery = await waitFor('the delivery recorded', async () => (await alerts(d)).deliveries.find((x) => x.event === 'alarm.raised' && x.status === 'delivered' && Date.parse(x.created) >= Date.parse(raised!.body.at)))
+  t.match(delivery, { webhook: 'ops', alarm: 'repository-check-failed:testbed', attempts: 1 })
 
   // Healed: the next publication (a ROA) rebuilds the tree with a CRL.
   await d.cli(['roas', 'update', '-c', 'testbed', '--delta', d.file('roa.txt', 'A: 10.0.0.0/24 => 65000\n')])
-  const [cleared] = await waitFor('alarm.cleared for testbed', () => {
-    const got = hook.events('alarm.cleared', 'testbed')
-    return got.length ? got : undefined
-  }, FAULT_MS, 100)
+  const [cleared] = await waitFor('alarm.cleared for testbed', () => after('alarm.cleared').length ? after('alarm.cleared') : undefined, FAULT_MS, 100)
   t.match(cleared!.body, { event: 'alarm.cleared', alarm: { kind: 'repository-check-failed', subject: 'testbed', cleared_at: /Z$/ } })
-  const after = await alerts(d)
-  t.notOk(after.active.some((a) => a.subject === 'testbed'), 'no longer active')
-  t.match(after.recent.find((a) => a.subject === 'testbed'), { kind: 'repository-check-failed', cleared_at: /Z$/ })
-  t.equal(await activeAlarm(d, 'repository-check-failed', 'testbed'), undefined, 'svc_alarm_active gone')
+  t.equal(cleared!.body.alarm!.raised_at, raised!.body.alarm!.raised_at, 'the clear of that raise')
+  t.match((await alerts(d)).recent.find((a) => a.subject === 'testbed' && a.raised_at === raised!.body.alarm!.raised_at), { kind: 'repository-check-failed', cleared_at: /Z$/ }, 'listed as cleared')
+  await waitFor('no testbed alarm active, svc_alarm_active gone', async () => !(await alerts(d)).active.some((a) => a.subject === 'testbed') && (await activeAlarm(d, 'repository-check-failed', 'testbed')) === undefined, FAULT_MS, 250)
+  t.pass('healed')
   noSecrets(t, "svcd's log", d.output())
   noSecrets(t, 'svcc alerts', await d.cli(['alerts', '--all', '--format', 'json']))
 })
