@@ -36,8 +36,6 @@ export interface LivenessOptions {
   log: Logger
   /** The alert service, when there is one. */
   alarms?: AlarmSink
-  /** Told after each check (svc_liveness_checks_total). */
-  checked?: (outcome: 'ok' | 'failed') => void
   /** Tests: another fetcher (default: RRDP over HTTPS and the rsync client, mirrored under <data_dir>/liveness/). */
   fetcher?: RepositoryFetcher
 }
@@ -57,7 +55,6 @@ export function composeLiveness(o: LivenessOptions): LivenessParts | undefined {
       rules: { expiryMarginMs: l.expiry_margin_hours * 3600_000, disagreementMs: l.disagreement_seconds * 1000, childRevokeMs: l.child_revoke_days * 86400_000 },
     },
     ...(o.alarms ? { alarms: o.alarms } : {}),
-    ...(o.checked ? { checked: o.checked } : {}),
   })
   return { view: service, service, start: () => service.start(), stop: () => service.stop(), published: () => service.published() }
 }

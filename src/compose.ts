@@ -157,7 +157,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const metrics = new MetricsService({
     sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: config.repository.enabled ? stores.publication : undefined, children: new ChildExchanges(clock) },
     leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
-    signers: () => signerService.list().signers, alarms: () => alerts.active(), liveness: () => liveness?.view.all() ?? [],
+    signers: () => signerService.list().signers, alarms: () => alerts.active(),
+    liveness: () => liveness?.view.all() ?? [], livenessChecks: () => liveness?.service.stats() ?? { checks: { ok: 0, failed: 0 } },
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
@@ -275,7 +276,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
   const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publisher, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
   // The relying-party view (design.md §11): each CA's repository fetched as relying parties do, on a schedule and after publishing.
-  const liveness = composeLiveness({ config, dataDir, stores, leadership, clock, log, alarms: alerts, checked: (outcome) => metrics.observeLivenessCheck(outcome) })
+  const liveness = composeLiveness({ config, dataDir, stores, leadership, clock, log, alarms: alerts })
   published = () => liveness?.published()
   const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems })
 

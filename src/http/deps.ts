@@ -24,8 +24,8 @@ import type { TokenService } from '../app/access/token-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { SignerService } from '../app/signers/signer-service.js'
 import type { TestbedService } from '../ta/testbed-service.js'
-import type { Clock } from '../util/clock.js'
 import type { LivenessView } from '../app/liveness/ports.js'
+import type { Clock } from '../util/clock.js'
 
 /** The services the routes call (design.md §6): one call per request, no logic in the route. */
 export interface HttpServices {
@@ -66,10 +66,10 @@ export interface HttpServices {
   roaIo: RoaIoService
   /** Krill's CA structure import (POST /api/v1/bulk/cas/import). */
   structureImport: StructureImportService
+  /** The relying-party view of each CA (design.md §11); absent with `[liveness] enabled = false`. */
+  liveness?: LivenessView
   /** Alarms and their webhook deliveries (design.md §11). */
   alerts: AlertService
-  /** The relying-party view (design.md §11): each CA's liveness; undefined when [liveness] is not enabled. */
-  liveness?: LivenessView
 }
 
 export interface HttpDeps {

@@ -22,6 +22,7 @@ import { RoasPage } from './pages/roas.js'
 import { PlanPage } from './pages/plan.js'
 import { PlansPage } from './pages/plans.js'
 import { AlertsPage } from './pages/alerts.js'
+import { HealthPage } from './pages/health.js'
 
 /** A page gets the CA and, on the one-plan page, the plan's id (the URL's parameters). */
 type Page = (p: { ca: string; id: string }) => JSX.Element
@@ -44,6 +45,7 @@ const ROUTES: [pattern: string, title: string, page: Page][] = [
   ['/ui/tokens', 'API tokens', TokensPage],
   ['/ui/audit', 'Audit trail', AuditPage],
   ['/ui/alerts', 'Alarms', AlertsPage],
+  ['/ui/health', 'Health', HealthPage],
 ]
 
 /** How each provider is named in the header. */
@@ -94,6 +96,9 @@ export function App(): JSX.Element {
           </Link>
           <Link href="/ui/cas" current={path.startsWith('/ui/cas')}>
             CAs
+          </Link>
+          <Link href="/ui/health" current={path.startsWith('/ui/health')}>
+            Health
           </Link>
           {can('pub-list') ? (
             <Link href="/ui/pubd" current={path.startsWith('/ui/pubd')}>

@@ -9,8 +9,8 @@
  * - a CRL deleted from the rsync tree is `missing` over rsync within two check intervals, and gone once the next
  *   publication (a ROA added: a new manifest and CRL) rebuilds the tree;
  * - the rsync daemon stopped (SIGSTOP: it accepts but never answers) makes rsync `unreachable` while RRDP keeps the CA
- *   functional; continued (SIGCONT), the finding clears;
- * - manifests that live less than the expiry margin (mft_next_update_seconds = 1 h, expiry_margin_hours = 4) are `expiring`.
+ *   functional; continued (SIGCONT), the finding clears.
+ * liveness-expiry.test.ts has manifests inside the expiry margin.
  */
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
@@ -92,11 +92,4 @@ t.test('every CA functional; a CRL deleted from the rsync tree; the rsync daemon
   process.kill(pid, 'SIGCONT')
   await waitCa(d, 'ta', 'rsync back', (c) => findings(c).length === 0 && c.last_good_fetch.rsync! > down.last_good_fetch.rsync!)
   t.pass('cleared once rsyncd answers again')
-})
-
-t.test('manifests that live less than the expiry margin are expiring', { skip: noRsync }, async (t) => {
-  const d = await repoDaemon(t, { extra: `${LIVENESS}expiry_margin_hours = 4\n[timing]\nmft_next_update_seconds = 3600\nmft_reissue_seconds = 600\n`, logLevel: 'info' })
-  const c = await waitCa(d, 'testbed', 'the testbed manifest expiring', (c) => findings(c).some((f) => f.kind === 'expiring'), 60_000)
-  t.ok(c.hours_to_manifest_expiry! > 0 && c.hours_to_manifest_expiry! <= 1, `${c.hours_to_manifest_expiry} hours left`)
-  t.equal(c.functional, true, 'expiring, still functional')
 })

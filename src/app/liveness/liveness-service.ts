@@ -34,8 +34,6 @@ export interface LivenessServiceDeps {
   fetcher: RepositoryFetcher
   /** The alert service (source "liveness"); absent: conditions are only shown. */
   alarms?: AlarmSink
-  /** Told after each check the leader ran: 'ok' when it ran to the end (whatever it found), 'failed' when it could not. */
-  checked?: (outcome: 'ok' | 'failed') => void
   /** Only the leader checks; the others show what it stored. */
   leading: () => boolean
   clock: Clock
@@ -143,10 +141,8 @@ export class LivenessService implements LivenessView {
     try {
       await this.check()
       this.counts.checks.ok++
-      this.d.checked?.('ok')
     } catch (e) {
       this.counts.checks.failed++
-      this.d.checked?.('failed')
       this.d.log.warn('liveness check failed', { err: reasonOf(e) })
     }
     this.counts.lastCheckAt = this.d.clock.now()

@@ -10,7 +10,15 @@ import type { CaLiveness } from '../../liveness/model.js'
 export interface LivenessMetricsDeps {
   /** Each CA's liveness as of its last check. */
   liveness: () => readonly CaLiveness[]
+  /** The checks run since start, and when the last one ended (app/liveness/liveness-service.ts stats()). */
+  checks?: () => LivenessChecks
   hideDetails: boolean
+}
+
+/** What the liveness service counts of its checks. */
+export interface LivenessChecks {
+  checks: { ok: number; failed: number }
+  lastCheckAt?: number
 }
 
 const seconds = (ms: number) => ms / 1000
@@ -25,8 +33,8 @@ function earliest(c: CaLiveness, pick: (p: CaLiveness['points'][number]) => numb
   return out
 }
 
-/** Registers the liveness gauges and the checks counter on `registry`; answers the counter's recorder. */
-export function livenessMetrics(registry: Registry, d: LivenessMetricsDeps): { checked(outcome: 'ok' | 'failed'): void } {
+/** Registers the liveness gauges and the checks counter on `registry`. */
+export function livenessMetrics(registry: Registry, d: LivenessMetricsDeps): void {
   const registers = [registry]
   let rows: readonly CaLiveness[] = []
   // Read once per scrape: the first gauge collected reads the view, the others use what it read.
@@ -47,14 +55,27 @@ export function livenessMetrics(registry: Registry, d: LivenessMetricsDeps): { c
     })
   const checked = (cas: readonly CaLiveness[]) => cas.filter((c) => c.checkedAt !== undefined)
   gauge('svc_cas_nonfunctional', 'CAs whose last relying-party check found them not functional (no current, valid manifest and CRL reachable)', [], (g, cas) => g.set(checked(cas).filter((c) => !c.functional).length), true)
-  gauge('svc_liveness_last_check_timestamp_seconds', 'unix timestamp of the last relying-party check of any CA', [], (g, cas) => {
-    const at = checked(cas).map((c) => c.checkedAt!)
+  const stats = (): LivenessChecks | undefined => {
+    try {
+      return d.checks?.()
+    } catch {
+      return undefined
+    }
+  }
+  // The service's time of its last check (a follower's: none), else the latest CA checked (what the leader stored).
+  gauge('svc_liveness_last_check_timestamp_seconds', 'unix timestamp of the end of the last relying-party check', [], (g, cas) => {
+    const at = [...checked(cas).map((c) => c.checkedAt!), ...[stats()?.lastCheckAt].filter((v): v is number => v !== undefined)]
     if (at.length) g.set(seconds(Math.max(...at)))
   })
-  const checks = new Counter({ name: 'svc_liveness_checks_total', help: 'relying-party checks of the repository run since svcd started, by outcome', labelNames: ['outcome'], registers })
-  for (const outcome of ['ok', 'failed']) checks.inc({ outcome }, 0)
+  new Counter({
+    name: 'svc_liveness_checks_total', help: 'relying-party checks of the repository run by this svcd since it started: ok (ran to the end, whatever it found) or failed', labelNames: ['outcome'], registers,
+    collect() {
+      this.reset()
+      const s = stats()
+      for (const outcome of ['ok', 'failed'] as const) this.inc({ outcome }, s?.checks[outcome] ?? 0)
+    },
+  })
   if (!d.hideDetails) perCa(gauge)
-  return { checked: (outcome) => checks.inc({ outcome }) }
 }
 
 type GaugeOf = (name: string, help: string, labelNames: string[], fill: (g: Gauge<string>, cas: readonly CaLiveness[]) => void) => void

@@ -12,7 +12,7 @@ import type { Leadership } from '../shared/leadership.js'
 import { readSnapshot, type ChildExchanges, type MetricsSnapshot, type SnapshotSources } from './metrics-snapshot.js'
 import type { SignerJson } from '../../api/signers.js'
 import type { CaLiveness } from '../../liveness/model.js'
-import { livenessMetrics } from './liveness-metrics.js'
+import { livenessMetrics, type LivenessChecks } from './liveness-metrics.js'
 
 export interface MetricsServiceDeps {
   sources: SnapshotSources
@@ -30,10 +30,12 @@ export interface MetricsServiceDeps {
   processMetrics?: boolean
   /** The configured signers with their operation counts since start, availability and keys held (app/signers/signer-service.ts). */
   signers?: () => readonly SignerJson[]
-  /** The alarms active now (app/liveness/alert-service.ts). */
-  alarms?: () => readonly { kind: string; subject: string }[]
   /** Each CA's liveness as of its last check (the relying-party view, design.md §11): the svc_ca_functional… gauges. */
   liveness?: () => readonly CaLiveness[]
+  /** The liveness service's count of checks and the end of the last one. */
+  livenessChecks?: () => LivenessChecks
+  /** The alarms active now (app/liveness/alert-service.ts). */
+  alarms?: () => readonly { kind: string; subject: string }[]
 }
 
 /** A scrape: the text exposition format (version 0.0.4) and its content type. */
@@ -59,8 +61,6 @@ export class MetricsService {
   private storeUp = false
   /** The signers as read for this scrape. */
   private signerRows: readonly SignerJson[] = []
-  /** Counts the relying-party checks (svc_liveness_checks_total). */
-  private readonly livenessChecks: { checked(outcome: 'ok' | 'failed'): void }
 
   constructor(private readonly d: MetricsServiceDeps) {
     this.children = d.sources.children
@@ -86,7 +86,7 @@ export class MetricsService {
     this.signerMetrics()
     this.caGauges()
     this.repoGauges()
-    this.livenessChecks = livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), hideDetails: d.hideDetails })
+    livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), ...(d.livenessChecks ? { checks: d.livenessChecks } : {}), hideDetails: d.hideDetails })
     if (d.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' })
   }
 
@@ -131,11 +131,6 @@ export class MetricsService {
   /** A webhook delivery attempt's outcome (app/liveness/alert-service.ts). */
   observeDelivery(webhook: string, outcome: string): void {
     this.deliveries.inc({ webhook, outcome })
-  }
-
-  /** A relying-party check of the repository ended: 'ok' when it ran (whatever it found), 'failed' when it could not run. */
-  observeLivenessCheck(outcome: 'ok' | 'failed'): void {
-    this.livenessChecks.checked(outcome)
   }
 
   /** An RFC 6492 exchange with a registered child (app/ca/child-server.ts). */

@@ -1,7 +1,7 @@
 /** /ui/: the CAs, their open issues, the publication server's RRDP session and serial, and its stale publishers. */
 import type { JSX } from 'preact'
 import { can } from '../access.js'
-import { api, ApiError, ok } from '../api.js'
+import { api, ApiError, call, ok, type Schemas } from '../api.js'
 import { ErrorBox, Link, Loading, Section, when } from '../components.js'
 import { useLoad } from '../load.js'
 import { url } from '../router.js'
@@ -13,6 +13,8 @@ export function Dashboard(): JSX.Element {
   const cas = useLoad(() => ok(api.GET('/cas')), [])
   const issues = useLoad(() => ok(api.GET('/bulk/cas/issues')), [])
   const alarms = useLoad(() => ok(api.GET('/alerts', { params: { query: { active: 'true', limit: 1 } } })), [])
+  // The relying-party view's figures only (one row): the badge of non-functional CAs.
+  const health = useLoad(() => call<Schemas['HealthPageJson']>('GET', '/health/cas?limit=1'), [])
   // The publication server's cards only for a role that may read it (pub-list).
   const pubd = can('pub-list')
   const stats = useLoad(() => (pubd ? optionalPubd(ok(api.GET('/pubd/stats'))) : Promise.resolve(undefined)), [pubd])
@@ -42,6 +44,12 @@ export function Dashboard(): JSX.Element {
           <p>
             <Link href="/ui/cas">Manage CAs</Link>
           </p>
+          {health.data ? (
+            <p data-testid="health-badge">
+              <Link href="/ui/health">Health</Link>:{' '}
+              {health.data.summary.non_functional ? <span class="bad">{health.data.summary.non_functional} not functional</span> : <span class="ok">no CA found not functional</span>}
+            </p>
+          ) : null}
         </Section>
         <Section title="Open issues">
           <ErrorBox error={issues.error} />

@@ -140,11 +140,9 @@ t.test('/metrics: the liveness gauges with exact values; hidden details leave on
     sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: undefined, children: new ChildExchanges({ now: () => NOW }) },
     leadership: { role: () => 'leader', epoch: () => 0, fence: () => undefined }, keyPool: { stats: () => ({ size: 1, ready: 1 }) }, storeAlive: () => true,
     version: '1.2.3', started: new Date(NOW), clock: { now: () => NOW }, hideDetails, liveness: () => [ca('ca1'), broken, fresh],
+    livenessChecks: () => ({ checks: { ok: 2, failed: 1 }, lastCheckAt: NOW - 30_000 }),
   })
   const m = metrics(false)
-  m.observeLivenessCheck('ok')
-  m.observeLivenessCheck('ok')
-  m.observeLivenessCheck('failed')
   const f = parsePrometheusText((await m.scrape()).body)
   const v = (name: string) => Object.fromEntries((f.get(name)?.samples ?? []).map((s) => [Object.values(s.labels).join('/'), s.value]))
   t.same(v('svc_cas_nonfunctional'), { '': 1 })
@@ -158,7 +156,7 @@ t.test('/metrics: the liveness gauges with exact values; hidden details leave on
   t.same(v('svc_child_functional'), { 'ca2/kid': 0 })
   t.same(v('svc_child_revoke_timestamp_seconds'), { 'ca2/kid': (NOW + 89 * 24 * H) / 1000 })
   t.same(v('svc_liveness_checks_total'), { ok: 2, failed: 1 })
-  t.same(v('svc_liveness_last_check_timestamp_seconds'), { '': (NOW - 60_000) / 1000 })
+  t.same(v('svc_liveness_last_check_timestamp_seconds'), { '': (NOW - 30_000) / 1000 })
   const hidden = parsePrometheusText((await metrics(true).scrape()).body)
   t.same([...hidden.keys()].filter((n) => /liveness|functional|svc_ca_|svc_child_(functional|revoke)/.test(n)).sort(), ['svc_cas_nonfunctional', 'svc_liveness_checks_total', 'svc_liveness_last_check_timestamp_seconds'])
   t.notMatch((await metrics(true).scrape()).body, /ca="/, 'no series names a CA')

@@ -100,6 +100,8 @@ interface Build {
   clock?: Clock
   cluster?: { leading: () => boolean; pollMs: number }
   outputLagMaxSeconds?: number
+  /** Told after each RRDP serial (the liveness check after a publication). */
+  written?: () => void
 }
 
 /** Both services over one store, as composePublication wires them: the publisher side tells the output side. */
@@ -109,7 +111,7 @@ function build(b: Build = {}) {
   const now = b.now ?? (() => T)
   const log = silentLogger()
   const config = { rrdpIntervalSeconds: 0, ...(b.outputLagMaxSeconds ? { outputLagMaxSeconds: b.outputLagMaxSeconds } : {}) }
-  const out = new OutputService({ store, rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, clock: b.clock ?? systemClock, now, log, config, ...(b.cluster ? { cluster: b.cluster } : {}) })
+  const out = new OutputService({ store, rrdp: o.rrdp, rsync: o.rsync, daemon: o.daemon, clock: b.clock ?? systemClock, now, log, config, ...(b.cluster ? { cluster: b.cluster } : {}), ...(b.written ? { written: b.written } : {}) })
   const codec = { idCert: ourCert } as MessageCodec
   const pubConfig = { serviceUri: 'https://localhost/', rsyncBaseUri: 'rsync://localhost/repo/', rrdpBaseUri: 'https://localhost/rrdp/', ...(b.quotas ? { quotas: b.quotas } : {}) }
   const pub = new PublisherService({ store, output: out, codec, now, log, config: pubConfig })
@@ -154,7 +156,8 @@ t.test('the JSON API: add, list, show, response, stale, remove', async (t) => {
 })
 
 t.test('start, a publish that reaches RRDP then rsync, session reset, stop', async (t) => {
-  const { pub, out, calls } = service()
+  let written = 0
+  const { pub, out, calls } = build({ written: () => written++ })
   await out.start()
   await out.flushed()
   t.same(calls.slice(0, 3), ['rrdp.init', 'rsync.init', 'daemon.start /data/repo/rsync/trees/t1'], 'outputs brought in line, rsyncd serves the current tree')
@@ -164,6 +167,7 @@ t.test('start, a publish that reaches RRDP then rsync, session reset, stop', asy
   t.same(reply, { type: 'success' })
   await out.flushed()
   t.same(calls, ['rrdp.cycle', 'rsync.cycle'], 'an RRDP serial, then the rsync tree')
+  t.equal(written, 2, 'each serial written is told (the liveness check after a publication): the one at start, the publish')
   const refused = pub.publish('alice', { type: 'delta', pdus: [{ type: 'publish', uri: 'rsync://localhost/repo/bob/a.roa', content: new Uint8Array([1]) }] })
   t.match(refused, { type: 'error_reply', errors: [{ code: 'permission_failure' }] }, 'outside the jail: permission_failure, by the table')
   await out.pubdSessionReset()
