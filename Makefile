@@ -1,7 +1,7 @@
 # svc: make run (start svcd on the embedded default), make test (install what the tests need and run them all).
 SHELL := /bin/bash
 NODE_DEPS := node_modules/.installed
-APT_PACKAGES := rsync openssl libxml2-utils rpki-client fort-validator octorpki libfaketime postgresql chromium stress-ng softhsm2
+APT_PACKAGES := rsync openssl libxml2-utils rpki-client fort-validator octorpki libfaketime postgresql chromium stress-ng softhsm2 prometheus
 SRC := $(shell find src -name '*.ts' -not -path 'src/ui/*' 2>/dev/null)
 UI_SRC := $(shell find src/ui -type f 2>/dev/null)
 

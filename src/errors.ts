@@ -109,6 +109,7 @@ export const CATALOGUE = {
   // key roll
   'key-roll-pending-requests': { status: 400, msg: "CA '{ca}' still has certificate requests pending with its parents" },
   'key-roll-disallowed': { status: 400, msg: "CA '{ca}' cannot {action} a key roll: {reason}" },
+  'alert-webhook-unknown': { status: 404, msg: "There is no webhook '{webhook}' configured (webhooks: {known})" },
   'signer-unknown': { status: 400, msg: "There is no signer '{signer}' in the configuration (signers: {known})" },
   'ca-id-roll-pending': { status: 409, msg: "CA '{ca}' has an identity key roll pending: finish it first (svcc id roll finish)" },
   'ca-id-roll-none': { status: 409, msg: "CA '{ca}' cannot do this identity key roll step: {reason}" },

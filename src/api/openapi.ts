@@ -11,6 +11,7 @@ import { TOKEN_SCHEMAS } from './openapi-tokens.js'
 import { PLAN_SCHEMAS } from './openapi-plans.js'
 import { IDENTITY_SCHEMAS } from './openapi-identity.js'
 import { SIGNER_SCHEMAS } from './openapi-signers.js'
+import { ALERT_SCHEMAS } from './openapi-alerts.js'
 import { HEALTH_SCHEMAS } from './openapi-health.js'
 import { ROA_IO_SCHEMAS } from './openapi-roa-io.js'
 import { IMPORT_SCHEMAS } from './openapi-import.js'
@@ -51,6 +52,7 @@ const TAGS: [string, string][] = [
   ['plans', 'Change plans and four-eyes approval (beyond Krill)'],
   ['identity', 'RFC 8183 identity key rolls (beyond Krill)'],
   ['signers', 'The configured signers: software and PKCS#11 tokens (beyond Krill)'],
+  ['alerts', 'Alarms and their webhook deliveries (beyond Krill)'],
   ['health', 'The repository as relying parties see it: liveness of each CA (beyond Krill)'],
 ]
 
@@ -81,7 +83,7 @@ export const OPENAPI: OpenApiDocument = {
   tags: TAGS.map(([name, description]) => ({ name, description })),
   paths: pathsOf(ROUTES),
   components: {
-    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS, ...IDENTITY_SCHEMAS, ...SIGNER_SCHEMAS, ...HEALTH_SCHEMAS },
+    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS, ...IDENTITY_SCHEMAS, ...SIGNER_SCHEMAS, ...HEALTH_SCHEMAS, ...ALERT_SCHEMAS },
     responses: Object.fromEntries(Object.values(ERROR_RESPONSES)),
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The admin token (config `admin_token` or SVC_ADMIN_TOKEN)' } },
   },

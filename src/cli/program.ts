@@ -3,6 +3,7 @@
  * of the spec with its options and help text. A subcommand without `run` exits 2 saying it is not implemented.
  */
 import { idRollCommands } from './commands/id-roll.js'
+import { alertsCommands } from './commands/alerts.js'
 import { Command, CommanderError, Option } from 'commander'
 import { VERSION } from '../version.js'
 import type { Clock } from '../util/clock.js'
@@ -56,6 +57,7 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...bulkImportCommands,
   ...childTransferCommands,
   ...idRollCommands,
+  ...alertsCommands,
   ...healthCommands,
 ]
 

@@ -20,6 +20,7 @@ import type { RoasPageJson, RoasQuery } from '../api/cas.js'
 import type { CasPageJson, PublishersPageJson } from '../api/paging.js'
 import type { AuditPageJson, AuditQueryInput } from '../api/audit.js'
 import type { ImportChildJson } from '../api/child-import.js'
+import type { AlertsJson, AlertTestJson, AlertTestResultJson } from '../api/alerts.js'
 import type { HealthCaJson, HealthCheckJson, HealthPageJson } from '../api/health.js'
 import type { ApiCall, HttpMethod } from './api-client.js'
 
@@ -121,6 +122,11 @@ export const calls = {
   tokenList: (): ApiCall<TokenListJson> => call('GET', '/api/v1/tokens', 'json'),
   tokenAdd: (body: AddTokenJson): ApiCall<NewTokenJson> => call('POST', '/api/v1/tokens', 'json', body),
   tokenRevoke: (id: string): ApiCall<void> => call('DELETE', `/api/v1/tokens/${seg(id)}`, 'empty'),
+  alertsView: (q: { active?: 'true'; limit?: number } = {}): ApiCall<AlertsJson> => {
+    const query = Object.entries(q).map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`).join('&')
+    return call('GET', `/api/v1/alerts${query ? `?${query}` : ''}`, 'json')
+  },
+  alertsTest: (body: AlertTestJson): ApiCall<AlertTestResultJson> => call('POST', '/api/v1/alerts/test', 'json', body),
   pubdRelease: (): ApiCall<void> => call('POST', '/api/v1/pubd/release', 'empty'),
   /** GET /api/v1/health/cas: one page (`offset`, `limit`) of every CA's liveness, optionally only the non-functional. */
   healthCas: (q: { offset: number; limit: number; functional?: boolean }): ApiCall<HealthPageJson> =>

@@ -157,6 +157,8 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'POST', path: '/api/v1/pubd/publishers/:publisher/id_cert', need: 'pub-create' },
   { method: 'GET', path: `${CA}/keys`, need: 'ca-read', ca: 'ca' }, // a CA's keys and their signers (issue 25)
   { method: 'GET', path: '/api/v1/signers', need: 'ca-admin' }, // the signers of every CA: CA internals (issue 25)
+  { method: 'GET', path: '/api/v1/alerts', need: 'ca-list' }, // alarms (issue 26): a role limited to some CAs sees theirs and the CA-less ones (routes/alerts.ts)
+  { method: 'POST', path: '/api/v1/alerts/test', need: 'ca-admin' }, // a signed test event to the webhooks (issue 26)
   { method: 'GET', path: '/api/v1/health/cas', need: 'ca-list' }, // liveness (issue 26): only the CAs the role sees, as GET /api/v1/cas
   { method: 'GET', path: '/api/v1/health/cas/:ca', need: 'ca-read', ca: 'ca' },
   { method: 'POST', path: '/api/v1/health/check', need: 'ca-admin' }, // makes svcd fetch its repositories now (coalesced, routes/health.ts)

@@ -21,6 +21,7 @@ import { RepositoryPage } from './pages/repository.js'
 import { RoasPage } from './pages/roas.js'
 import { PlanPage } from './pages/plan.js'
 import { PlansPage } from './pages/plans.js'
+import { AlertsPage } from './pages/alerts.js'
 import { HealthPage } from './pages/health.js'
 
 /** A page gets the CA and, on the one-plan page, the plan's id (the URL's parameters). */
@@ -43,6 +44,7 @@ const ROUTES: [pattern: string, title: string, page: Page][] = [
   ['/ui/pubd', 'Publication server', PubdPage],
   ['/ui/tokens', 'API tokens', TokensPage],
   ['/ui/audit', 'Audit trail', AuditPage],
+  ['/ui/alerts', 'Alarms', AlertsPage],
   ['/ui/health', 'Health', HealthPage],
 ]
 
@@ -109,6 +111,11 @@ export function App(): JSX.Element {
           <Link href="/ui/audit" current={path.startsWith('/ui/audit')}>
             Audit
           </Link>
+          {can('ca-list') ? (
+            <Link href="/ui/alerts" current={path.startsWith('/ui/alerts')}>
+              Alarms
+            </Link>
+          ) : null}
         </nav>
         <span class="who" data-testid="who">
           <span data-testid="who-id">{who?.id ?? session.id}</span>{' '}

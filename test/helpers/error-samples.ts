@@ -46,6 +46,7 @@ const SAMPLES: Record<string, string> = {
   known: 'OpenSSL, hsm1',
   operation: 'C_Sign',
   ms: '2000',
+  webhook: 'ops',
 }
 
 /** The placeholders of a label's template, filled with sample values. */

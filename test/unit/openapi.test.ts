@@ -26,6 +26,7 @@ import type { components, operations } from '../../fixtures/openapi/schema.js'
 import { OPENAPI_JSON, OPENAPI_TYPES, openApiJson, openApiTypes } from '../helpers/gen-openapi-client.js'
 import { isPublic } from '../../src/http/auth.js'
 import { routeTable } from '../helpers/route-table.js'
+import type { AlertsJson, AlertTestJson, AlertTestResultJson } from '../../src/api/alerts.js'
 
 const METHODS = ['get', 'post', 'delete'] as const
 
@@ -150,6 +151,9 @@ const sameSchemas: Record<string, true> = {
   TokenListJson: true as Same<S['TokenListJson'], TokenListJson>,
   NewTokenJson: true as Same<S['NewTokenJson'], NewTokenJson>,
   AddTokenJson: true as Same<S['AddTokenJson'], AddTokenJson>,
+  AlertsJson: true as Same<S['AlertsJson'], AlertsJson>,
+  AlertTestJson: true as Same<S['AlertTestJson'], AlertTestJson>,
+  AlertTestResultJson: true as Same<S['AlertTestResultJson'], AlertTestResultJson>,
   HealthCaJson: true as Same<S['HealthCaJson'], HealthCaJson>,
   HealthPageJson: true as Same<S['HealthPageJson'], HealthPageJson>,
   HealthCheckJson: true as Same<S['HealthCheckJson'], HealthCheckJson>,

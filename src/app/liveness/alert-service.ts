@@ -13,6 +13,8 @@ import type { AlarmKind, Condition } from '../../liveness/model.js'
 import type { AlertStore, Delivery } from '../../store/alert-interfaces.js'
 import type { Clock, Random, TimerHandle } from '../../util/clock.js'
 import type { AlarmSink } from './ports.js'
+import type { AlertsJson, AlertsQuery } from '../../api/alerts.js'
+import { alertsJson } from './alerts-view.js'
 
 export interface Webhook {
   name: string
@@ -54,6 +56,8 @@ export interface AlertsView {
 const KEEP_MS = 30 * 86400_000
 /** Without anything due, the queue is looked at this often (a new leader picks up its predecessor's queue). */
 const IDLE_MS = 30_000
+/** How far back GET /api/v1/alerts looks for the rows of a caller limited to some CAs. */
+const SCOPED_ROWS = 10_000
 
 export class AlertService implements AlarmSink {
   private timer: TimerHandle | undefined
@@ -121,6 +125,19 @@ export class AlertService implements AlarmSink {
       active: this.d.store.active(), recent: this.d.store.recent(limit), deliveries: this.d.store.deliveries(limit),
       webhooks: this.d.webhooks.map((w) => ({ name: w.name, url: w.url, events: w.events })),
     }
+  }
+
+  /**
+   * GET /api/v1/alerts for a caller who sees the CAs `sees` (`scoped`: a role limited to some CAs, whose rows are
+   * looked for among the newest SCOPED_ROWS of everyone's).
+   */
+  list(q: AlertsQuery, sees: (ca: string) => boolean, scoped: boolean): AlertsJson {
+    return alertsJson(this.view(scoped ? SCOPED_ROWS : q.offset + q.limit + this.d.store.active().length), q, sees)
+  }
+
+  /** The configured webhook names. */
+  webhookNames(): string[] {
+    return this.d.webhooks.map((w) => w.name)
   }
 
   /** Deliver what is due now (also run by the timer); resolves when this round is done. */

@@ -12,6 +12,7 @@ const STALE_SECONDS = 3600
 export function Dashboard(): JSX.Element {
   const cas = useLoad(() => ok(api.GET('/cas')), [])
   const issues = useLoad(() => ok(api.GET('/bulk/cas/issues')), [])
+  const alarms = useLoad(() => ok(api.GET('/alerts', { params: { query: { active: 'true', limit: 1 } } })), [])
   // The relying-party view's figures only (one row): the badge of non-functional CAs.
   const health = useLoad(() => call<Schemas['HealthPageJson']>('GET', '/health/cas?limit=1'), [])
   // The publication server's cards only for a role that may read it (pub-list).
@@ -70,6 +71,18 @@ export function Dashboard(): JSX.Element {
               </ul>
             )
           ) : issues.loading ? <Loading /> : null}
+        </Section>
+        <Section title="Alarms">
+          <ErrorBox error={alarms.error} />
+          {alarms.data ? (
+            <p class={alarms.data.active.length ? 'error' : 'ok'}>
+              <span data-testid="alarm-count">{alarms.data.active.length}</span> active {alarms.data.active.length === 1 ? 'alarm' : 'alarms'}
+              {alarms.data.active.length ? `: ${alarms.data.active.slice(0, 3).map((a) => `${a.kind} ${a.subject}`).join(', ')}${alarms.data.active.length > 3 ? ', …' : ''}` : ''}
+            </p>
+          ) : alarms.loading ? <Loading /> : null}
+          <p>
+            <Link href="/ui/alerts">Alarms and webhooks</Link>
+          </p>
         </Section>
         {pubd ? (
         <>
