@@ -37,6 +37,7 @@ import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
 import { clockAt, systemClock, systemRandom } from './clock.js'
 import { composeAccess } from './compose-access.js'
+import { composeQueues, type Queues } from './compose-queues.js'
 import { createPublication } from './compose-publication.js'
 import { openStorage } from './compose-storage.js'
 import type { Config } from './config.js'
@@ -84,6 +85,8 @@ export interface Composed {
   clock: Clock
   /** The scheduler of timed tasks (tests stop it and run what is due by hand at an injected clock). */
   scheduler: Pick<Scheduler, 'runDue' | 'stop'>
+  /** Queues that heal and stalls (issue 26 §5): conditions() of "publication" and "queues", attach(AlarmSink.report). */
+  queues: Queues
   /** Start background work (repository writers, rsyncd, testbed, scheduled tasks). */
   start(): Promise<void>
   /** Start filling the key pool (after svcd listens: a restart is not slowed down by spare keys). */
@@ -149,11 +152,13 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const single = new SingleInstance(instanceId, url, started, served, clock)
   const leadership: Leadership = cluster ?? single
 
+  const queues = composeQueues({ store: stores.quarantine, clock, log, stallSeconds: config.liveness.stall_seconds })
   // Metrics (GET /metrics): read from the stores at scrape time; told of publishes, child exchanges and requests.
   const metrics = new MetricsService({
     sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: config.repository.enabled ? stores.publication : undefined, children: new ChildExchanges(clock) },
     leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
     signers: () => signerService.list().signers,
+    queues: () => queues.gauges(),
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
@@ -171,9 +176,12 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const pub = pubd?.service
   const embedded: EmbeddedRepository | undefined = pub?.publishers
 
-  // The scheduler runs CA tasks; it is built first, the task runner is set below (it needs the services).
+  // The scheduler runs CA tasks; it is built first, the task runner is set below (it needs the services). What cannot be
+  // decoded is quarantined, a task that hangs frees its slot, and the watchdog reports stalls (issue 26 §5).
   let caTasks: CaTasks | undefined
   const scheduler = new Scheduler({
+    quarantine: (e) => void queues.quarantine.put(e),
+    stallMs: config.liveness.stall_seconds * 1000,
     tasks: stores.tasks,
     run: (task) => caTasks!.run(task),
     retry: { firstMs: t.retry_seconds * 1000, maxMs: t.parent_refresh_seconds * 1000 },
@@ -181,6 +189,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     log,
     fence: clusterStore ? () => stores.transaction(() => leadership.fence()) : undefined,
   })
+  queues.observe({ scheduler, outputs: pub?.outputs, cluster })
   const tasks: TaskScheduling = {
     schedule: (kind, ca, arg, due, opts) => scheduler.schedule(kind, ca, arg, due, opts),
     unschedule: (kind, ca, arg) => scheduler.unschedule(kind, ca, arg),
@@ -255,7 +264,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   })
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
-    publicationProblems: () => publicationProblems(true), signerProblems, signer, now, log, bgp: () => ris?.current(), changeControl: plans, signerReady: (n) => signerService.requireReady(n),
+    publicationProblems: () => publicationProblems(true), signerProblems, signer, queues: { quarantined: () => queues.quarantine.list(), stalled: () => queues.watchdog.problems() }, now, log, bgp: () => ris?.current(), changeControl: plans, signerReady: (n) => signerService.requireReady(n),
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   // ROA/ASPA export, import as plans, rollback from the history (design.md §12).
@@ -263,14 +272,15 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   const idRoll = new IdRollService({ commands, signer, publication: embedded, localParent, syncParents: (ca) => parents!.syncAllLater(ca), now, log })
   const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds, signerOf: (k) => signer.signerOf?.(k), signerReady: (n) => signerService.requireReady(n) })
-  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
+  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, quarantine: queues.quarantine, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
   const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publisher, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
-  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems })
+  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems, stallProblems: () => queues.watchdog.problems() })
 
   const stopCas = async () => {
+    queues.watchdog.stop()
     await cluster?.stop()
     await ris?.stop()
     await scheduler.stop()
@@ -287,7 +297,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     }
   }
   return {
-    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, ...(oidc ? { oidc } : {}) },
+    queues,
+    services: { quarantine: queues.quarantine, cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,
@@ -296,6 +307,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       oidc?.start() // discovery in the background: svcd serves whether or not the provider answers yet
       // Ended login sessions are forgotten a day after they ended (every instance may do it: it is idempotent).
       housekeeping = clock.setInterval(() => void purgeSessions(), 3600_000)
+      queues.watchdog.start()
       try {
         await pub?.outputs.start()
         if (config.testbed.enabled) {

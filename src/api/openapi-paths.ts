@@ -14,6 +14,7 @@ import { roaIoRoutes } from './openapi-roa-io.js'
 import { importRoutes } from './openapi-import.js'
 import { childTransferRoutes } from './openapi-child-transfer.js'
 import { KEY_ROLL_INIT_BODY, KEY_ROLL_SIGNER_REFUSALS, signerRoutes } from './openapi-signers.js'
+import { quarantineRoutes } from './openapi-quarantine.js'
 import type { Parameter, Response } from './openapi-types.js'
 import { ROA_SORTS, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, ROAS_QUERY_MAX, TOTAL_COUNT_HEADER } from './cas.js'
 import { CA_SORTS, CHILD_SORTS, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, LIST_QUERY_MAX, PUBLISHER_SORTS } from './paging.js'
@@ -316,5 +317,5 @@ function krillClientRoutes(): DescribedRoute[] {
 
 /** Every described route. */
 export const ROUTES: DescribedRoute[] = [
-  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(), ...identityRoutes(), ...signerRoutes(),
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(), ...identityRoutes(), ...signerRoutes(), ...quarantineRoutes(),
 ]

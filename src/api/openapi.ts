@@ -11,6 +11,7 @@ import { TOKEN_SCHEMAS } from './openapi-tokens.js'
 import { PLAN_SCHEMAS } from './openapi-plans.js'
 import { IDENTITY_SCHEMAS } from './openapi-identity.js'
 import { SIGNER_SCHEMAS } from './openapi-signers.js'
+import { QUARANTINE_SCHEMAS } from './openapi-quarantine.js'
 import { ROA_IO_SCHEMAS } from './openapi-roa-io.js'
 import { IMPORT_SCHEMAS } from './openapi-import.js'
 import { CHILD_TRANSFER_SCHEMAS } from './openapi-child-transfer.js'
@@ -50,6 +51,7 @@ const TAGS: [string, string][] = [
   ['plans', 'Change plans and four-eyes approval (beyond Krill)'],
   ['identity', 'RFC 8183 identity key rolls (beyond Krill)'],
   ['signers', 'The configured signers: software and PKCS#11 tokens (beyond Krill)'],
+  ['quarantine', 'What was set aside because it cannot be decoded or run (beyond Krill)'],
 ]
 
 const DESCRIPTION = [
@@ -79,7 +81,7 @@ export const OPENAPI: OpenApiDocument = {
   tags: TAGS.map(([name, description]) => ({ name, description })),
   paths: pathsOf(ROUTES),
   components: {
-    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS, ...IDENTITY_SCHEMAS, ...SIGNER_SCHEMAS },
+    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS, ...IDENTITY_SCHEMAS, ...SIGNER_SCHEMAS, ...QUARANTINE_SCHEMAS },
     responses: Object.fromEntries(Object.values(ERROR_RESPONSES)),
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The admin token (config `admin_token` or SVC_ADMIN_TOKEN)' } },
   },

@@ -3,6 +3,7 @@
  * of the spec with its options and help text. A subcommand without `run` exits 2 saying it is not implemented.
  */
 import { idRollCommands } from './commands/id-roll.js'
+import { quarantineCommands } from './commands/quarantine.js'
 import { Command, CommanderError, Option } from 'commander'
 import { VERSION } from '../version.js'
 import type { Clock } from '../util/clock.js'
@@ -55,10 +56,12 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...bulkImportCommands,
   ...childTransferCommands,
   ...idRollCommands,
+  ...quarantineCommands,
 ]
 
 const GROUPS: Record<string, string> = {
   id: "A CA's RFC 8183 identity and its key roll",
+  quarantine: 'What was set aside because what is stored cannot be decoded or run (issue 26)',
   children: 'Manage children of a CA (our side as parent)',
   parents: 'Manage parents of a CA (our side as child)',
   roas: 'Manage route origin authorisations',

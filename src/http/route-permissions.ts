@@ -157,6 +157,8 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'POST', path: '/api/v1/pubd/publishers/:publisher/id_cert', need: 'pub-create' },
   { method: 'GET', path: `${CA}/keys`, need: 'ca-read', ca: 'ca' }, // a CA's keys and their signers (issue 25)
   { method: 'GET', path: '/api/v1/signers', need: 'ca-admin' }, // the signers of every CA: CA internals (issue 25)
+  { method: 'GET', path: '/api/v1/quarantine', need: 'ca-admin' }, // what was set aside, of any CA (issue 26)
+  { method: 'DELETE', path: '/api/v1/quarantine/:id', need: 'ca-admin' },
 ]
 
 interface Compiled {

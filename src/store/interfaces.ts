@@ -20,6 +20,7 @@ export type * from './signer-interfaces.js'
 import type { AuditStore, LoginStore, SessionStore, TokenStore } from './access-interfaces.js'
 import type { PlanStore } from './plan-interfaces.js'
 import type { SignerRegistryStore } from './signer-interfaces.js'
+import type { QuarantineStore } from './quarantine-interfaces.js'
 
 //------------ CAs and their history --------------------------------------------------------------------------------
 
@@ -239,6 +240,8 @@ export interface Stores {
   plans: PlanStore
   /** Which signer holds which key (design.md §10). */
   signers: SignerRegistryStore
+  /** What was set aside as undecodable (issue 26 §5). */
+  quarantine: QuarantineStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }

@@ -17,6 +17,7 @@ import { SqlTaskStore } from './task-store.js'
 import { SqlTokenStore } from './token-store.js'
 import { SqlPlanStore } from './plan-store.js'
 import { SqlSignerStore } from './signer-store.js'
+import { SqlQuarantineStore } from './quarantine-store.js'
 
 /** The stores over `db`; `transaction` is the database's (nested calls join the outer one through savepoints). */
 export function createSqlStores(db: SqlDb): Stores {
@@ -34,6 +35,7 @@ export function createSqlStores(db: SqlDb): Stores {
     logins: new SqlLoginStore(db),
     plans: new SqlPlanStore(db),
     signers: new SqlSignerStore(db),
+    quarantine: new SqlQuarantineStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

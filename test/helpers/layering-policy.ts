@@ -197,6 +197,8 @@ const INFRASTRUCTURE = [
   'app/shared/scheduler.ts',
   'app/metrics/metrics-service.ts',
   'ta/*-service.ts',
+  'app/shared/quarantine.ts',
+  'app/shared/watchdog.ts',
 ]
 
 /** Functions that build infrastructure: the property store, the Koa app and its HTTPS server, the file watcher. */
@@ -205,7 +207,7 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'store/sql-stores.ts#cre
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // The store layer's own factory, which compose.ts calls: one database, every SQLite store over it.
-  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'SqlPlanStore', 'SqlSignerStore', 'propertyStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
+  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'SqlPlanStore', 'SqlSignerStore', 'propertyStore', 'SqlQuarantineStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
   // The same factory over a PostgreSQL connection (the store classes' SQL is common to both dialects, store/sql.ts).
   { file: 'store/postgres.ts', name: 'createSqlStores', why: 'the PostgreSQL stores factory is the SQLite one over a PgDb' },
   // A token's one-off keys are session objects of that token: the signer keeps its own pool of them (design.md §10).
@@ -223,6 +225,6 @@ export const POLICY: Policy = {
   knownCycles: KNOWN_CYCLES,
   infrastructure: INFRASTRUCTURE,
   factories: FACTORIES,
-  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts', 'compose-signers.ts', 'compose-liveness.ts'],
+  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts', 'compose-signers.ts', 'compose-liveness.ts', 'compose-queues.ts'],
   constructionAllowances: CONSTRUCTION_ALLOWANCES,
 }

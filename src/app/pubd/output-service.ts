@@ -160,6 +160,17 @@ export class OutputService implements PublicationOutput {
   }
 
   /**
+   * For the watchdog (issue 26 §5): the oldest acknowledged change RRDP does not hold yet (ms), and the pacers of
+   * both outputs (a run pending or running since when).
+   */
+  stallView(): { rrdpOldestWaiting: number | undefined; pacers: { name: string; pendingSince?: number; runningSince?: number }[] } {
+    return {
+      rrdpOldestWaiting: this.rrdpLag.behind(this.d.clock.now(), -1),
+      pacers: [{ name: 'rrdp', ...this.rrdpPacer.health() }, { name: 'rsync', ...this.rsyncPacer.health() }],
+    }
+  }
+
+  /**
    * What keeps RRDP or the rsync tree from holding everything accepted, for GET /ready and the bulk issues: empty
    * while they hold it or are catching up without a failure. `withReason` adds the underlying failure (not for
    * unauthenticated callers).
