@@ -167,6 +167,8 @@ export interface PublisherStats {
 
 /** The publication server: publishers, their current objects, the changes not yet in RRDP, and the RRDP state. */
 export interface PublicationStore {
+  /** The hash of the object at `uri` when RRDP's last recorded serial holds it (no change of it pending). */
+  serialHolds(uri: string): string | undefined
   publishers(): Publisher[]
   publisher(handle: string): Publisher | undefined
   addPublisher(p: Publisher): void
