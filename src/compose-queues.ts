@@ -26,7 +26,8 @@ export interface Queues {
 }
 
 export function composeQueues(o: { store: QuarantineStore; clock: Clock; log: Logger; stallSeconds: number }): Queues & { observe(parts: { scheduler: Scheduler; outputs?: OutputService; cluster?: ClusterService }): void } {
-  const quarantine = new Quarantine({ store: o.store, clock: o.clock, log: o.log })
+  // A quarantined or dropped item is reported at once (the watchdog's next check may be a minute away).
+  const quarantine = new Quarantine({ store: o.store, clock: o.clock, log: o.log, changed: () => void watchdog.check() })
   let parts: { scheduler: Scheduler; outputs?: OutputService; cluster?: ClusterService } | undefined
   let report: ((source: 'publication' | 'queues', conditions: Condition[]) => void) | undefined
   const watchdog = new Watchdog({

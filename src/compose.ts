@@ -37,6 +37,7 @@ import { Scheduler } from './app/shared/scheduler.js'
 import { StatusService } from './app/status-service.js'
 import { clockAt, systemClock, systemRandom } from './clock.js'
 import { composeAccess } from './compose-access.js'
+import { composeAlerts } from './compose-alerts.js'
 import { composeQueues, type Queues } from './compose-queues.js'
 import { createPublication } from './compose-publication.js'
 import { openStorage } from './compose-storage.js'
@@ -153,11 +154,14 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const leadership: Leadership = cluster ?? single
 
   const queues = composeQueues({ store: stores.quarantine, clock, log, stallSeconds: config.liveness.stall_seconds })
+  // Alarms (design.md §11): raised and cleared by the leader from the conditions each producer reports; webhooks told.
+  const alerts = composeAlerts(config, stores, { leading: () => leadership.role() === 'leader', instance: instanceId, clock, random: rand, log, delivered: (w, outcome) => metrics.observeDelivery(w, outcome) })
+  queues.attach((source, conditions) => alerts.report(source, conditions)) // publish-stalled; service-stalled, task-quarantined
   // Metrics (GET /metrics): read from the stores at scrape time; told of publishes, child exchanges and requests.
   const metrics = new MetricsService({
     sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: config.repository.enabled ? stores.publication : undefined, children: new ChildExchanges(clock) },
     leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
-    signers: () => signerService.list().signers,
+    signers: () => signerService.list().signers, alarms: () => alerts.active(),
     queues: () => queues.gauges(),
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
@@ -282,6 +286,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const stopCas = async () => {
     queues.watchdog.stop()
     await cluster?.stop()
+    await alerts.stop()
     await ris?.stop()
     await scheduler.stop()
     await parents!.stop()
@@ -298,12 +303,13 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   }
   return {
     queues,
-    services: { quarantine: queues.quarantine, cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, ...(oidc ? { oidc } : {}) },
+    services: { quarantine: queues.quarantine, cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, alerts, ...(oidc ? { oidc } : {}) },
     signer,
     leadership,
     clock,
     scheduler,
     async start() {
+      alerts.start()
       oidc?.start() // discovery in the background: svcd serves whether or not the provider answers yet
       // Ended login sessions are forgotten a day after they ended (every instance may do it: it is idempotent).
       housekeeping = clock.setInterval(() => void purgeSessions(), 3600_000)

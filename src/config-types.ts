@@ -4,6 +4,7 @@
  */
 import type { AuthConfig } from './config-auth.js'
 import type { QuotaConfig, SelfServiceConfig } from './config-quotas.js'
+import type { AlertsConfig } from './config-alerts.js'
 import type { SignersConfig } from './config-signers.js'
 
 export type HttpsMode = 'generate' | 'existing' | 'disable'
@@ -59,6 +60,8 @@ export interface Config extends AuthConfig, SignersConfig {
   metrics_hide_details: boolean
   repository: RepositoryConfig
   liveness: LivenessConfig
+  /** [alerts] and [[alerts.webhooks]] (config-alerts.ts). */
+  alerts: AlertsConfig
   testbed: TestbedConfig
   timing: TimingConfig
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { parse as parseToml } from 'smol-toml'
 import { applyAuthTable, AUTH_TABLES, AUTH_TYPES, authDefaults, verifyAuth } from './config-auth.js'
+import { alertsDefaults, parseAlerts, verifyAlerts } from './config-alerts.js'
 import { parseSigners, signersDefaults, verifySigners } from './config-signers.js'
 import { QUOTA_OPTIONS, quotaDefaults, SELF_SERVICE_OPTIONS, selfServiceDefaults } from './config-quotas.js'
 import { parseStorageUri } from './util/storage-uri.js'
@@ -226,6 +227,7 @@ export function defaults(): Config {
       output_lag_max_seconds: 90,
       ...quotaDefaults(),
     },
+    alerts: alertsDefaults(),
     liveness: {
       enabled: true,
       check_seconds: 600,
@@ -288,7 +290,9 @@ export function applyToml(config: Config, text: string, file: string): void {
     throw new ConfigError(`${file}: invalid TOML: ${(e as Error).message.split('\n')[0]}`)
   }
   for (const [key, value] of Object.entries(doc)) {
-    if (key === 'signers') {
+    if (key === 'alerts') {
+      parseAlerts(value, config.alerts, (k, what) => new ConfigError(`${file}: key '${k}' ${what}`))
+    } else if (key === 'signers') {
       config.signers = parseSigners(value, (k, what) => new ConfigError(`${file}: key '${k}' ${what}`))
     } else if ((AUTH_TABLES as readonly string[]).includes(key)) {
       applyAuthTable(config, key as (typeof AUTH_TABLES)[number], value, (k, what) => new ConfigError(`${file}: key '${k}' ${what}`))
@@ -362,6 +366,7 @@ export function verifyConfig(c: Config, file: string): void {
   if (t.roa_deaggregate_threshold >= t.roa_aggregate_threshold) fail('timing.roa_deaggregate_threshold', 'must be less than timing.roa_aggregate_threshold')
   verifyAuth(c, fail)
   verifySigners(c, fail)
+  verifyAlerts(c.alerts, fail)
   const i = c.signers.findIndex((s) => s.keys_path !== undefined)
   if (i >= 0 && c.storage_uri && parseStorageUri(c.storage_uri).kind === 'postgres') {
     fail(`signers[${i}].keys_path`, 'cannot be used with PostgreSQL storage: software keys are kept in the database, sealed under key_encryption_key_file')

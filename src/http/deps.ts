@@ -1,4 +1,5 @@
 /** What the HTTP edge is given (design.md §6): the services the routes call, the config and the logger. */
+import type { AlertService } from '../app/liveness/alert-service.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
 import type { CaService } from '../app/ca/ca-service.js'
@@ -67,6 +68,8 @@ export interface HttpServices {
   roaIo: RoaIoService
   /** Krill's CA structure import (POST /api/v1/bulk/cas/import). */
   structureImport: StructureImportService
+  /** Alarms and their webhook deliveries (design.md §11). */
+  alerts: AlertService
 }
 
 export interface HttpDeps {

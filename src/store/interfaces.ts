@@ -4,6 +4,7 @@
  * Services depend on these, never on an implementation; the composition root picks SQLite (store/*.ts) or, later,
  * PostgreSQL. Every implementation passes the contract suite in test/contract/.
  */
+import type { AlertStore } from './alert-interfaces.js'
 import type { CaState } from '../ca/state.js'
 import type { CaKeyObjects, CaKeySummary, StoredCaObject } from '../ca/object-model.js'
 import type { AggregateStore, StoredCommand } from '../eventsourcing.js'
@@ -242,6 +243,8 @@ export interface Stores {
   plans: PlanStore
   /** Which signer holds which key (design.md §10). */
   signers: SignerRegistryStore
+  /** Alarms and their webhook deliveries (design.md §11). */
+  alerts: AlertStore
   /** What was set aside as undecodable (issue 26 §5). */
   quarantine: QuarantineStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */

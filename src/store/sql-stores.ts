@@ -17,6 +17,7 @@ import { SqlTaskStore } from './task-store.js'
 import { SqlTokenStore } from './token-store.js'
 import { SqlPlanStore } from './plan-store.js'
 import { SqlSignerStore } from './signer-store.js'
+import { SqlAlertStore } from './alert-store.js'
 import { SqlQuarantineStore } from './quarantine-store.js'
 
 /** The stores over `db`; `transaction` is the database's (nested calls join the outer one through savepoints). */
@@ -35,6 +36,7 @@ export function createSqlStores(db: SqlDb): Stores {
     logins: new SqlLoginStore(db),
     plans: new SqlPlanStore(db),
     signers: new SqlSignerStore(db),
+    alerts: new SqlAlertStore(db),
     quarantine: new SqlQuarantineStore(db),
     transaction: (fn) => db.transaction(fn),
   }

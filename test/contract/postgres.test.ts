@@ -13,6 +13,7 @@ import { caStatusStoreContract } from './ca-status-store.contract.js'
 import { caStoreContract } from './ca-store.contract.js'
 import { tokenStoreContract } from './token-store.contract.js'
 import { planStoreContract } from './plan-store.contract.js'
+import { alertStoreContract } from './alert-store.contract.js'
 import { auditStoreContract, loginStoreContract, sessionStoreContract } from './access-stores.contract.js'
 import { childReplayStoreContract } from './child-replay-store.contract.js'
 import { propertyStoreContract } from './properties.contract.js'
@@ -50,6 +51,7 @@ t.test('AuditStore', async (t) => auditStoreContract(t, postgres))
 t.test('TokenStore', async (t) => tokenStoreContract(t, postgres))
 t.test('LoginStore', async (t) => loginStoreContract(t, postgres))
 t.test('PlanStore', async (t) => planStoreContract(t, postgres))
+t.test('AlertStore', async (t) => alertStoreContract(t, postgres))
 
 t.test('placeholders: ? becomes $n outside quotes', async (t) => {
   t.equal(numbered("SELECT a FROM t WHERE b = ? AND c <> '?' AND \"d?\" = ? LIMIT ?"), "SELECT a FROM t WHERE b = $1 AND c <> '?' AND \"d?\" = $2 LIMIT $3")

@@ -9,6 +9,7 @@ import { caStatusStoreContract } from './ca-status-store.contract.js'
 import { caStoreContract } from './ca-store.contract.js'
 import { tokenStoreContract } from './token-store.contract.js'
 import { planStoreContract } from './plan-store.contract.js'
+import { alertStoreContract } from './alert-store.contract.js'
 import { auditStoreContract, loginStoreContract, sessionStoreContract } from './access-stores.contract.js'
 import { childReplayStoreContract } from './child-replay-store.contract.js'
 import { propertyStoreContract } from './properties.contract.js'
@@ -46,3 +47,4 @@ t.test('AuditStore', async (t) => auditStoreContract(t, sqlite))
 t.test('TokenStore', async (t) => tokenStoreContract(t, sqlite))
 t.test('LoginStore', async (t) => loginStoreContract(t, sqlite))
 t.test('PlanStore', async (t) => planStoreContract(t, sqlite))
+t.test('AlertStore', async (t) => alertStoreContract(t, sqlite))

@@ -47,6 +47,7 @@ const LAYERS: Policy['layers'] = [
   ['config-types.ts', 'config'], // the shape of the configuration, types only
   ['config-auth.ts', 'config'], // auth_type, [auth_roles], [auth_users], [auth_openidconnect] (issue 24)
   ['config-signers.ts', 'config'], // [[signers]], default_signer, one_off_signer (issue 25)
+  ['config-alerts.ts', 'config'], // [alerts] and [[alerts.webhooks]] (issue 26)
   ['log.ts', 'log'],
   ['clock.ts', 'clock'], // the system's clock, timers and randomness (util/clock.ts: the interfaces); roots only
   ['lock.ts', 'lock'],
@@ -99,6 +100,7 @@ const EDGE_ALLOWANCES: EdgeAllowance[] = [
   { from: 'http/deps.ts', to: 'config.ts', types: true, why: 'HttpDeps carries Config; the routers read the post_limit_* sizes from it' },
   { from: 'http/', to: 'log.ts', types: true, why: 'request logging takes the Logger interface' },
   { from: 'log.ts', to: 'config.ts', types: true, why: 'LogLevel and LogType are declared in config.ts' },
+  { from: 'config-alerts.ts', to: 'liveness/model.ts', why: "a webhook's events are the alarm kinds (ALARM_KINDS), checked at start" },
   // The version string is read from package.json at import time (version.ts does file I/O when loaded).
   { from: 'cli/program.ts', to: 'version.ts', why: 'svcc --version' },
   // api/ holds JSON codecs and input checks as values, not only types: the table admits api/ types in the application.
@@ -196,6 +198,7 @@ const INFRASTRUCTURE = [
   'app/*-service.ts',
   'app/shared/scheduler.ts',
   'app/metrics/metrics-service.ts',
+  'app/liveness/*-service.ts',
   'ta/*-service.ts',
   'app/shared/quarantine.ts',
   'app/shared/watchdog.ts',
@@ -207,7 +210,7 @@ const FACTORIES = ['store/properties.ts#propertyStore', 'store/sql-stores.ts#cre
 /** Today's construction sites outside the roots (main.ts builds the rest); the redesign moves them into compose.ts. */
 const CONSTRUCTION_ALLOWANCES: Policy['constructionAllowances'] = [
   // The store layer's own factory, which compose.ts calls: one database, every SQLite store over it.
-  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'SqlPlanStore', 'SqlSignerStore', 'propertyStore', 'SqlQuarantineStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
+  ...['SqlCaStore', 'SqlCaObjectsStore', 'SqlCaStatusStore', 'SqlTaskStore', 'SqlPublicationStore', 'SqlChildReplayStore', 'SqlSessionStore', 'SqlAuditStore', 'SqlTokenStore', 'SqlLoginStore', 'SqlPlanStore', 'SqlSignerStore', 'SqlAlertStore', 'propertyStore', 'SqlQuarantineStore'].map((name) => ({ file: 'store/sql-stores.ts', name, why: 'the SQLite stores factory the composition root calls' })),
   // The same factory over a PostgreSQL connection (the store classes' SQL is common to both dialects, store/sql.ts).
   { file: 'store/postgres.ts', name: 'createSqlStores', why: 'the PostgreSQL stores factory is the SQLite one over a PgDb' },
   // A token's one-off keys are session objects of that token: the signer keeps its own pool of them (design.md §10).
@@ -225,6 +228,6 @@ export const POLICY: Policy = {
   knownCycles: KNOWN_CYCLES,
   infrastructure: INFRASTRUCTURE,
   factories: FACTORIES,
-  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts', 'compose-signers.ts', 'compose-liveness.ts', 'compose-queues.ts'],
+  constructors: ['main.ts', 'cli.ts', 'compose.ts', 'compose-storage.ts', 'compose-publication.ts', 'compose-access.ts', 'compose-signers.ts', 'compose-liveness.ts', 'compose-alerts.ts', 'compose-queues.ts'],
   constructionAllowances: CONSTRUCTION_ALLOWANCES,
 }

@@ -4,7 +4,7 @@
  * snapshot large; the tmpfs is filled. Changes are still accepted (RFC 8181 success: SQLite is elsewhere) but never
  * reach RRDP: within [liveness] stall_seconds the watchdog reports publish-stalled (GET /ready 503 with sys-stalled
  * for the publication, `svcc issues`, svc_stalled{component="publication"} 1). Space freed: RRDP catches up by itself
- * and the stall clears.
+ * and the stall clears. The alert service (AlarmSink) holds the publish-stalled alarm meanwhile (svc_alarm_active).
  */
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
@@ -82,11 +82,13 @@ t.test('RRDP frozen while changes are accepted: publish-stalled within stall_sec
   t.comment(`stalled: ${(issues.stalled ?? []).map((p) => p.msg).join(' | ')}`)
   const metrics = await svcc(['metrics'], { env: d.env })
   t.match(metrics.stdout, /svc_stalled\{component="publication"\} 1/)
+  await waitFor('the publish-stalled alarm', async () => /svc_alarm_active\{kind="publish-stalled",subject="publication"\} 1/.test((await svcc(['metrics'], { env: d!.env })).stdout) || undefined, 30_000, 250)
   t.ok(d.output().split('\n').some((l) => /"component":"publication"/.test(l) && /"msg":"stalled"/.test(l)), 'the stall is logged')
 
   rmSync(filler)
   await waitRrdp(d.url, (v) => v.objects.get(jail + 'a.roa') === sha('A'), 120_000)
   await waitFor('the stall clears', async () => ((await httpsGet(`${d!.url}ready`)).status === 200 ? true : undefined), 60_000, 250)
   t.match((await svcc(['metrics'], { env: d.env })).stdout, /svc_stalled\{component="publication"\} 0/)
+  await waitFor('the alarm cleared', async () => !/svc_alarm_active\{kind="publish-stalled"/.test((await svcc(['metrics'], { env: d!.env })).stdout) || undefined, 90_000, 250)
   t.equal((JSON.parse((await svcc(['issues', '--format', 'json'], { env: d.env })).stdout) as BulkIssuesJson).stalled, undefined)
 })

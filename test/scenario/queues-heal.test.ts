@@ -54,6 +54,7 @@ t.test('corrupt rows are quarantined and reported once; every other CA keeps pub
   t.equal(lines(/ca quarantined/).length, 1, 'one log line for the CA')
   t.equal(lines(/task failed; will retry.*(mystery|sync-parent:alice\/x)/).length, 0, 'never retried')
   t.match(await r.cli(['metrics']).catch(() => ''), /svc_quarantined\{what="task"\} 2/)
+  await waitFor('the task-quarantined alarms', async () => /svc_alarm_active\{kind="task-quarantined",subject="mystery:alice"\} 1/.test(await r.cli(['metrics'])) || undefined, 90_000)
 
   // The operator repairs the CA's snapshot and drops what was set aside: the report clears.
   sqlite(db, `UPDATE ca_snapshots SET state = '${state.replaceAll("'", "''")}' WHERE handle = 'broken'`)

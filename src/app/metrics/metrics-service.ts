@@ -28,6 +28,8 @@ export interface MetricsServiceDeps {
   processMetrics?: boolean
   /** The configured signers with their operation counts since start, availability and keys held (app/signers/signer-service.ts). */
   signers?: () => readonly SignerJson[]
+  /** The alarms active now (app/liveness/alert-service.ts). */
+  alarms?: () => readonly { kind: string; subject: string }[]
   /** Issue 26 §5: items quarantined by kind (svc_quarantined{what}) and stalled components, 1/0 (svc_stalled{component}). */
   queues?: () => { quarantined: Record<string, number>; stalled: Record<string, number> }
 }
@@ -50,6 +52,7 @@ export class MetricsService {
   private readonly publishDelay: Histogram<string>
   private readonly logins: Record<'success' | 'failure' | 'rate-limited', Counter<string>>
   private readonly children: ChildExchanges
+  private readonly deliveries: Counter<string>
   /** Whether the last snapshot could be read (svc_store_up). */
   private storeUp = false
   /** The signers as read for this scrape. */
@@ -67,6 +70,13 @@ export class MetricsService {
       success: new Counter({ name: 'svc_auth_logins_total', help: 'logins (POST /auth/login and the OpenID Connect callback) that started a session, by provider', labelNames: ['provider'], registers }),
       failure: new Counter({ name: 'svc_auth_login_failures_total', help: 'logins refused (wrong credentials, or a user without the login permission), by provider', labelNames: ['provider'], registers }),
       'rate-limited': new Counter({ name: 'svc_auth_login_rate_limited_total', help: 'logins refused unchecked because their source or user failed too often lately, by provider', labelNames: ['provider'], registers }),
+    }
+    this.deliveries = new Counter({ name: 'svc_alert_deliveries_total', help: 'webhook delivery attempts by webhook and outcome (delivered, failed: retried later, gave-up)', labelNames: ['webhook', 'outcome'], registers })
+    if (d.alarms) {
+      const alarms = d.alarms
+      this.plain('svc_alarm_active', 'the alarms active now (1 each), by kind and subject', ['kind', 'subject'], (g) => {
+        for (const a of alarms()) g.set({ kind: a.kind, subject: a.subject }, 1)
+      })
     }
     this.serverGauges()
     this.signerMetrics()
@@ -112,6 +122,11 @@ export class MetricsService {
   /** A login's outcome (app/access/login-service.ts). */
   observeLogin(provider: string, outcome: 'success' | 'failure' | 'rate-limited'): void {
     this.logins[outcome].inc({ provider })
+  }
+
+  /** A webhook delivery attempt's outcome (app/liveness/alert-service.ts). */
+  observeDelivery(webhook: string, outcome: string): void {
+    this.deliveries.inc({ webhook, outcome })
   }
 
   /** An RFC 6492 exchange with a registered child (app/ca/child-server.ts). */

@@ -16,7 +16,7 @@ export class Quarantine {
   /** (what, subject) of every item, read once and kept in step (the store is the truth across restarts). */
   private readonly known = new Set<string>()
 
-  constructor(private readonly d: { store: QuarantineStore; clock: Clock; log: Logger }) {
+  constructor(private readonly d: { store: QuarantineStore; clock: Clock; log: Logger; changed?: () => void }) {
     for (const i of d.store.list()) this.known.add(key(i.what, i.subject))
   }
 
@@ -27,6 +27,7 @@ export class Quarantine {
     this.d.store.put({ what: e.what, subject: e.subject, reason: e.message.slice(0, 1000), raw: raw.slice(0, 4096), at: this.d.clock.now() })
     this.known.add(k)
     this.d.log.error(`${e.what} quarantined: it cannot be decoded or run; everything else goes on`, { what: e.what, subject: e.subject, reason: e.message })
+    this.d.changed?.()
     return true
   }
 
@@ -44,6 +45,7 @@ export class Quarantine {
     if (!item || !this.d.store.drop(id)) return false
     this.known.delete(key(item.what, item.subject))
     this.d.log.info('quarantined item dropped', { what: item.what, subject: item.subject })
+    this.d.changed?.()
     return true
   }
 

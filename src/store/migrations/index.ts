@@ -13,10 +13,11 @@ import { m008 } from './008-pubd-self-service.js'
 import { m009 } from './009-access.js'
 import { m010 } from './010-plans.js'
 import { m011 } from './011-signers.js'
+import { m013 } from './013-alerts.js'
 import { m014 } from './014-quarantine.js'
 
 import type { Migration } from './migration.js'
 
 export type { Migration } from './migration.js'
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m014]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m013, m014]
