@@ -23,12 +23,14 @@ export interface Queues {
   gauges(): { quarantined: Record<string, number>; stalled: Record<string, number> }
   /** Where the conditions go after each check (the alert service's AlarmSink.report). */
   attach(report: (source: 'publication' | 'queues', conditions: Condition[]) => void): void
+  /** What the watchdog looks at (set once the parts exist): the scheduler, the outputs, leadership, other pacers. */
+  observe(parts: { scheduler: Scheduler; outputs?: OutputService; cluster?: ClusterService; pacers?: () => { name: string; pendingSince?: number; runningSince?: number }[] }): void
 }
 
-export function composeQueues(o: { store: QuarantineStore; clock: Clock; log: Logger; stallSeconds: number }): Queues & { observe(parts: { scheduler: Scheduler; outputs?: OutputService; cluster?: ClusterService }): void } {
+export function composeQueues(o: { store: QuarantineStore; clock: Clock; log: Logger; stallSeconds: number }): Queues {
   // A quarantined or dropped item is reported at once (the watchdog's next check may be a minute away).
   const quarantine = new Quarantine({ store: o.store, clock: o.clock, log: o.log, changed: () => void watchdog.check() })
-  let parts: { scheduler: Scheduler; outputs?: OutputService; cluster?: ClusterService } | undefined
+  let parts: Parameters<Queues['observe']>[0] | undefined
   let report: ((source: 'publication' | 'queues', conditions: Condition[]) => void) | undefined
   const watchdog = new Watchdog({
     clock: o.clock, log: o.log, stallMs: o.stallSeconds * 1000,
@@ -37,7 +39,8 @@ export function composeQueues(o: { store: QuarantineStore; clock: Clock; log: Lo
       const out = parts.outputs?.stallView()
       return {
         scheduler: parts.scheduler.health(),
-        ...(out ? { pacers: out.pacers, publication: { oldestWaiting: out.rrdpOldestWaiting } } : {}),
+        pacers: [...(out?.pacers ?? []), ...(parts.pacers?.() ?? [])],
+        ...(out ? { publication: { oldestWaiting: out.rrdpOldestWaiting } } : {}),
         ...(parts.cluster ? { leadership: parts.cluster.stallView() } : {}),
       }
     },

@@ -193,7 +193,6 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     log,
     fence: clusterStore ? () => stores.transaction(() => leadership.fence()) : undefined,
   })
-  queues.observe({ scheduler, outputs: pub?.outputs, cluster })
   const tasks: TaskScheduling = {
     schedule: (kind, ca, arg, due, opts) => scheduler.schedule(kind, ca, arg, due, opts),
     unschedule: (kind, ca, arg) => scheduler.unschedule(kind, ca, arg),
@@ -218,6 +217,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     certificateExpired: (ca, parent) => parents!.syncLater(ca, parent),
     releasePublisher: (s, p) => cas!.releasePublisher(s, p),
   })
+  queues.observe({ scheduler, outputs: pub?.outputs, cluster, pacers: () => publisher.pacerHealth() })
   // Suspension of inactive children (timing.suspend_child_after_inactive_seconds; 0: off, and no contact is recorded).
   const suspendAfter = t.suspend_child_after_inactive_seconds
   const contact = (ca: string, child: string) => stores.status.record(ca, 'child', child, { time: now().toISOString(), uri: '', result: 'success' })

@@ -9,6 +9,7 @@ import type { Logger } from '../../../src/log.js'
 import type { Condition } from '../../../src/liveness/model.js'
 import { stalls } from '../../../src/liveness/stalls.js'
 import { Watchdog } from '../../../src/app/shared/watchdog.js'
+import { Pacer } from '../../../src/app/shared/pacer.js'
 import type { StallObservations } from '../../../src/liveness/stalls.js'
 import { FakeClock } from '../../helpers/fake-clock.js'
 
@@ -87,4 +88,18 @@ t.test('an observation that throws is logged and reports nothing', async (t) => 
   const w = new Watchdog({ clock: new FakeClock(T0), log, stallMs: STALL, observe: () => { throw new Error('database gone') } })
   t.same(w.check(), [])
   t.ok(log.lines.some((l) => l.level === 'warn'))
+})
+
+t.test('a pacer whose run hangs is reported by name once past the bound (Pacer.health)', async (t) => {
+  const clock = new FakeClock(T0)
+  const p = new Pacer(() => new Promise(() => {}), 0, () => {}, clock)
+  const w = new Watchdog({ clock, log: new RecordingLogger(), stallMs: STALL, observe: () => ({ pacers: [{ name: 'publish:ca1', ...p.health() }] }) })
+  t.same(p.health(), {}, 'idle: nothing pending or running')
+  p.kick()
+  t.same(p.health(), { pendingSince: T0 }, 'kicked: pending')
+  await clock.advance(1)
+  t.same(p.health(), { runningSince: T0 }, 'running')
+  await clock.advance(STALL)
+  t.match(w.conditions(), [{ kind: 'service-stalled', subject: 'pacer:publish:ca1' }])
+  t.equal(w.stalled().pacer, 1)
 })
