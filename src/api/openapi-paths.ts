@@ -284,7 +284,7 @@ function publicRoutes(): DescribedRoute[] {
       id: 'rrdpFile', tag: 'repository-files', summary: 'An RRDP file (RFC 8182)', ok: xml('The notification (max-age 60) or a snapshot or delta (immutable)'), more: { '304': { description: 'Not modified (ETag or Last-Modified)' } },
       params: [conditional('If-None-Match', 'ETag of a copy held'), conditional('If-Modified-Since', 'Date of a copy held')], errors: ['404', '500'],
     }, 'public'),
-    route('get', '/ta/ta.tal', { id: 'taTal', tag: 'repository-files', summary: 'Trust anchor locator of the testbed TA (RFC 8630)', ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, 'public'),
+    route('get', '/ta/ta.tal', { id: 'taTal', tag: 'repository-files', summary: 'Trust anchor locator of the testbed TA (RFC 8630)', description: 'Served only once the certificate it names is in both the RRDP output (the current serial) and the rsync tree, with the same bytes; 404 api-unknown-resource before (issue 26).', ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, 'public'),
     route('get', '/ta/ta.cer', { id: 'taCert', tag: 'repository-files', summary: 'Certificate of the testbed TA', ok: binary('application/pkix-cert', 'The certificate, DER'), errors: ['404', '500'] }, 'public'),
   ]
 }
