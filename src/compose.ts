@@ -281,7 +281,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
   const structureImport = new StructureImportService({ commands, cas, children, parents, followUps, publisher, publication: embedded, repository, serviceUri: config.service_uri, fourEyesEverywhere: config.change_control_four_eyes, signer, now, random, log })
-  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems, stallProblems: () => queues.watchdog.problems() })
+  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems, stallProblems: () => queues.watchdog.problems(false) })
 
   const stopCas = async () => {
     queues.watchdog.stop()

@@ -28,6 +28,14 @@ export interface WatchdogDeps {
 
 export const STALL_COMPONENTS: readonly StallComponent[] = ['scheduler', 'publication', 'leadership', 'pacer']
 
+/** What a stall means, naming nothing internal (GET /ready answers without a token). */
+const GENERIC: Record<StallComponent, string> = {
+  scheduler: 'scheduled work is not making progress',
+  pacer: 'an output or a publication run is not making progress',
+  leadership: "the leader's lease was not renewed",
+  publication: 'accepted changes are not reaching RRDP',
+}
+
 export class Watchdog {
   private timer: TimerHandle | undefined
   private current = new Map<string, Stall>()
@@ -82,14 +90,17 @@ export class Watchdog {
     return out
   }
 
-  /** GET /ready and the bulk issues: one sys-stalled problem per component that stalled (the first stall's reason). */
-  problems(): ErrorBody[] {
+  /**
+   * GET /ready and the bulk issues: one sys-stalled problem per component that stalled, with the first stall's reason
+   * (`detail`, for authenticated callers) or a reason naming no CA, task or publisher (GET /ready, unauthenticated).
+   */
+  problems(detail = true): ErrorBody[] {
     const seen = new Set<string>()
     const out: ErrorBody[] = []
     for (const s of this.stalls()) {
       if (seen.has(s.component)) continue
       seen.add(s.component)
-      const args = { component: s.component, since: new Date(s.since).toISOString(), why: s.why }
+      const args = { component: s.component, since: new Date(s.since).toISOString(), why: detail ? s.why : GENERIC[s.component] }
       out.push({ label: 'sys-stalled', msg: renderMessage(CATALOGUE['sys-stalled'].msg, args), args })
     }
     return out

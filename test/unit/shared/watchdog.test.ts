@@ -103,3 +103,11 @@ t.test('a pacer whose run hangs is reported by name once past the bound (Pacer.h
   t.match(w.conditions(), [{ kind: 'service-stalled', subject: 'pacer:publish:ca1' }])
   t.equal(w.stalled().pacer, 1)
 })
+
+t.test('GET /ready gets a reason that names no CA or task; the bulk issues the detail', async (t) => {
+  const clock = new FakeClock(T0 + STALL + 1)
+  const w = new Watchdog({ clock, log: new RecordingLogger(), stallMs: STALL, observe: () => ({ scheduler: { running: true, lastTick: clock.now(), nextDue: undefined, stalled: [{ key: 'republish:secret-ca', since: T0 }] } }) })
+  t.match(w.problems(true), [{ args: { component: 'scheduler', why: /republish:secret-ca/ } }])
+  t.same(w.problems(false).map((p) => p.args.why), ['scheduled work is not making progress'])
+  t.notMatch(JSON.stringify(w.problems(false)), /secret-ca/)
+})
