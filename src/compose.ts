@@ -39,6 +39,7 @@ import { clockAt, systemClock, systemRandom } from './clock.js'
 import { composeAccess } from './compose-access.js'
 import { composeLiveness } from './compose-liveness.js'
 import { composeAlerts } from './compose-alerts.js'
+import { composeQueues, type Queues } from './compose-queues.js'
 import { createPublication } from './compose-publication.js'
 import { openStorage } from './compose-storage.js'
 import type { Config } from './config.js'
@@ -86,6 +87,8 @@ export interface Composed {
   clock: Clock
   /** The scheduler of timed tasks (tests stop it and run what is due by hand at an injected clock). */
   scheduler: Pick<Scheduler, 'runDue' | 'stop'>
+  /** Queues that heal and stalls (issue 26 §5): conditions() of "publication" and "queues", attach(AlarmSink.report). */
+  queues: Queues
   /** Start background work (repository writers, rsyncd, testbed, scheduled tasks). */
   start(): Promise<void>
   /** Start filling the key pool (after svcd listens: a restart is not slowed down by spare keys). */
@@ -151,14 +154,16 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const single = new SingleInstance(instanceId, url, started, served, clock)
   const leadership: Leadership = cluster ?? single
 
+  const queues = composeQueues({ store: stores.quarantine, clock, log, stallSeconds: config.liveness.stall_seconds })
   // Alarms (design.md §11): raised and cleared by the leader from the conditions each producer reports; webhooks told.
   const alerts = composeAlerts(config, stores, { leading: () => leadership.role() === 'leader', instance: instanceId, clock, random: rand, log, delivered: (w, outcome) => metrics.observeDelivery(w, outcome) })
+  queues.attach((source, conditions) => alerts.report(source, conditions)) // publish-stalled; service-stalled, task-quarantined
   // Metrics (GET /metrics): read from the stores at scrape time; told of publishes, child exchanges and requests.
   const metrics = new MetricsService({
     sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: config.repository.enabled ? stores.publication : undefined, children: new ChildExchanges(clock) },
     leadership, keyPool: pool, storeAlive: () => db.version() > 0, version: VERSION, started, clock, hideDetails: config.metrics_hide_details, processMetrics: true,
     signers: () => signerService.list().signers, alarms: () => alerts.active(),
-    liveness: () => liveness?.view.all() ?? [], livenessChecks: () => liveness?.service.stats() ?? { checks: { ok: 0, failed: 0 } },
+    liveness: () => liveness?.view.all() ?? [], livenessChecks: () => liveness?.service.stats() ?? { checks: { ok: 0, failed: 0 } }, queues: () => queues.gauges(),
   })
   const latency = new PublishLatency((seconds) => metrics.observePublishDelay(seconds))
 
@@ -177,9 +182,12 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const pub = pubd?.service
   const embedded: EmbeddedRepository | undefined = pub?.publishers
 
-  // The scheduler runs CA tasks; it is built first, the task runner is set below (it needs the services).
+  // The scheduler runs CA tasks; it is built first, the task runner is set below (it needs the services). What cannot be
+  // decoded is quarantined, a task that hangs frees its slot, and the watchdog reports stalls (issue 26 §5).
   let caTasks: CaTasks | undefined
   const scheduler = new Scheduler({
+    quarantine: (e) => void queues.quarantine.put(e),
+    stallMs: config.liveness.stall_seconds * 1000,
     tasks: stores.tasks,
     run: (task) => caTasks!.run(task),
     retry: { firstMs: t.retry_seconds * 1000, maxMs: t.parent_refresh_seconds * 1000 },
@@ -212,6 +220,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     releasePublisher: (s, p) => cas!.releasePublisher(s, p),
     published: () => published(),
   })
+  queues.observe({ scheduler, outputs: pub?.outputs, cluster, pacers: () => publisher.pacerHealth() })
   // Suspension of inactive children (timing.suspend_child_after_inactive_seconds; 0: off, and no contact is recorded).
   const suspendAfter = t.suspend_child_after_inactive_seconds
   const contact = (ca: string, child: string) => stores.status.record(ca, 'child', child, { time: now().toISOString(), uri: '', result: 'success' })
@@ -262,15 +271,15 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   })
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
-    publicationProblems: () => publicationProblems(true), signerProblems, signer, now, log, bgp: () => ris?.current(), changeControl: plans, signerReady: (n) => signerService.requireReady(n),
+    publicationProblems: () => publicationProblems(true), signerProblems, signer, queues: { quarantined: () => queues.quarantine.list(), stalled: () => queues.watchdog.problems() }, now, log, bgp: () => ris?.current(), changeControl: plans, signerReady: (n) => signerService.requireReady(n),
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   // ROA/ASPA export, import as plans, rollback from the history (design.md §12).
   const roaIo = new RoaIoService({ commands, plans, history: stores.cas })
   const repo = new RepoService({ commands, publisher, repo: repoClient, status: stores.status, now, embeddedPrefix: pub ? `${config.service_uri}rfc8181/` : undefined })
   const idRoll = new IdRollService({ commands, signer, publication: embedded, localParent, syncParents: (ca) => parents!.syncAllLater(ca), now, log })
-  const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds, signerOf: (k) => signer.signerOf?.(k), signerReady: (n) => signerService.requireReady(n) })
-  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
+  const taKeyRoll = new TaKeyRollService({ commands, tasks, now, log, serviceUri: config.service_uri, oldKeySeconds: config.testbed.ta_keyroll_old_key_seconds, signerOf: (k) => signer.signerOf?.(k), signerReady: (n) => signerService.requireReady(n), published: pub ? (uri, sha) => Object.values(pub.outputs.holds(uri, sha)).every(Boolean) : undefined })
+  caTasks = new CaTasks({ commands, publisher, parents, tasks, repoFailure: (ca) => failure(stores.status.get(ca, 'repo', 'repo')), now, transaction: stores.transaction, quarantine: queues.quarantine, taKeyRollFinish: (ca) => taKeyRoll.finishDue(ca), ...(suspension ? { suspendInactive: { run: (ca: string) => children.suspendInactive(ca), everyMs: suspendEveryMs } } : {}) })
   const testbed = new TestbedService({ commands, cas, children, parents, followUps, publisher, signer, now, random, log, serviceUri: config.service_uri, enabled: config.testbed.enabled, publication: pub?.publishers, caps: { children: config.testbed.self_service_children_max, publishers: config.testbed.self_service_publishers_max } })
   // Krill's structure import (POST /api/v1/bulk/cas/import): a whole tree into an empty svcd.
   const repository = config.repository.enabled ? { rrdpBaseUri: config.repository.rrdp_base_uri ?? '', rsyncBaseUri: config.repository.rsync_base_uri ?? '' } : undefined
@@ -278,9 +287,10 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   // The relying-party view (design.md §11): each CA's repository fetched as relying parties do, on a schedule and after publishing.
   const liveness = composeLiveness({ config, dataDir, stores, leadership, clock, log, alarms: alerts })
   published = () => liveness?.published()
-  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems })
+  const status = new StatusService({ version: VERSION, started, storeAlive: () => db.version() > 0, publicationProblems: () => publicationProblems(false), signerProblems, stallProblems: () => queues.watchdog.problems(false) })
 
   const stopCas = async () => {
+    queues.watchdog.stop()
     await cluster?.stop()
     await liveness?.stop()
     await alerts.stop()
@@ -299,7 +309,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     }
   }
   return {
-    services: { cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, alerts, ...(oidc ? { oidc } : {}), ...(liveness ? { liveness: liveness.view } : {}) },
+    queues,
+    services: { quarantine: queues.quarantine, cas, plans, parents, children, repo, rsc, publication: pub, status, testbed, taKeyRoll, idRoll, cluster: cluster ?? single, metrics, access, sessions, audit, logins, tokens, roaIo, structureImport, signers: signerService, alerts, ...(oidc ? { oidc } : {}), ...(liveness ? { liveness: liveness.view } : {}) },
     signer,
     leadership,
     clock,
@@ -309,6 +320,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       oidc?.start() // discovery in the background: svcd serves whether or not the provider answers yet
       // Ended login sessions are forgotten a day after they ended (every instance may do it: it is idempotent).
       housekeeping = clock.setInterval(() => void purgeSessions(), 3600_000)
+      queues.watchdog.start()
       try {
         await pub?.outputs.start()
         if (config.testbed.enabled) {

@@ -177,6 +177,8 @@ export const CATALOGUE = {
   'sys-rsync-publisher': { status: 503, msg: "The rsync tree keeps old files of publisher '{publisher}': writing its files has failed since {since}; retrying" },
   'sys-rrdp-lag': { status: 503, msg: 'RRDP does not hold a change accepted at {accepted}, more than {bound} s ago' },
   'sys-rsync-lag': { status: 503, msg: 'The rsync tree does not hold a change accepted at {accepted}, more than {bound} s ago' },
+  // A part of svcd that stopped making progress without crashing (issue 26 §5): shown by GET /ready and the bulk issues.
+  'sys-stalled': { status: 503, msg: 'The {component} has stalled since {since}: {why}' },
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorLabel = keyof typeof CATALOGUE

@@ -7,6 +7,7 @@ import type { ResourceSetText } from '../resources/resource-set.js'
 import { fromBase64, toBase64 } from '../util/base64.js'
 import type { IdCertInfo } from './pubd.js'
 import type { ErrorBody } from './status.js'
+import type { QuarantinedJson } from './quarantine.js'
 
 export interface CaList {
   cas: { handle: string }[]
@@ -375,6 +376,9 @@ export interface BulkIssuesJson {
   publication_server?: ErrorBody[]
   /** The signers that cannot sign now (sys-signer-unavailable, sys-signer-login, sys-signer-slow), when any. */
   signers?: ErrorBody[]
+  /** Issue 26 §5: what was set aside as undecodable, and the parts of svcd that stalled (sys-stalled), when any. */
+  quarantined?: QuarantinedJson[]
+  stalled?: ErrorBody[]
 }
 
 export interface CommandHistoryJson {

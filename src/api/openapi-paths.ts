@@ -16,6 +16,7 @@ import { childTransferRoutes } from './openapi-child-transfer.js'
 import { KEY_ROLL_INIT_BODY, KEY_ROLL_SIGNER_REFUSALS, signerRoutes } from './openapi-signers.js'
 import { alertRoutes } from './openapi-alerts.js'
 import { healthRoutes } from './openapi-health.js'
+import { quarantineRoutes } from './openapi-quarantine.js'
 import type { Parameter, Response } from './openapi-types.js'
 import { ROA_SORTS, ROAS_PAGE_DEFAULT, ROAS_PAGE_MAX, ROAS_QUERY_MAX, TOTAL_COUNT_HEADER } from './cas.js'
 import { CA_SORTS, CHILD_SORTS, LIST_PAGE_DEFAULT, LIST_PAGE_MAX, LIST_QUERY_MAX, PUBLISHER_SORTS } from './paging.js'
@@ -285,7 +286,7 @@ function publicRoutes(): DescribedRoute[] {
       id: 'rrdpFile', tag: 'repository-files', summary: 'An RRDP file (RFC 8182)', ok: xml('The notification (max-age 60) or a snapshot or delta (immutable)'), more: { '304': { description: 'Not modified (ETag or Last-Modified)' } },
       params: [conditional('If-None-Match', 'ETag of a copy held'), conditional('If-Modified-Since', 'Date of a copy held')], errors: ['404', '500'],
     }, 'public'),
-    route('get', '/ta/ta.tal', { id: 'taTal', tag: 'repository-files', summary: 'Trust anchor locator of the testbed TA (RFC 8630)', ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, 'public'),
+    route('get', '/ta/ta.tal', { id: 'taTal', tag: 'repository-files', summary: 'Trust anchor locator of the testbed TA (RFC 8630)', description: 'Served only once the certificate it names is in both the RRDP output (the current serial) and the rsync tree, with the same bytes; 404 api-unknown-resource before (issue 26).', ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, 'public'),
     route('get', '/ta/ta.cer', { id: 'taCert', tag: 'repository-files', summary: 'Certificate of the testbed TA', ok: binary('application/pkix-cert', 'The certificate, DER'), errors: ['404', '500'] }, 'public'),
   ]
 }
@@ -318,5 +319,5 @@ function krillClientRoutes(): DescribedRoute[] {
 
 /** Every described route. */
 export const ROUTES: DescribedRoute[] = [
-  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(), ...identityRoutes(), ...signerRoutes(), ...healthRoutes(), ...alertRoutes(),
+  ...caRoutes(), ...parentRoutes(), ...childRoutes(), ...roaAndRepoRoutes(), ...rscRoutes(), ...historyRoutes(), ...bulkRoutes(), ...pubdRoutes(), ...statusRoutes(), ...publicRoutes(), ...krillClientRoutes(), ...taRoutes(), ...auditRoutes(), ...tokenRoutes(), ...planRoutes(), ...roaIoRoutes(), ...importRoutes(), ...childTransferRoutes(), ...identityRoutes(), ...signerRoutes(), ...healthRoutes(), ...alertRoutes(), ...quarantineRoutes(),
 ]

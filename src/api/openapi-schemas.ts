@@ -63,7 +63,7 @@ const status: Record<string, Schema> = {
   }, ['max_length', 'reason']),
   ReadyJson: obj('Readiness of the service', {
     ready: { type: 'boolean', description: 'True when the store answers and RRDP and the rsync tree hold everything accepted, or are catching up without a failure' },
-    problems: arr(ref('ErrorBody'), 'When not ready: what is wrong (labels sys-store, sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher, sys-publication-held, sys-rrdp-lag, sys-rsync-lag)'),
+    problems: arr(ref('ErrorBody'), 'When not ready: what is wrong (labels sys-store, sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher, sys-publication-held, sys-rrdp-lag, sys-rsync-lag, sys-stalled)'),
   }, ['problems']),
   ServerInfo: obj('Server version and start time', { version: str('svc version', { example: '0.1.0' }), started: int('Start time in unix seconds') }),
   ClusterInstanceJson: obj('One svcd instance', {
@@ -282,7 +282,9 @@ const cas: Record<string, Schema> = {
     cas: map(ref('CaIssuesJson'), 'Issues by CA handle'),
     publication_server: arr(ref('ErrorBody'), 'Only when the embedded publication server has problems (sys-rrdp-behind, sys-rsync-behind, sys-rsync-publisher, sys-publication-held, sys-rrdp-lag, sys-rsync-lag), with reasons'),
     signers: arr(ref('ErrorBody'), 'Only when a configured signer cannot sign now (sys-signer-unavailable, sys-signer-login, sys-signer-slow): args name the signer and the reason (never the PIN), and since when'),
-  }, ['publication_server', 'signers']),
+    quarantined: arr(ref('QuarantinedJson'), 'Only when something was set aside because what is stored cannot be decoded or run (issue 26): see GET /api/v1/quarantine'),
+    stalled: arr(ref('ErrorBody'), 'Only when a part of svcd stopped making progress (sys-stalled: scheduler, publication, leadership, pacer)'),
+  }, ['publication_server', 'signers', 'quarantined', 'stalled']),
   HistoryRecordJson: obj('One command in the history of a CA', {
     actor: str('Who ran it: a user id, admin-token, svc (svcd itself), child:<handle> (a child\'s RFC 6492 request)…'),
     actor_provider: str('How the actor authenticated: admin-token, config-file, openid-connect, api-token, testbed, or svc (not in Krill)'),

@@ -18,7 +18,7 @@ export function taRoutes(): DescribedRoute[] {
       id: 'taKeyRollActivate', tag, summary: 'Activate the successor TA key', ok: empty('Successor key current'),
       description: `The successor becomes current: children are re-issued under it, /ta/ta.tal serves its TAL. The previous key and its objects stay published for [testbed] ta_keyroll_old_key_seconds, then are withdrawn (a history entry of CA ta). ${refusals}`,
     }),
-    route('get', '/ta/ta-next.tal', { id: 'taNextTal', tag: 'repository-files', summary: "TAL of the trust anchor's successor key during a TA key roll (RFC 9691)", ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, 'public'),
+    route('get', '/ta/ta-next.tal', { id: 'taNextTal', tag: 'repository-files', summary: "TAL of the trust anchor's successor key during a TA key roll (RFC 9691)", description: 'Served only once the successor certificate (ta-<KEYID>.cer) is in both the RRDP output (the current serial) and the rsync tree, with the same bytes; 404 api-unknown-resource before, and when no roll is in progress (issue 26).', ok: { description: 'The TAL', content: { 'text/plain': { schema: { type: 'string' } } } }, errors: ['404', '500'] }, 'public'),
     route('get', '/ta/ta-{key_id}.cer', { id: 'taKeyCert', tag: 'repository-files', summary: "Certificate of a later trust anchor key, named after its key id (40 upper-case hex digits); the first key's is /ta/ta.cer", ok: binary('application/pkix-cert', 'The certificate, DER'), errors: ['404', '500'] }, 'public'),
   ]
 }

@@ -13,6 +13,7 @@ import { IDENTITY_SCHEMAS } from './openapi-identity.js'
 import { SIGNER_SCHEMAS } from './openapi-signers.js'
 import { ALERT_SCHEMAS } from './openapi-alerts.js'
 import { HEALTH_SCHEMAS } from './openapi-health.js'
+import { QUARANTINE_SCHEMAS } from './openapi-quarantine.js'
 import { ROA_IO_SCHEMAS } from './openapi-roa-io.js'
 import { IMPORT_SCHEMAS } from './openapi-import.js'
 import { CHILD_TRANSFER_SCHEMAS } from './openapi-child-transfer.js'
@@ -54,6 +55,7 @@ const TAGS: [string, string][] = [
   ['signers', 'The configured signers: software and PKCS#11 tokens (beyond Krill)'],
   ['alerts', 'Alarms and their webhook deliveries (beyond Krill)'],
   ['health', 'The repository as relying parties see it: liveness of each CA (beyond Krill)'],
+  ['quarantine', 'What was set aside because it cannot be decoded or run (beyond Krill)'],
 ]
 
 const DESCRIPTION = [
@@ -83,7 +85,7 @@ export const OPENAPI: OpenApiDocument = {
   tags: TAGS.map(([name, description]) => ({ name, description })),
   paths: pathsOf(ROUTES),
   components: {
-    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS, ...IDENTITY_SCHEMAS, ...SIGNER_SCHEMAS, ...HEALTH_SCHEMAS, ...ALERT_SCHEMAS },
+    schemas: { ...SCHEMAS, ...TOKEN_SCHEMAS, ...PLAN_SCHEMAS, ...ROA_IO_SCHEMAS, ...IMPORT_SCHEMAS, ...CHILD_TRANSFER_SCHEMAS, ...IDENTITY_SCHEMAS, ...SIGNER_SCHEMAS, ...HEALTH_SCHEMAS, ...ALERT_SCHEMAS, ...QUARANTINE_SCHEMAS },
     responses: Object.fromEntries(Object.values(ERROR_RESPONSES)),
     securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'The admin token (config `admin_token` or SVC_ADMIN_TOKEN)' } },
   },

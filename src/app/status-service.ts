@@ -11,6 +11,8 @@ export interface StatusServiceDeps {
   publicationProblems: () => ErrorBody[]
   /** The signers that cannot sign now (sys-signer-unavailable, -login, -slow): nothing new can be signed. */
   signerProblems?: () => ErrorBody[]
+  /** Parts of svcd that stalled (sys-stalled, app/shared/watchdog.ts). */
+  stallProblems?: () => ErrorBody[]
 }
 
 export class StatusService {
@@ -40,7 +42,7 @@ export class StatusService {
     }
     const down = new AppError('sys-store', { reason: 'the database does not answer' })
     const problems: ErrorBody[] = alive ? [] : [{ label: down.label, msg: down.message, args: down.args }]
-    problems.push(...(this.d.signerProblems?.() ?? []), ...this.d.publicationProblems())
+    problems.push(...(this.d.signerProblems?.() ?? []), ...this.d.publicationProblems(), ...(this.d.stallProblems?.() ?? []))
     return problems.length ? { ready: false, problems } : { ready: true }
   }
 }

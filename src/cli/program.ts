@@ -4,6 +4,7 @@
  */
 import { idRollCommands } from './commands/id-roll.js'
 import { alertsCommands } from './commands/alerts.js'
+import { quarantineCommands } from './commands/quarantine.js'
 import { Command, CommanderError, Option } from 'commander'
 import { VERSION } from '../version.js'
 import type { Clock } from '../util/clock.js'
@@ -59,10 +60,12 @@ export const ALL_COMMANDS: readonly CommandDef[] = [
   ...idRollCommands,
   ...alertsCommands,
   ...healthCommands,
+  ...quarantineCommands,
 ]
 
 const GROUPS: Record<string, string> = {
   id: "A CA's RFC 8183 identity and its key roll",
+  quarantine: 'What was set aside because what is stored cannot be decoded or run (issue 26)',
   children: 'Manage children of a CA (our side as parent)',
   parents: 'Manage parents of a CA (our side as child)',
   roas: 'Manage route origin authorisations',

@@ -17,6 +17,7 @@ import type { CaKeysJson, SignerListJson } from '../api/signers.js'
 import type { AddTokenJson, NewTokenJson, TokenListJson } from '../api/tokens.js'
 import type { ResourceSetText } from '../resources/resource-set.js'
 import type { RoasPageJson, RoasQuery } from '../api/cas.js'
+import type { QuarantinedJson } from '../api/quarantine.js'
 import type { CasPageJson, PublishersPageJson } from '../api/paging.js'
 import type { AuditPageJson, AuditQueryInput } from '../api/audit.js'
 import type { ImportChildJson } from '../api/child-import.js'
@@ -59,6 +60,8 @@ export const calls = {
   caKeyRollInit: (ca: string, signer?: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_init`, 'empty', signer === undefined ? undefined : { signer }),
   caKeys: (ca: string): ApiCall<CaKeysJson> => call('GET', `/api/v1/cas/${seg(ca)}/keys`, 'json'),
   signerList: (): ApiCall<SignerListJson> => call('GET', '/api/v1/signers', 'json'),
+  quarantineList: (): ApiCall<{ items: QuarantinedJson[] }> => call('GET', '/api/v1/quarantine', 'json'),
+  quarantineDrop: (id: string): ApiCall<void> => call('DELETE', `/api/v1/quarantine/${seg(id)}`, 'empty'),
   caKeyRollActivate: (ca: string): ApiCall<void> => call('POST', `/api/v1/cas/${seg(ca)}/keys/roll_activate`, 'empty'),
   caIdRoll: (ca: string): ApiCall<IdRollJson> => call('GET', `/api/v1/cas/${seg(ca)}/id`, 'json'),
   caIdRollInit: (ca: string, body: IdRollInitJson): ApiCall<IdRollJson> => call('POST', `/api/v1/cas/${seg(ca)}/id/roll`, 'json', body),

@@ -36,6 +36,7 @@ import { childTransferRouter } from './routes/child-transfer.js'
 import { signersRouter } from './routes/signers.js'
 import { alertsRouter } from './routes/alerts.js'
 import { healthRouter } from './routes/health.js'
+import { quarantineRouter } from './routes/quarantine.js'
 import { uiMiddleware } from './routes/ui.js'
 
 export type { HttpDeps, HttpServices } from './deps.js'
@@ -57,7 +58,7 @@ export function createApp(deps: HttpDeps): Koa {
   app.use(authorize())
   app.use(rrdpMiddleware(deps))
   app.use(uiMiddleware())
-  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps), plansRouter(deps), roaIoRouter(deps), bulkImportRouter(deps), childTransferRouter(deps), idRollRouter(deps), signersRouter(deps), healthRouter(deps), alertsRouter(deps)]) {
+  for (const router of [statusRouter(deps), authRouter(auth), casRouter(deps), pubdRouter(deps), rfc6492Router(deps), taRouter(deps), testbedRouter(deps), metricsRouter(deps), auditRouter(deps), tokensRouter(deps), plansRouter(deps), roaIoRouter(deps), bulkImportRouter(deps), childTransferRouter(deps), idRollRouter(deps), signersRouter(deps), healthRouter(deps), alertsRouter(deps), quarantineRouter(deps)]) {
     app.use(router.routes())
     app.use(router.allowedMethods({ throw: true }))
   }

@@ -23,6 +23,7 @@ import type { SessionService } from '../app/access/session-service.js'
 import type { TokenService } from '../app/access/token-service.js'
 import type { TaKeyRollService } from '../ta/ta-keyroll-service.js'
 import type { SignerService } from '../app/signers/signer-service.js'
+import type { Quarantine } from '../app/shared/quarantine.js'
 import type { TestbedService } from '../ta/testbed-service.js'
 import type { LivenessView } from '../app/liveness/ports.js'
 import type { Clock } from '../util/clock.js'
@@ -62,6 +63,8 @@ export interface HttpServices {
   oidc?: OidcService
   /** The configured signers (GET /api/v1/signers; issue 25). */
   signers: SignerService
+  /** What was set aside as undecodable (GET/DELETE /api/v1/quarantine; issue 26). */
+  quarantine: Quarantine
   /** ROA/ASPA export, import as plans, and rollback (design.md §12). */
   roaIo: RoaIoService
   /** Krill's CA structure import (POST /api/v1/bulk/cas/import). */

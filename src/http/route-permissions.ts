@@ -162,6 +162,8 @@ export const ROUTE_PERMISSIONS: readonly RoutePermission[] = [
   { method: 'GET', path: '/api/v1/health/cas', need: 'ca-list' }, // liveness (issue 26): only the CAs the role sees, as GET /api/v1/cas
   { method: 'GET', path: '/api/v1/health/cas/:ca', need: 'ca-read', ca: 'ca' },
   { method: 'POST', path: '/api/v1/health/check', need: 'ca-admin' }, // makes svcd fetch its repositories now (coalesced, routes/health.ts)
+  { method: 'GET', path: '/api/v1/quarantine', need: 'ca-admin' }, // what was set aside, of any CA (issue 26)
+  { method: 'DELETE', path: '/api/v1/quarantine/:id', need: 'ca-admin' },
 ]
 
 interface Compiled {

@@ -15,6 +15,7 @@ import { rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { PubdReader, PubdView } from '../store/pubd-store.js'
 import type { Clock } from '../util/clock.js'
+import { sha256Hex } from '../crypto/digest.js'
 import { reasonOf } from '../errors.js'
 import { relativePath } from './publishers.js'
 import { byPublisher, filesBelow, recycleTree, slicer, tryLink, writePublished, type WantedFiles } from './rsync-tree-writer.js'
@@ -106,6 +107,15 @@ export class RsyncWriter {
    */
   currentTree(): string {
     return realpathSync(this.modulePath())
+  }
+
+  /** Whether the current tree (what rsyncd serves) holds `uri` with exactly this content (hex SHA-256; issue 26 §4). */
+  holds(uri: string, sha256: string): boolean {
+    try {
+      return sha256Hex(readFileSync(join(this.currentTree(), relativePath(uri, this.o.baseUri)))) === sha256
+    } catch {
+      return false
+    }
   }
 
   /**

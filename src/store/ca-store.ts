@@ -11,6 +11,7 @@ import type { CaStore, HistoryQuery } from './interfaces.js'
 import { runSliced, runSync } from '../util/slices.js'
 import { deepFreeze, diffRows, type Rows, type RowsDiff } from './ca-rows.js'
 import { StoreError, type SqlDb, type SqlValue } from './sql.js'
+import { StoredDataError } from '../util/stored-data.js'
 
 /** A save worked out beforehand (prepareSave) against the cached state at `version` with `tag`. */
 interface PreparedSave {
@@ -65,13 +66,19 @@ export class SqlCaStore implements CaStore {
     const hit = this.cache.get(handle)
     if (hit && hit.version === head.version && hit.tag === head.tag) return { version: hit.version, state: hit.state }
     const row = this.db.prepare('SELECT state FROM ca_snapshots WHERE handle = ?').get(handle) as { state: string }
-    const [children, routes] = ROW_TABLES.map((t) => {
-      const rows: Rows = new Map()
-      for (const r of this.rowsOf(t, handle)) rows.set(r.k, { json: r.v, value: deepFreeze(JSON.parse(r.v)) })
-      return rows
-    })
-    const entry = this.assemble(handle, head.version, head.tag, row.state, children, routes)
-    return { version: entry.version, state: entry.state }
+    // A snapshot or row that is not JSON (issue 26 §5): the CA is quarantined by whoever loads it, the others go on.
+    try {
+      const [children, routes] = ROW_TABLES.map((t) => {
+        const rows: Rows = new Map()
+        for (const r of this.rowsOf(t, handle)) rows.set(r.k, { json: r.v, value: deepFreeze(JSON.parse(r.v)) })
+        return rows
+      })
+      const entry = this.assemble(handle, head.version, head.tag, row.state, children, routes)
+      return { version: entry.version, state: entry.state }
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e
+      throw new StoredDataError('ca', handle, `the stored state of CA ${handle} does not decode: ${e.message}`, row.state.slice(0, 4096))
+    }
   }
 
   /** Create a CA: its first history entry and snapshot at version 1, in one transaction. */

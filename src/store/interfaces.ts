@@ -23,6 +23,7 @@ import type { AuditStore, LoginStore, SessionStore, TokenStore } from './access-
 import type { PlanStore } from './plan-interfaces.js'
 import type { SignerRegistryStore } from './signer-interfaces.js'
 import type { LivenessStore } from './liveness-interfaces.js'
+import type { QuarantineStore } from './quarantine-interfaces.js'
 
 //------------ CAs and their history --------------------------------------------------------------------------------
 
@@ -169,6 +170,8 @@ export interface PublisherStats {
 
 /** The publication server: publishers, their current objects, the changes not yet in RRDP, and the RRDP state. */
 export interface PublicationStore {
+  /** The hash of the object at `uri` when RRDP's last recorded serial holds it (no change of it pending). */
+  serialHolds(uri: string): string | undefined
   publishers(): Publisher[]
   publisher(handle: string): Publisher | undefined
   addPublisher(p: Publisher): void
@@ -246,6 +249,8 @@ export interface Stores {
   liveness: LivenessStore
   /** Alarms and their webhook deliveries (design.md §11). */
   alerts: AlertStore
+  /** What was set aside as undecodable (issue 26 §5). */
+  quarantine: QuarantineStore
   /** Run `fn` in one transaction spanning all the stores (nested calls join it). */
   transaction<T>(fn: () => T): T
 }

@@ -19,6 +19,8 @@ export const INSTANCE_TABLES = [
   'api_tokens', 'audit_log', 'ca_plans',
   // Which signer holds which key (the keys in a PKCS#11 token stay there: a copy needs the same token).
   'signers', 'key_signers',
+  // What was set aside as undecodable (issue 26): a copy keeps it, so an operator can still see and drop it.
+  'quarantine',
 ] as const
 
 /** One side of a migration: the database and where its private keys are. */

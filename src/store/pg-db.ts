@@ -133,7 +133,7 @@ export class PgDb implements SqlDb {
 
   /** After rows were inserted with their own ids (svcd migrate): identity columns continue after the highest. */
   syncSequences(): void {
-    for (const [table, column] of [['pubd_changes', 'seq'], ['audit_log', 'seq'], ['ca_plans', 'id']]) {
+    for (const [table, column] of [['pubd_changes', 'seq'], ['audit_log', 'seq'], ['ca_plans', 'id'], ['quarantine', 'id']]) {
       this.exec(`SELECT setval(pg_get_serial_sequence('${table}', '${column}'), coalesce((SELECT max(${column}) FROM ${table}), 0) + 1, false)`)
     }
   }

@@ -61,6 +61,15 @@ export class SqlPublicationStore implements PublicationStore {
     return row?.hash
   }
 
+  /**
+   * What RRDP's last recorded serial holds at `uri` (issue 26 §4): the object's hash when the database holds it and no
+   * change of it waits for the next serial; undefined otherwise.
+   */
+  serialHolds(uri: string): string | undefined {
+    if (this.db.prepare('SELECT 1 FROM pubd_changes WHERE uri = ? LIMIT 1').get(uri) !== undefined) return undefined
+    return (this.db.prepare('SELECT hash FROM pubd_objects WHERE uri = ?').get(uri) as { hash: string } | undefined)?.hash
+  }
+
   /** The URIs `publisher` holds strictly below `dir` (ending with '/'), streamed in URI order: a range of the key. */
   *objectsUnder(publisher: string, dir: string): Generator<string> {
     const end = dir.slice(0, -1) + String.fromCharCode(dir.charCodeAt(dir.length - 1) + 1)

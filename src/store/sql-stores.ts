@@ -19,6 +19,7 @@ import { SqlPlanStore } from './plan-store.js'
 import { SqlSignerStore } from './signer-store.js'
 import { SqlLivenessStore } from './liveness-store.js'
 import { SqlAlertStore } from './alert-store.js'
+import { SqlQuarantineStore } from './quarantine-store.js'
 
 /** The stores over `db`; `transaction` is the database's (nested calls join the outer one through savepoints). */
 export function createSqlStores(db: SqlDb): Stores {
@@ -38,6 +39,7 @@ export function createSqlStores(db: SqlDb): Stores {
     signers: new SqlSignerStore(db),
     liveness: new SqlLivenessStore(db),
     alerts: new SqlAlertStore(db),
+    quarantine: new SqlQuarantineStore(db),
     transaction: (fn) => db.transaction(fn),
   }
 }

@@ -14,6 +14,7 @@ import { AppError } from '../errors.js'
 import type { Logger } from '../log.js'
 import { decodeCert } from '../objects/cert.js'
 import { fromBase64 } from '../util/base64.js'
+import { sha256Hex } from '../crypto/digest.js'
 import { talText, TA_HANDLE } from './testbed.js'
 
 export const TA_KEYROLL_FINISH = 'ta-keyroll-finish'
@@ -31,6 +32,11 @@ export interface TaKeyRollServiceDeps {
   signerOf?: (keyId: string) => string | undefined
   /** A roll into a named signer may start (app/signers/signer-service.ts requireReady). */
   signerReady?: (name: string) => void
+  /**
+   * Whether the embedded repository's RRDP and rsync outputs both hold `uri` with this content (hex SHA-256; issue 26
+   * §4): a TAL is served only then. Without it (no embedded repository), TALs are served as soon as the key exists.
+   */
+  published?: (uri: string, sha256: string) => boolean
 }
 
 export class TaKeyRollService {
@@ -89,6 +95,20 @@ export class TaKeyRollService {
   nextTal(): string | undefined {
     const next = this.d.commands.exists(TA_HANDLE) ? this.d.commands.state(TA_HANDLE).ta?.next : undefined
     return next && talText(next, decodeCert(fromBase64(next.certDer)).spki)
+  }
+
+  /**
+   * GET /ta/ta.tal (`current`) and /ta/ta-next.tal (`next`): the TAL once the certificate it names is in both the
+   * RRDP and the rsync output with the same bytes (issue 26 §4: a relying party that reads it finds the certificate
+   * at once over either transport); undefined before, or when there is no such key.
+   */
+  servedTal(which: 'current' | 'next'): string | undefined {
+    const ta = this.d.commands.exists(TA_HANDLE) ? this.d.commands.state(TA_HANDLE).ta : undefined
+    const key = which === 'current' ? ta : ta?.next
+    if (!key) return undefined
+    const der = fromBase64(key.certDer)
+    if (this.d.published && !this.d.published(key.rsyncUri, sha256Hex(der))) return undefined
+    return talText(key, decodeCert(der).spki)
   }
 
   /** The certificate of whichever TA key is published at https name `file` (ta.cer, ta-<KEYID>.cer), if any. */

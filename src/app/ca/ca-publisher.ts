@@ -74,6 +74,11 @@ export class CaPublisher {
     p.kick()
   }
 
+  /** For the watchdog (issue 26 §5): each CA's publication run pending or running, since when. */
+  pacerHealth(): { name: string; pendingSince?: number; runningSince?: number }[] {
+    return [...this.pacers].map(([ca, p]) => ({ name: `publish:${ca}`, ...p.health() }))
+  }
+
   /** Resolves when the CA's pending publication work is done. */
   async flushed(handle: string): Promise<void> {
     await this.pacers.get(handle)?.idle()

@@ -45,6 +45,7 @@ import type { RoasPage, RoasView } from './roas-view.js'
 import { caIssues, certAuthInfo, historyDetailsJson, historyJson } from './views.js'
 import { caKeysJson } from './keys-view.js'
 import type { CaKeysJson } from '../../api/signers.js'
+import type { QuarantinedJson } from '../../api/quarantine.js'
 import { actorFields } from '../shared/acting.js'
 
 /** Yield to the event loop between slices of a long computation (the BGP analyses of many ROAs). */
@@ -70,6 +71,8 @@ export interface CaServiceDeps {
   publicationProblems: () => ErrorBody[]
   /** The signers that cannot sign now (sys-signer-*), for bulk issues (issue 25). */
   signerProblems?: () => ErrorBody[]
+  /** Issue 26 §5: what was set aside (the quarantine) and the stalls (the watchdog), for bulk issues. */
+  queues?: { quarantined: () => QuarantinedJson[]; stalled: () => ErrorBody[] }
   signer: Signer
   now: () => Date
   log: Logger
@@ -367,7 +370,10 @@ export class CaService {
     }
     const pubd = opts.publicationServer === false ? [] : this.d.publicationProblems()
     const signers = this.d.signerProblems?.() ?? []
-    return { cas: out, ...(pubd.length ? { publication_server: pubd } : {}), ...(signers.length ? { signers } : {}) }
+    const all = opts.publicationServer !== false // svcd-wide items: for callers who see everything (as the publication server)
+    const quarantined = all ? (this.d.queues?.quarantined() ?? []) : []
+    const stalled = all ? (this.d.queues?.stalled() ?? []) : []
+    return { cas: out, ...(pubd.length ? { publication_server: pubd } : {}), ...(signers.length ? { signers } : {}), ...(quarantined.length ? { quarantined } : {}), ...(stalled.length ? { stalled } : {}) }
   }
 
   /** Wait until a CA's pending publication is done (tests and `--wait` style operations). */

@@ -4,6 +4,8 @@
  * scheduler's slots; a 'sync-parent' task per parent, due within a jittered minute).
  */
 import type { Task } from '../../store/interfaces.js'
+import { WIRE_HANDLE } from '../../util/handle.js'
+import { StoredDataError, storedDataError } from '../../util/stored-data.js'
 import type { CaCommands } from './ca-commands.js'
 import type { CaPublisher } from './ca-publisher.js'
 import type { ParentService } from './parent-service.js'
@@ -24,6 +26,20 @@ export interface CaTasksDeps {
   taKeyRollFinish?: (ca: string) => Promise<number | undefined>
   /** One transaction around many task writes. */
   transaction: <T>(fn: () => T) => T
+  /** Issue 26 §5: whether a CA is set aside (its tasks wait), and where a CA that does not decode is set aside. */
+  quarantine?: { has(what: 'ca', ca: string): boolean; put(e: StoredDataError): void }
+}
+
+/** Tasks wait this long when their CA is set aside (it is looked at again then: an operator may have repaired it). */
+const QUARANTINED_CA_WAIT_MS = 3600_000
+const KINDS = new Set(['republish', 'sync-parent', 'suspend-children', 'ta-keyroll-finish'])
+
+/** A task row that does not decode: an unknown kind, or an argument its kind does not take (issue 26 §5). */
+export function checkTask(task: Task): void {
+  const raw = JSON.stringify(task)
+  if (!KINDS.has(task.kind)) throw new StoredDataError('task', task.key, `unknown task kind ${JSON.stringify(String(task.kind).slice(0, 80))}`, raw)
+  const argOk = task.kind === 'sync-parent' ? WIRE_HANDLE.test(task.arg) : task.arg === ''
+  if (!argOk) throw new StoredDataError('task', task.key, `the argument of a ${task.kind} task does not decode`, raw)
 }
 
 export class CaTasks {
@@ -35,9 +51,19 @@ export class CaTasks {
     const now = d.now().getTime()
     d.transaction(() => {
       for (const ca of d.commands.handles()) {
+        let parents: string[]
+        try {
+          parents = Object.keys(d.commands.state(ca).parents)
+        } catch (e) {
+          // A CA whose stored state does not decode is set aside; every other CA resumes (issue 26 §5).
+          const stored = storedDataError(e)
+          if (!stored || !d.quarantine) throw e
+          d.quarantine.put(stored)
+          continue
+        }
         d.tasks.schedule('republish', ca, '', now, { earlier: true })
         if (d.suspendInactive) d.tasks.schedule('suspend-children', ca, '', now + d.suspendInactive.everyMs, { earlier: true })
-        for (const p of Object.keys(d.commands.state(ca).parents)) d.tasks.schedule('sync-parent', ca, p, now + d.parents.refreshDelay(true), { earlier: true })
+        for (const p of parents) d.tasks.schedule('sync-parent', ca, p, now + d.parents.refreshDelay(true), { earlier: true })
       }
     })
   }
@@ -45,7 +71,9 @@ export class CaTasks {
   /** Run a scheduled task and say when it is next due (undefined: drop it). Throws on failure (retried later). */
   async run(task: Task): Promise<number | undefined> {
     const d = this.d
+    checkTask(task)
     if (!d.commands.exists(task.ca)) return undefined
+    if (d.quarantine?.has('ca', task.ca)) return d.now().getTime() + QUARANTINED_CA_WAIT_MS
     if (task.kind === 'republish') {
       await d.publisher.publishNow(task.ca)
       const failure = d.repoFailure(task.ca)

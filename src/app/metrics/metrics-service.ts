@@ -36,6 +36,8 @@ export interface MetricsServiceDeps {
   livenessChecks?: () => LivenessChecks
   /** The alarms active now (app/liveness/alert-service.ts). */
   alarms?: () => readonly { kind: string; subject: string }[]
+  /** Issue 26 §5: items quarantined by kind (svc_quarantined{what}) and stalled components, 1/0 (svc_stalled{component}). */
+  queues?: () => { quarantined: Record<string, number>; stalled: Record<string, number> }
 }
 
 /** A scrape: the text exposition format (version 0.0.4) and its content type. */
@@ -84,6 +86,7 @@ export class MetricsService {
     }
     this.serverGauges()
     this.signerMetrics()
+    this.queueGauges()
     this.caGauges()
     this.repoGauges()
     livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), ...(d.livenessChecks ? { checks: d.livenessChecks } : {}), hideDetails: d.hideDetails })
@@ -158,6 +161,17 @@ export class MetricsService {
         this.reset()
         fill(this)
       },
+    })
+  }
+
+  private queueGauges(): void {
+    const q = this.d.queues
+    if (!q) return
+    this.plain('svc_quarantined', 'items set aside because what is stored cannot be decoded or run, by kind (task, ca, publication)', ['what'], (g) => {
+      for (const [what, n] of Object.entries(q().quarantined)) g.set({ what }, n)
+    })
+    this.plain('svc_stalled', 'whether a part of svcd stopped making progress (1) or not (0): scheduler, publication, leadership, pacer', ['component'], (g) => {
+      for (const [component, n] of Object.entries(q().stalled)) g.set({ component }, n)
     })
   }
 

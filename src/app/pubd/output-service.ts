@@ -33,7 +33,7 @@ export interface OutputConfig {
 /** The collaborators of the service, built by the composition root. */
 export interface OutputServiceDeps {
   /** The RRDP state, for the log. */
-  store: Pick<PublicationStore, 'rrdpState'>
+  store: Pick<PublicationStore, 'rrdpState' | 'serialHolds'>
   rrdp: RrdpOutput
   rsync: RsyncOutput
   /** rsyncd, for rsync_daemon = "auto"; undefined when the tree is served by something else. */
@@ -159,6 +159,29 @@ export class OutputService implements PublicationOutput {
   /** GET /rrdp/{path}: an RRDP file (its gzip copy when `gzip`), or undefined (404) for anything else. */
   rrdpFile(rel: string, gzip = false): RrdpFile | undefined {
     return this.d.rrdp.file(rel, gzip)
+  }
+
+  /**
+   * Whether both outputs hold `uri` with this content (hex SHA-256; issue 26 §4): RRDP's served notification is the
+   * database's last serial and that serial holds it, and the current rsync tree holds the same bytes. A TAL is served
+   * only then, so a relying party that reads it finds the certificate over either transport at once.
+   */
+  holds(uri: string, sha256: string): { rrdp: boolean; rsync: boolean } {
+    const served = this.d.rrdp.served()
+    const recorded = this.d.store.rrdpState()
+    const rrdp = served.serial !== undefined && recorded !== undefined && served.session === recorded.session && served.serial === recorded.serial && this.d.store.serialHolds(uri) === sha256
+    return { rrdp, rsync: this.d.rsync.holds(uri, sha256) }
+  }
+
+  /**
+   * For the watchdog (issue 26 §5): the oldest acknowledged change RRDP does not hold yet (ms), and the pacers of
+   * both outputs (a run pending or running since when).
+   */
+  stallView(): { rrdpOldestWaiting: number | undefined; pacers: { name: string; pendingSince?: number; runningSince?: number }[] } {
+    return {
+      rrdpOldestWaiting: this.rrdpLag.behind(this.d.clock.now(), -1),
+      pacers: [{ name: 'rrdp', ...this.rrdpPacer.health() }, { name: 'rsync', ...this.rsyncPacer.health() }],
+    }
   }
 
   /**

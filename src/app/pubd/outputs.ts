@@ -37,6 +37,8 @@ export interface RsyncOutput {
   save(): void
   /** The real directory of the current tree, for rsyncd. */
   currentTree(): string
+  /** Whether the current tree holds `uri` with this content (hex SHA-256). */
+  holds(uri: string, sha256: string): boolean
 }
 
 /** rsyncd run by svcd for rsync_daemon = "auto" (app/pubd/rsync-daemon.ts RsyncDaemon). */

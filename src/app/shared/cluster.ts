@@ -51,6 +51,8 @@ export class ClusterService implements Leadership {
   private dueAt = 0
   private ticking: Promise<void> | undefined
   private stopped = false
+  /** When this instance last took or renewed its lease as the leader (ms), for the watchdog (issue 26 §5). */
+  private renewedAt: number | undefined
   /** Role changes, one at a time and in order. */
   private changes: Promise<void> = Promise.resolve()
 
@@ -62,6 +64,11 @@ export class ClusterService implements Leadership {
 
   epoch(): number {
     return this.leading ?? this.seen
+  }
+
+  /** For the watchdog: whether this instance leads, and when it last renewed its lease (a hung beat shows here). */
+  stallView(): { leading: boolean; renewedAt: number | undefined; leaseMs: number } {
+    return { leading: this.leading !== undefined, renewedAt: this.renewedAt, leaseMs: this.d.leaseMs }
   }
 
   fence(): void {
@@ -122,6 +129,7 @@ export class ClusterService implements Leadership {
     let changed = false
     if (this.leading !== undefined) {
       if (!(await this.d.store.beat(this.leading))) changed = await this.follow('lost the leader lock or a newer epoch began')
+      else this.renewedAt = this.d.clock.now()
     } else {
       const epoch = await this.d.store.tryLead(this.d.id)
       // How late the tick ran (event-loop lag) and how long the try took (the database), for failover diagnostics.
@@ -138,6 +146,7 @@ export class ClusterService implements Leadership {
   /** This instance took the lock with `epoch`; onLead runs after the changes before it, beside the heartbeat. */
   private lead(epoch: number, timing: { tick_late_ms: number; try_ms: number }): true {
     this.leading = epoch
+    this.renewedAt = this.d.clock.now()
     this.seen = Math.max(this.seen, epoch)
     this.d.log.info('this instance leads', { id: this.d.id, epoch, ...timing })
     this.changes = this.changes.then(() => this.d.onLead(epoch)).catch((e: unknown) => this.d.log.error('taking the lead failed', { err: (e as Error).message }))

@@ -105,6 +105,11 @@ export class Pacer {
     this.counted = ms
   }
 
+  /** For the watchdog (issue 26 §5): since when a run is pending (kicked, not started), and since when one runs (ms). */
+  health(): { pendingSince?: number; runningSince?: number } {
+    return { ...(this.pendingSince !== undefined ? { pendingSince: this.pendingSince } : {}), ...(this.running ? { runningSince: this.lastStart } : {}) }
+  }
+
   /** True while the last run failed and a retry is due. */
   failing(): boolean {
     return this.failures > 0

@@ -7,10 +7,15 @@
  * fails (a full disk), nothing escapes the timer: the task is held back in memory with the same back-off, and the
  * scheduler keeps checking, so svcd neither crashes nor spins, and picks up again when the store works. The time and
  * the timers come from the injected Clock, and the retry back-off is the scheduler's own policy (`retryAt`).
+ * A task that cannot be decoded or run because of what is stored (a StoredDataError: an unknown kind, an argument
+ * that does not decode, a CA whose state does not decode) is quarantined instead of retried (issue 26 §5): a task
+ * leaves the tasks table, a CA's task waits the longest back-off. A task that never settles frees its slot after
+ * `stallMs` and is reported as stalled (`health()`), so a hung task cannot stop the others.
  */
 import type { Logger } from '../../log.js'
 import type { Task, TaskKind, TaskStore } from '../../store/interfaces.js'
 import type { Clock, TimerHandle } from '../../util/clock.js'
+import { storedDataError, type StoredDataError } from '../../util/stored-data.js'
 import { detached } from './acting.js'
 
 /** The back-off of a failed task: `firstMs`, doubled with each attempt (up to 2^10), never more than `maxMs`. */
@@ -38,6 +43,22 @@ export interface SchedulerOptions {
   tickMs?: number
   /** Several instances: throws when this instance no longer leads, and then no task starts (checked before each batch). */
   fence?: () => void
+  /** Set aside what a StoredDataError names (app/shared/quarantine.ts); without it such a task fails as any other. */
+  quarantine?: (e: StoredDataError, task: Task) => void
+  /** A task that has not settled after this many ms frees its slot and is reported as stalled (default: never). */
+  stallMs?: number
+}
+
+/** How the scheduler is doing, for the watchdog (app/shared/watchdog.ts). */
+export interface SchedulerHealth {
+  /** Started and not stopped. */
+  running: boolean
+  /** When the loop last ran a check (ms). */
+  lastTick: number | undefined
+  /** The earliest due time in the store (ms), if any. */
+  nextDue: number | undefined
+  /** Tasks that did not settle within stallMs, and since when they ran (ms). */
+  stalled: { key: string; since: number }[]
 }
 
 export class Scheduler {
@@ -49,6 +70,9 @@ export class Scheduler {
   private storeFailing = false
   private stopped = true
   private inFlight: Promise<void>[] = []
+  private lastTick: number | undefined
+  /** Tasks that did not settle within stallMs (key → start time), until they do. */
+  private readonly stalledTasks = new Map<string, number>()
 
   constructor(private readonly o: SchedulerOptions) {}
 
@@ -69,6 +93,17 @@ export class Scheduler {
     if (opts.earlier) this.o.tasks.putEarlier(t)
     else this.o.tasks.put(t)
     if (due <= this.o.clock.now()) this.arm(0)
+  }
+
+  /** For the watchdog: whether the loop ticks, what is due, which tasks hang. A store that fails shows no due time. */
+  health(): SchedulerHealth {
+    let nextDue: number | undefined
+    try {
+      nextDue = this.o.tasks.next()
+    } catch {
+      nextDue = undefined
+    }
+    return { running: !this.stopped, lastTick: this.lastTick, nextDue, stalled: [...this.stalledTasks].map(([key, since]) => ({ key, since })) }
   }
 
   unschedule(kind: TaskKind, ca: string, arg: string): void {
@@ -97,6 +132,7 @@ export class Scheduler {
   private tick(): void {
     if (this.stopped) return
     const now = this.o.clock.now()
+    this.lastTick = now
     const tickMs = this.o.tickMs ?? 1000
     let next: number | undefined
     try {
@@ -117,7 +153,7 @@ export class Scheduler {
     for (const [key, until] of this.held) if (until <= now) this.held.delete(key)
     const free = (this.o.concurrency ?? 4) - this.running.size
     if (free <= 0) return
-    const due = this.o.tasks.due(now, free + this.running.size + this.held.size).filter((x) => !this.running.has(x.key) && !this.held.has(x.key))
+    const due = this.o.tasks.due(now, free + this.running.size + this.held.size).filter((x) => !this.running.has(x.key) && !this.held.has(x.key) && !this.stalledTasks.has(x.key))
     if (due.length) this.o.fence?.() // a deposed leader starts nothing (the throw is logged by tick, once a spell)
     for (const t of due.slice(0, free)) {
       const p = this.execute(t)
@@ -136,12 +172,14 @@ export class Scheduler {
       let next: number | undefined
       let failure: unknown
       try {
-        next = await detached(() => this.o.run(t)) // as svcd, whoever scheduled it (acting.ts)
+        next = await this.bounded(t, detached(() => this.o.run(t))) // as svcd, whoever scheduled it (acting.ts)
       } catch (e) {
         failure = e
       }
       try {
+        const stored = storedDataError(failure)
         if (failure === undefined) this.done(t, next)
+        else if (stored && this.o.quarantine) this.quarantined(t, stored)
         else this.failed(t, failure)
       } catch (e) {
         const until = retryAt(this.o.retry, t.attempts, this.o.clock.now())
@@ -152,6 +190,38 @@ export class Scheduler {
     } finally {
       this.running.delete(t.key)
     }
+  }
+
+  /** The run, or after stallMs a rejection that frees the slot (the run goes on; its outcome is then only logged). */
+  private bounded<T>(t: Task, run: Promise<T>): Promise<T> {
+    const ms = this.o.stallMs
+    if (!ms) return run
+    const started = this.o.clock.now()
+    return new Promise<T>((resolve, reject) => {
+      let timedOut = false
+      const timer = this.o.clock.setTimeout(() => {
+        timedOut = true
+        this.stalledTasks.set(t.key, started)
+        this.o.log.error('task stalled: it has not settled; its slot is freed and it is retried later', { task: t.key, seconds: Math.round(ms / 1000) })
+        reject(new Error(`the task has not settled within ${Math.round(ms / 1000)} s`))
+      }, ms, { background: true })
+      const settle = (ok: boolean, v: unknown) => {
+        this.o.clock.clear(timer)
+        if (timedOut) {
+          this.stalledTasks.delete(t.key)
+          this.o.log.info('a stalled task settled', { task: t.key })
+        } else if (ok) resolve(v as T)
+        else reject(v)
+      }
+      run.then((v) => settle(true, v), (e: unknown) => settle(false, e))
+    })
+  }
+
+  /** A task that cannot be decoded leaves the queue; a task of a CA that cannot be decoded waits the longest back-off. */
+  private quarantined(t: Task, e: StoredDataError): void {
+    this.o.quarantine!(e, t)
+    if (e.what === 'task') this.o.tasks.remove(t.key)
+    else if (this.o.tasks.get(t.key)) this.o.tasks.put({ ...t, due: this.o.clock.now() + this.o.retry.maxMs })
   }
 
   private done(t: Task, next: number | undefined): void {

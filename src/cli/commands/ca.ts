@@ -56,7 +56,9 @@ export const caCommands: CommandDef[] = [
       const all = await ctx.send(calls.bulkIssues())
       const pubd = (all.publication_server ?? []).map((p) => `Publication server issue: ${p.msg} (${p.label})`)
       const signers = (all.signers ?? []).map((p) => `Signer issue: ${p.msg} (${p.label})`)
-      const text = [...Object.entries(all.cas).map(([ca, i]) => `CA '${ca}':\n${issuesText(i)}`), ...pubd, ...signers].join('\n')
+      const quarantined = (all.quarantined ?? []).map((q) => `Quarantined ${q.what} ${q.subject} (id ${q.id}, since ${q.at}): ${q.reason}`)
+      const stalled = (all.stalled ?? []).map((p) => `Stalled: ${p.msg} (${p.label})`)
+      const text = [...Object.entries(all.cas).map(([ca, i]) => `CA '${ca}':\n${issuesText(i)}`), ...pubd, ...signers, ...quarantined, ...stalled].join('\n')
       return { json: all, text: text || 'no issues' }
     },
   },

@@ -28,9 +28,10 @@ export function taRouter(deps: HttpDeps): Router {
     ctx.type = 'application/pkix-cert'
     ctx.body = Buffer.from(cer)
   }
-  router.get('/ta/ta.tal', (ctx) => text(ctx, svc.testbed.taTal()))
+  // A TAL is served once its certificate is in both the RRDP and the rsync output (issue 26 §4); 404 before.
+  router.get('/ta/ta.tal', (ctx) => text(ctx, svc.taKeyRoll.servedTal('current')))
   router.get('/ta/ta.cer', (ctx) => cert(ctx, 'ta.cer'))
-  router.get('/ta/ta-next.tal', (ctx) => text(ctx, svc.taKeyRoll.nextTal()))
+  router.get('/ta/ta-next.tal', (ctx) => text(ctx, svc.taKeyRoll.servedTal('next')))
   router.get('/ta/ta-:key_id.cer', (ctx) => cert(ctx, KEY_ID.test(ctx.params.key_id ?? '') ? `ta-${ctx.params.key_id}.cer` : undefined))
   router.get('/api/v1/ta/keyroll', (ctx) => void (ctx.body = svc.taKeyRoll.taKeyRoll()))
   // An optional body names the signer of the successor key (issue 25); without one, as before: the default signer.

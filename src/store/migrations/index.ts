@@ -15,9 +15,10 @@ import { m010 } from './010-plans.js'
 import { m011 } from './011-signers.js'
 import { m012 } from './012-liveness.js'
 import { m013 } from './013-alerts.js'
+import { m014 } from './014-quarantine.js'
 
 import type { Migration } from './migration.js'
 
 export type { Migration } from './migration.js'
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013]
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014]

@@ -77,6 +77,7 @@ function outputs() {
     cycle: async () => (calls.push('rsync.cycle'), { files: 1, written: 1, linked: 0, failed: [] }),
     save: () => void calls.push('rsync.save'),
     currentTree: () => '/data/repo/rsync/trees/t1',
+    holds: () => false,
   }
   const daemon: RsyncServer = { start: (path) => (calls.push(`daemon.start ${path}`), true), stop: async () => void calls.push('daemon.stop') }
   return { calls, rrdp, rsync, daemon }

@@ -61,6 +61,7 @@ t.test('--api shows the call of every subcommand that talks to the server', asyn
     'plan create': ['--add', '10.0.0.0/24 => 65000'], 'plan show': ['--plan', '1'], 'plan approve': ['--plan', '1'], 'plan apply': ['--plan', '1'], 'plan reject': ['--plan', '1'], 'plan withdraw': ['--plan', '1'],
     'roas import': ['--file', '/dev/null'], 'aspas import': ['--file', '/dev/null'], 'plan rollback': ['--to', '3'],
     'children export': ['--child', 'c'],
+    'quarantine drop': ['3'],
   }
   const offline = ['config simple', 'config repo', 'config user', 'inspect']
   const needInput = ['children add', 'parents add', 'parents update', 'publishers add', 'repo update', 'bulk import', 'children import', 'publishers id-cert']
