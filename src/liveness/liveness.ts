@@ -106,10 +106,14 @@ function earliest(values: readonly (number | undefined)[]): number | undefined {
 //------------ CAs and children --------------------------------------------------------------------------------------
 
 /** A CA's liveness: functional when every current key's point is (a CA without a certified key has nothing to serve). */
-export function caLiveness(ca: string, points: PointLiveness[], children: ChildLiveness[], lastGoodFetch: CaLiveness['lastGoodFetch'], checkedAt: number): CaLiveness {
+export function caLiveness(ca: string, points: PointLiveness[], children: ChildLiveness[], lastGoodFetch: CaLiveness['lastGoodFetch'], checkedAt: number, previous?: CaLiveness): CaLiveness {
   const functional = points.filter((p) => (p.role ?? 'current') === 'current').every((p) => p.functional)
-  return { ca, checkedAt, lastGoodFetch, points, children, functional }
+  const failing = points.some((p) => p.findings.some((f) => f.kind !== 'expiring'))
+  return { ca, checkedAt, lastGoodFetch, points, children, functional, ...(failing ? { failingChecks: (previous?.failingChecks ?? 0) + 1 } : {}) }
 }
+
+/** Checks in a row that must find a problem before it is an alarm (the second confirms the first: no race with a publication). */
+export const CONFIRMING_CHECKS = 2
 
 /**
  * A delegated child's liveness: `nonFunctionalSince` is kept from the previous check while it stays non-functional
@@ -168,7 +172,7 @@ const ALARMS: readonly { kind: AlarmKind; of: (c: CaLiveness, now: number, rules
     kind: 'repository-check-failed',
     of: (c) => {
       const found = checkFindings(c)
-      return found.length ? [{ ca: c.ca, subject: c.ca, reason: firstReason(found, 'failed') }] : []
+      return found.length && (c.failingChecks ?? 0) >= CONFIRMING_CHECKS ? [{ ca: c.ca, subject: c.ca, reason: firstReason(found, 'failed') }] : []
     },
   },
   {
@@ -185,7 +189,8 @@ const ALARMS: readonly { kind: AlarmKind; of: (c: CaLiveness, now: number, rules
   {
     // A delegated child publishing elsewhere is not functional; a registry policy would revoke it at revokeAt.
     kind: 'child-nonfunctional',
-    of: (c, _now, rules) => c.children.filter((ch) => !ch.point.functional).map((ch) => {
+    // Non-functional at the previous check too (since before this one): confirmed, as repository-check-failed is.
+    of: (c, _now, rules) => c.children.filter((ch) => !ch.point.functional && ch.nonFunctionalSince !== undefined && ch.nonFunctionalSince < (c.checkedAt ?? 0)).map((ch) => {
       const why = firstReason(ch.point.findings.filter((f) => f.kind !== 'expiring'), 'no current, valid manifest and CRL')
       const revoke = ch.revokeAt === undefined ? '' : `; a ${Math.round(rules.childRevokeMs / (24 * HOUR))}-day policy would revoke it at ${new Date(ch.revokeAt).toISOString()}`
       return { ca: c.ca, subject: `${c.ca}/${ch.child}`, reason: `${why}${revoke}` }

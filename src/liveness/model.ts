@@ -121,6 +121,12 @@ export interface CaLiveness {
   points: PointLiveness[]
   children: ChildLiveness[]
   functional: boolean
+  /**
+   * How many checks in a row, this one included, found something wrong in the CA's points (absent: none). An alarm
+   * waits for the second: a check that races a publication (the CA already believes a CRL the repository serves a
+   * moment later) finds a difference once and not again.
+   */
+  failingChecks?: number
 }
 
 /**

@@ -201,7 +201,7 @@ export class LivenessService implements LivenessView {
         const f = src === undefined ? undefined : fetched[t].get(src)
         if (f && !f.error && p.points.length) lastGoodFetch[t] = f.at
       }
-      const liveness = caLiveness(h, points, children, lastGoodFetch, now)
+      const liveness = caLiveness(h, points, children, lastGoodFetch, now, prev?.liveness)
       for (const c of transitions(prev?.liveness, liveness)) {
         if (c.functional) d.log.info('functional again as relying parties see it', { subject: c.subject })
         else d.log.info('not functional as relying parties see it', { subject: c.subject, reason: c.reason ?? '' })

@@ -124,10 +124,14 @@ t.test('conditions: repository-check-failed, manifest-expiring and child-nonfunc
   const ok = pointLiveness(observe(clock), undefined, now, RULES).liveness
   const withMissing = pointLiveness(observe(clock, { findings: [missing] }), undefined, now, RULES).liveness
   const soon = pointLiveness(observe(clock, { seen: { rrdp: seen(clock, 'rrdp', { manifestNextUpdate: now + 2 * HOUR }) }, findings: [expiring] }), undefined, now, RULES).liveness
-  const childBad = childLiveness('kid', pointLiveness(observe(clock, { seen: {}, findings: [{ kind: 'unreachable', transport: 'rrdp', detail: 'connect ECONNREFUSED' }] }), undefined, now, RULES).liveness, undefined, now, RULES)
+  const kidPoint = pointLiveness(observe(clock, { seen: {}, findings: [{ kind: 'unreachable', transport: 'rrdp', detail: 'connect ECONNREFUSED' }] }), undefined, now, RULES).liveness
+  const childFirst = childLiveness('kid', kidPoint, undefined, now - 2000, RULES)
+  const childBad = childLiveness('kid', kidPoint, childFirst, now, RULES)
+  // One check that finds something is not yet an alarm (it may race a publication); the next one confirms it.
+  t.same(conditions([caLiveness('ca1', [withMissing], [], {}, now - 2000), caLiveness('ca2', [ok], [childFirst], {}, now - 2000)], now - 2000, RULES), [], 'a first finding, a first non-functional check: no condition yet')
   const all = [
     caLiveness('ok', [ok], [], {}, now),
-    caLiveness('ca1', [withMissing], [], {}, now),
+    caLiveness('ca1', [withMissing], [], {}, now, caLiveness('ca1', [withMissing], [], {}, now - 2000)),
     caLiveness('ca2', [soon], [childBad], {}, now),
     { ca: 'never', lastGoodFetch: {}, points: [], children: [], functional: false },
   ]
@@ -135,12 +139,13 @@ t.test('conditions: repository-check-failed, manifest-expiring and child-nonfunc
   t.same(c, [
     { kind: 'repository-check-failed', ca: 'ca1', subject: 'ca1', reason: `rsync: missing ${DIR}x.roa` },
     { kind: 'manifest-expiring', ca: 'ca2', subject: 'ca2', reason: `manifest expires in 2.0 hours (nextUpdate ${new Date(now + 2 * HOUR).toISOString()})` },
-    { kind: 'child-nonfunctional', ca: 'ca2', subject: 'ca2/kid', reason: `rrdp: unreachable: connect ECONNREFUSED; a 90-day policy would revoke it at ${new Date(now + 90 * DAY).toISOString()}` },
+    { kind: 'child-nonfunctional', ca: 'ca2', subject: 'ca2/kid', reason: `rrdp: unreachable: connect ECONNREFUSED; a 90-day policy would revoke it at ${new Date(now - 2000 + 90 * DAY).toISOString()}` },
   ], 'the expiring finding raises manifest-expiring only; unchecked CAs nothing')
   const expired = pointLiveness(observe(clock, { seen: { rrdp: seen(clock, 'rrdp', { crlNextUpdate: now - 1 }) } }), undefined, now, RULES).liveness
   t.match(conditions([caLiveness('ca3', [expired], [], {}, now)], now, RULES), [{ kind: 'manifest-expiring', reason: /^CRL expired/ }])
   const two = pointLiveness(observe(clock, { findings: [missing, { ...missing, uri: `${DIR}y.roa` }] }), undefined, now, RULES).liveness
-  t.match(conditions([caLiveness('ca4', [two], [], {}, now)], now, RULES)[0]?.reason, /\(and 1 more\)$/)
+  t.match(conditions([caLiveness('ca4', [two], [], {}, now, caLiveness('ca4', [two], [], {}, now - 2000))], now, RULES)[0]?.reason, /\(and 1 more\)$/)
+  t.same([caLiveness('ca4', [ok], [], {}, now, caLiveness('ca4', [two], [], {}, now - 2000)).failingChecks, caLiveness('ca4', [two], [], {}, now).failingChecks], [undefined, 1], 'a clean check ends the run')
   t.equal(describeFinding({ kind: 'changed', transport: 'rrdp', uri: `${DIR}a.roa`, detail: 'other bytes' }), `rrdp: changed ${DIR}a.roa (other bytes)`)
 })
 
