@@ -4,9 +4,12 @@
  * `signatureValid`), records every request, and answers the statuses a test queues (default 204). Tests wait for a
  * delivery with `waitFor` (an event), never for a time. `close()` is registered on the test's teardown.
  */
+import { chmodSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { signatureValid, type WebhookBody } from '../../src/liveness/alarms.js'
+import { waitFor } from './wait.js'
 
 export interface Received {
   headers: http.IncomingHttpHeaders
@@ -60,4 +63,17 @@ export async function webhookReceiver(t: { teardown(f: () => unknown): void }, s
     events: (event, subject) => received.filter((r) => r.signed && r.status < 300 && r.body.event === event && (subject === undefined || r.body.alarm?.subject === subject)),
     close,
   }
+}
+
+/** `[[alerts.webhooks]]` TOML naming `hook` (every kind), with `secret` in a 0600 file of the test's own. */
+export function webhookToml(t: { teardown(f: () => unknown): void }, hook: WebhookReceiver, secret: string, dir: string): string {
+  const file = join(dir, 'webhook.secret')
+  writeFileSync(file, secret, { mode: 0o600 })
+  chmodSync(file, 0o600)
+  return `\n[[alerts.webhooks]]\nname = "test"\nurl = "${hook.url}"\nsecret_file = "${file}"\n`
+}
+
+/** Waits for a signed `event` about `subject` received after `from` (an index of `hook.received`) matching `reason`. */
+export function waitAlarm(hook: WebhookReceiver, from: number, event: 'alarm.raised' | 'alarm.cleared', subject: string, reason: RegExp | undefined, ms: number): Promise<Received> {
+  return waitFor(`${event} ${subject}${reason ? ` ${reason}` : ''}`, () => hook.received.slice(from).find((r) => r.signed && r.body.event === event && r.body.alarm?.subject === subject && (reason === undefined || reason.test(r.body.alarm.reason))), ms, 100)
 }

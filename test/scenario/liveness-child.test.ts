@@ -13,8 +13,9 @@ import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import type { HealthCaJson, HealthChildJson, HealthPageJson } from '../../src/api/health.js'
 import { caObjects, connect, repoDaemon, type RepoDaemon } from '../helpers/cas.js'
-import { httpsGet } from '../helpers/daemon.js'
+import { httpsGet, tempDir } from '../helpers/daemon.js'
 import { waitFor } from '../helpers/wait.js'
+import { waitAlarm, webhookReceiver, webhookToml } from '../helpers/webhook-receiver.js'
 
 const noRsync = spawnSync('rsync', ['--version']).error ? 'rsync is not installed' : false
 const LIVENESS = '[liveness]\ncheck_seconds = 2\nafter_publish_seconds = 1\nfetch_timeout_seconds = 3\n'
@@ -31,7 +32,9 @@ async function waitKid(d: RepoDaemon, what: string, cond: (c: HealthChildJson) =
 }
 
 t.test("a child in another svcd whose repository goes away: non-functional, revoke_at, and back", { skip: noRsync }, async (t) => {
-  const p = await repoDaemon(t, { extra: LIVENESS, logLevel: 'info' })
+  const SECRET = 'child-scenario-webhook-secret!!!'
+  const hook = await webhookReceiver(t, SECRET)
+  const p = await repoDaemon(t, { extra: LIVENESS + webhookToml(t, hook, SECRET, tempDir(t)), logLevel: 'info' })
   let c = await repoDaemon(t, { testbed: false, logLevel: 'info' })
   await c.cli(['add', '-c', 'kid'])
   await connect(p, 'testbed', c, 'kid', { asn: 'AS64500', ipv4: '192.0.2.0/24' })
@@ -46,6 +49,7 @@ t.test("a child in another svcd whose repository goes away: non-functional, revo
   // svcd C stops: its RRDP and its rsyncd are gone.
   const ports = { port: c.port, rsync: c.rsyncPort }
   const dataDir = c.dataDir
+  const from = hook.received.length
   await c.stop()
   const stopped = Date.now()
   const down = await waitKid(p, 'kid non-functional', (k) => !k.functional)
@@ -57,10 +61,15 @@ t.test("a child in another svcd whose repository goes away: non-functional, revo
   t.equal((await testbedHealth(p))!.functional, true, 'the parent itself stays functional')
   const later = await waitKid(p, 'a later check', (k) => !k.functional && k.point.seen.rrdp?.at !== down.point.seen.rrdp?.at)
   t.equal(later.non_functional_since, down.non_functional_since, 'the since is kept across checks')
+  const raised = await waitAlarm(hook, from, 'alarm.raised', 'testbed/kid', /unreachable.*a 90-day policy would revoke it at /, 30_000)
+  t.same([raised.body.alarm?.kind, raised.body.alarm?.ca], ['child-nonfunctional', 'testbed'], `webhook: ${raised.body.alarm?.reason}`)
+  t.ok(raised.body.alarm?.reason.includes(down.revoke_at!.replace(/\.\d+Z$/, '')), 'the webhook names the revoke date')
 
   // svcd C again, on the same data and ports.
   c = await repoDaemon(t, { testbed: false, logLevel: 'info', dataDir, ports })
   const back = await waitKid(p, 'kid functional again', (k) => k.functional, 60_000)
   t.equal(back.non_functional_since, null, 'no since once functional')
   t.equal(back.revoke_at, null)
+  await waitAlarm(hook, from, 'alarm.cleared', 'testbed/kid', undefined, 30_000)
+  t.pass('webhook: cleared once the child is functional again')
 })

@@ -10,7 +10,8 @@
  *   publication (a ROA added: a new manifest and CRL) rebuilds the tree;
  * - the rsync daemon stopped (SIGSTOP: it accepts but never answers) makes rsync `unreachable` while RRDP keeps the CA
  *   functional; continued (SIGCONT), the finding clears.
- * liveness-expiry.test.ts has manifests inside the expiry margin.
+ * Each fault also raises its alarm at a real webhook receiver (signed, naming the CA and the reason) and clears it
+ * when healed. liveness-expiry.test.ts has manifests inside the expiry margin.
  */
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
@@ -18,8 +19,9 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { HealthCaJson, HealthPageJson } from '../../src/api/health.js'
 import { repoDaemon, type RepoDaemon } from '../helpers/cas.js'
-import { httpsGet } from '../helpers/daemon.js'
+import { httpsGet, tempDir } from '../helpers/daemon.js'
 import { waitFor } from '../helpers/wait.js'
+import { waitAlarm, webhookReceiver, webhookToml } from '../helpers/webhook-receiver.js'
 
 const noRsync = spawnSync('rsync', ['--version']).error ? 'rsync is not installed' : false
 const CHECK_S = 2
@@ -45,7 +47,10 @@ function inTree(d: RepoDaemon, uri: string): string {
 }
 
 t.test('every CA functional; a CRL deleted from the rsync tree; the rsync daemon stopped and continued', { skip: noRsync }, async (t) => {
-  const d = await repoDaemon(t, { extra: LIVENESS, logLevel: 'info' })
+  const SECRET = 'liveness-scenario-webhook-secret'
+  const hook = await webhookReceiver(t, SECRET)
+  const d = await repoDaemon(t, { extra: LIVENESS + webhookToml(t, hook, SECRET, tempDir(t)), logLevel: 'info' })
+  const alarmMs = FAULT_MS + 10_000 // the second check confirms, then the delivery
   let cas: HealthCaJson[] = []
   await waitFor('ta and testbed checked, functional over both transports, the rsync lag measured', async () => {
     cas = await health(d)
@@ -63,14 +68,19 @@ t.test('every CA functional; a CRL deleted from the rsync tree; the rsync daemon
   const crl = readdirSync(inTree(d, point.dir)).find((n) => n.endsWith('.crl'))!
   const crlUri = point.dir + crl
   const deleted = Date.now()
+  let from = hook.received.length
   rmSync(inTree(d, crlUri))
   const missing = await waitCa(d, 'testbed', 'the CRL missing over rsync', (c) => findings(c).some((f) => f.kind === 'missing' && f.transport === 'rsync' && f.uri === crlUri))
   t.pass(`missing over rsync after ${Date.now() - deleted} ms`)
   t.equal(missing.functional, true, 'RRDP still serves a valid manifest and CRL: functional')
   t.equal(missing.points[0]!.seen.rsync?.valid, false, 'not valid over rsync')
+  const raised = await waitAlarm(hook, from, 'alarm.raised', 'testbed', new RegExp(`^rsync: missing ${crlUri.replace(/[.]/g, '\\.')}`), alarmMs)
+  t.same([raised.body.alarm?.kind, raised.body.alarm?.ca], ['repository-check-failed', 'testbed'], `webhook: ${raised.body.alarm?.reason}, ${Date.now() - deleted} ms after the deletion`)
   await d.cli(['roas', 'update', '-c', 'testbed', '--delta', d.file('roa.txt', 'A: 10.0.0.0/24 => 65000\n')])
   const healed = await waitCa(d, 'testbed', 'the rebuilt tree has a CRL again', (c) => findings(c).length === 0 && c.points[0]!.seen.rsync?.valid === true && c.points[0]!.seen.rsync.manifest_hash !== point.seen.rsync?.manifest_hash)
   t.pass('cleared after the next publication')
+  await waitAlarm(hook, from, 'alarm.cleared', 'testbed', undefined, alarmMs)
+  t.pass('webhook: the alarm cleared')
   t.ok(healed.rsync_lag_seconds !== null && healed.rsync_lag_seconds >= 0, `the rsync lag after the publication: ${healed.rsync_lag_seconds} s`)
 
   // The rsync daemon stopped: it accepts connections and never answers.
@@ -85,11 +95,16 @@ t.test('every CA functional; a CRL deleted from the rsync tree; the rsync daemon
     }
   })
   const stopped = Date.now()
+  from = hook.received.length
   const down = await waitCa(d, 'ta', 'rsync unreachable', (c) => findings(c).some((f) => f.kind === 'unreachable' && f.transport === 'rsync'))
   t.pass(`rsync unreachable after ${Date.now() - stopped} ms`)
   t.equal(down.functional, true, 'RRDP keeps the CA functional')
   t.ok(down.last_good_fetch.rsync !== null && down.last_good_fetch.rsync >= before!, 'the last good rsync fetch stays as it was')
+  const unreachable = await waitAlarm(hook, from, 'alarm.raised', 'ta', /^rsync: unreachable/, alarmMs)
+  t.pass(`webhook: ${unreachable.body.alarm?.reason}`)
   process.kill(pid, 'SIGCONT')
   await waitCa(d, 'ta', 'rsync back', (c) => findings(c).length === 0 && c.last_good_fetch.rsync! > down.last_good_fetch.rsync!)
   t.pass('cleared once rsyncd answers again')
+  await waitAlarm(hook, from, 'alarm.cleared', 'ta', undefined, alarmMs)
+  t.pass('webhook: the alarm cleared')
 })

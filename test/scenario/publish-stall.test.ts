@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process'
 import { closeSync, mkdirSync, openSync, rmSync, statfsSync, writeFileSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, httpsGet, startDaemon, svcc, tempDir, type Daemon } from '../helpers/daemon.js'
+import { waitAlarm, webhookReceiver, webhookToml } from '../helpers/webhook-receiver.js'
 import { waitFor } from '../helpers/wait.js'
 import { TestPublisher } from '../helpers/publisher.js'
 import { readRrdp, sha, waitRrdp } from '../helpers/repo.js'
@@ -52,7 +53,9 @@ t.test('RRDP frozen while changes are accepted: publish-stalled within stall_sec
     if (spawnSync('umount', [rrdpDir]).status !== 0) spawnSync('umount', ['-l', rrdpDir])
   })
   const port = await freePort()
-  const toml = `[repository]\nenabled = true\nrrdp_base_uri = "https://localhost:${port}/rrdp/"\nrsync_base_uri = "rsync://localhost:3873/repo/"\nrsync_daemon = "off"\nquota_object_bytes = 4194304\n[liveness]\nstall_seconds = 5\n`
+  const SECRET = 'stall-scenario-webhook-secret!!!'
+  const hook = await webhookReceiver(t, SECRET)
+  const toml = `[repository]\nenabled = true\nrrdp_base_uri = "https://localhost:${port}/rrdp/"\nrsync_base_uri = "rsync://localhost:3873/repo/"\nrsync_daemon = "off"\nquota_object_bytes = 4194304\n[liveness]\nstall_seconds = 5\n${webhookToml(t, hook, SECRET, tempDir(t))}`
   d = await startDaemon(t, { port, toml, dataDir: data, logLevel: 'info' })
   const alice = new TestPublisher('alice')
   const req = join(tempDir(t), 'alice.xml')
@@ -84,11 +87,15 @@ t.test('RRDP frozen while changes are accepted: publish-stalled within stall_sec
   t.match(metrics.stdout, /svc_stalled\{component="publication"\} 1/)
   await waitFor('the publish-stalled alarm', async () => /svc_alarm_active\{kind="publish-stalled",subject="publication"\} 1/.test((await svcc(['metrics'], { env: d!.env })).stdout) || undefined, 30_000, 250)
   t.ok(d.output().split('\n').some((l) => /"component":"publication"/.test(l) && /"msg":"stalled"/.test(l)), 'the stall is logged')
+  const raised = await waitAlarm(hook, 0, 'alarm.raised', 'publication', undefined, 30_000)
+  t.equal(raised.body.alarm?.kind, 'publish-stalled', `webhook: ${raised.body.alarm?.reason}`)
 
   rmSync(filler)
   await waitRrdp(d.url, (v) => v.objects.get(jail + 'a.roa') === sha('A'), 120_000)
   await waitFor('the stall clears', async () => ((await httpsGet(`${d!.url}ready`)).status === 200 ? true : undefined), 60_000, 250)
   t.match((await svcc(['metrics'], { env: d.env })).stdout, /svc_stalled\{component="publication"\} 0/)
   await waitFor('the alarm cleared', async () => !/svc_alarm_active\{kind="publish-stalled"/.test((await svcc(['metrics'], { env: d!.env })).stdout) || undefined, 90_000, 250)
+  await waitAlarm(hook, 0, 'alarm.cleared', 'publication', undefined, 30_000)
+  t.pass('webhook: cleared')
   t.equal((JSON.parse((await svcc(['issues', '--format', 'json'], { env: d.env })).stdout) as BulkIssuesJson).stalled, undefined)
 })

@@ -8,7 +8,8 @@
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
-import { freePort } from '../helpers/daemon.js'
+import { freePort, tempDir } from '../helpers/daemon.js'
+import { waitAlarm, webhookReceiver, webhookToml } from '../helpers/webhook-receiver.js'
 import { connect, repoDaemon, waitFor } from '../helpers/cas.js'
 import { readRrdp, waitRrdp } from '../helpers/repo.js'
 import type { BulkIssuesJson } from '../../src/api/cas.js'
@@ -37,7 +38,9 @@ t.test('corrupt rows are quarantined and reported once; every other CA keeps pub
     `UPDATE ca_snapshots SET state = substr(state, 1, ${Math.floor(state.length / 2)}) WHERE handle = 'broken'`,
   ].join('; '))
 
-  const r = await repoDaemon(t, { ports, dataDir: d.dataDir, logLevel: 'info' })
+  const SECRET = 'queues-scenario-webhook-secret!!'
+  const hook = await webhookReceiver(t, SECRET)
+  const r = await repoDaemon(t, { ports, dataDir: d.dataDir, logLevel: 'info', extra: webhookToml(t, hook, SECRET, tempDir(t)) })
   const before = await readRrdp(r.url)
   await r.cli(['roas', 'update', '-c', 'alice', '--delta', r.file('a.txt', 'A: 10.1.0.0/16 => 65000\n')])
   const began = Date.now()
@@ -55,11 +58,17 @@ t.test('corrupt rows are quarantined and reported once; every other CA keeps pub
   t.equal(lines(/task failed; will retry.*(mystery|sync-parent:alice\/x)/).length, 0, 'never retried')
   t.match(await r.cli(['metrics']).catch(() => ''), /svc_quarantined\{what="task"\} 2/)
   await waitFor('the task-quarantined alarms', async () => /svc_alarm_active\{kind="task-quarantined",subject="mystery:alice"\} 1/.test(await r.cli(['metrics'])) || undefined, 90_000)
+  for (const [subject, reason] of [['mystery:alice', /unknown task kind "mystery"/], ['ca:broken', /does not decode/]] as const) {
+    const raised = await waitAlarm(hook, 0, 'alarm.raised', subject, reason, 30_000)
+    t.equal(raised.body.alarm?.kind, 'task-quarantined', `webhook: ${subject}: ${raised.body.alarm?.reason}`)
+  }
 
   // The operator repairs the CA's snapshot and drops what was set aside: the report clears.
   sqlite(db, `UPDATE ca_snapshots SET state = '${state.replaceAll("'", "''")}' WHERE handle = 'broken'`)
   for (const q of all!) await r.cli(['quarantine', 'drop', String(q.id)])
   t.equal((await issues()).quarantined, undefined, 'nothing is quarantined any more')
+  for (const subject of ['mystery:alice', 'ca:broken']) await waitAlarm(hook, 0, 'alarm.cleared', subject, undefined, 30_000)
+  t.pass('webhook: both alarms cleared once dropped')
   t.match(await r.cli(['quarantine', 'list']), /nothing is quarantined/)
   t.match(await r.cli(['show', '-c', 'broken']), /broken/, 'the repaired CA answers')
   const refused = await r.run(['quarantine', 'drop', String(all![0]!.id)])
