@@ -40,7 +40,7 @@ export function composeQueues(o: { store: QuarantineStore; clock: Clock; log: Lo
       return {
         scheduler: parts.scheduler.health(),
         pacers: [...(out?.pacers ?? []), ...(parts.pacers?.() ?? [])],
-        ...(out ? { publication: { oldestWaiting: out.rrdpOldestWaiting } } : {}),
+        ...(out ? { publication: { oldestWaiting: out.rrdpOldestWaiting, ...(out.rrdpOldestPublisher !== undefined ? { publisher: out.rrdpOldestPublisher } : {}) } } : {}),
         ...(parts.cluster ? { leadership: parts.cluster.stallView() } : {}),
       }
     },

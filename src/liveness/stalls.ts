@@ -49,7 +49,7 @@ export function stalls(o: StallObservations): Stall[] {
   }
   const p = o.publication
   if (late(p?.oldestWaiting)) {
-    out.push({ component: 'publication', subject: p!.publisher ?? 'publication', since: p!.oldestWaiting!, why: `a change accepted at ${iso(p!.oldestWaiting!)} is not on RRDP yet` })
+    out.push({ component: 'publication', subject: p!.publisher ?? 'publication', since: p!.oldestWaiting!, why: `${p!.publisher !== undefined ? `publisher ${p!.publisher}: ` : ''}a change accepted at ${iso(p!.oldestWaiting!)} is not on RRDP yet` })
   }
   return out
 }

@@ -33,23 +33,36 @@ export const OUTPUT_LAG_MAX_SECONDS = 90
 export class OutputLag {
   /** seq → acknowledgement time (ms), in the order acknowledged. */
   private readonly waiting = new Map<number, number>()
+  /** seq → the publisher whose message it acknowledged, when known. */
+  private readonly publishers = new Map<number, string>()
   /** The seqs waiting when the output's current run began to read (a run holds everything acknowledged before). */
   private reading: number[] | undefined
 
   constructor(private readonly max = 100_000) {}
 
-  acked(seq: number, at: number): void {
+  acked(seq: number, at: number, publisher?: string): void {
     this.waiting.set(seq, at)
+    if (publisher !== undefined) this.publishers.set(seq, publisher)
     if (this.waiting.size <= this.max) return
     for (const oldest of this.waiting.keys()) {
       this.waiting.delete(oldest)
+      this.publishers.delete(oldest)
       if (this.waiting.size <= this.max) break
     }
   }
 
   /** The output holds these changes now. */
   holds(seqs: Iterable<number>): void {
-    for (const seq of seqs) this.waiting.delete(seq)
+    for (const seq of seqs) {
+      this.waiting.delete(seq)
+      this.publishers.delete(seq)
+    }
+  }
+
+  /** The publisher of the oldest waiting change, when known. */
+  oldestPublisher(): string | undefined {
+    for (const seq of this.waiting.keys()) return this.publishers.get(seq)
+    return undefined
   }
 
   /** A run of the output begins to read the database: what is waiting now, it holds once the run succeeds. */
@@ -81,10 +94,10 @@ export class OutputLag {
  */
 export function lagObserver(latency: PublishObserver | undefined, rrdp: OutputLag, rsync: OutputLag): PublishObserver {
   return {
-    acked: (seq, at) => {
-      latency?.acked(seq, at)
-      rrdp.acked(seq, at)
-      rsync.acked(seq, at)
+    acked: (seq, at, publisher) => {
+      latency?.acked(seq, at, publisher)
+      rrdp.acked(seq, at, publisher)
+      rsync.acked(seq, at, publisher)
     },
     waitingSeqs: () => [...new Set([...(latency?.waitingSeqs() ?? []), ...rrdp.seqs()])],
     notified: (seqs, at) => {

@@ -123,8 +123,8 @@ export class OutputService implements PublicationOutput {
   }
 
   /** Changes were accepted (`seq`: the last one recorded): observed for the publish delay, and RRDP runs soon. */
-  changed(seq?: number): void {
-    if (seq !== undefined) this.d.latency?.acked(seq, this.d.now().getTime())
+  changed(seq?: number, publisher?: string): void {
+    if (seq !== undefined) this.d.latency?.acked(seq, this.d.now().getTime(), publisher)
     this.rrdpPacer.kick()
   }
 
@@ -177,9 +177,11 @@ export class OutputService implements PublicationOutput {
    * For the watchdog (issue 26 §5): the oldest acknowledged change RRDP does not hold yet (ms), and the pacers of
    * both outputs (a run pending or running since when).
    */
-  stallView(): { rrdpOldestWaiting: number | undefined; pacers: { name: string; pendingSince?: number; runningSince?: number }[] } {
+  stallView(): { rrdpOldestWaiting: number | undefined; rrdpOldestPublisher?: string; pacers: { name: string; pendingSince?: number; runningSince?: number }[] } {
+    const publisher = this.rrdpLag.oldestPublisher()
     return {
       rrdpOldestWaiting: this.rrdpLag.behind(this.d.clock.now(), -1),
+      ...(publisher !== undefined ? { rrdpOldestPublisher: publisher } : {}),
       pacers: [{ name: 'rrdp', ...this.rrdpPacer.health() }, { name: 'rsync', ...this.rsyncPacer.health() }],
     }
   }

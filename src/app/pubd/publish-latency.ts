@@ -15,8 +15,8 @@
 
 /** What the publication services call (the publisher side through OutputService.changed, the output side); all times in milliseconds since the epoch. */
 export interface PublishObserver {
-  /** A message's changes were committed and acknowledged; `seq` is the last change it recorded. */
-  acked(seq: number, at: number): void
+  /** A message's changes were committed and acknowledged; `seq` is the last change it recorded, `publisher` who sent it. */
+  acked(seq: number, at: number, publisher?: string): void
   /** The acknowledgements not yet observed, by seq. */
   waitingSeqs(): number[]
   /** The notification written at `at` contains the changes `seqs`: each acknowledgement among them is observed once. */

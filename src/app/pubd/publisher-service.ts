@@ -30,7 +30,7 @@ import { Rfc8181Endpoint } from './rfc8181-endpoint.js'
 /** What the publisher-facing side needs of the output side (OutputService implements it). */
 export interface PublicationOutput {
   /** Changes were accepted (`seq`: the last one recorded, when there is one): write them to RRDP and rsync soon. */
-  changed(seq?: number): void
+  changed(seq?: number, publisher?: string): void
   /** Resolves when everything accepted so far is in RRDP and the rsync tree. */
   flushed(): Promise<void>
   /** The notification URI (RFC 8183 §5.2.4 rrdp_notification_uri). */
@@ -212,7 +212,7 @@ export class PublisherService {
       } catch (e) {
         throw storageFault(e) ?? e
       }
-      if (plan.changes.length) this.d.output.changed(seq)
+      if (plan.changes.length) this.d.output.changed(seq, handle)
     }
     return { type: 'success' }
   }
