@@ -6,6 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { ALARM_KINDS, type AlarmKind } from './liveness/model.js'
+import { isLoopbackHost } from './util/uri.js'
 
 export interface WebhookConfig {
   name: string
@@ -32,7 +33,6 @@ type Problem = (key: string, what: string) => Error
 
 const SECTION_KEYS: Record<string, [number, number]> = { retry_seconds: [1, 86400], max_retry_seconds: [1, 7 * 86400], max_attempts: [1, 1000], timeout_seconds: [1, 300] }
 const WEBHOOK_KEYS = new Set(['name', 'url', 'events', 'secret_file'])
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i
 
 /** `[alerts]` and its `[[alerts.webhooks]]`, checked key by key into `into`. */
 export function parseAlerts(value: unknown, into: AlertsConfig, bad: Problem): void {
@@ -72,7 +72,7 @@ function parseWebhooks(value: unknown, bad: Problem): WebhookConfig[] {
       throw bad(`${at}.url`, 'must be an https:// URL')
     }
     if (u.username || u.password) throw bad(`${at}.url`, 'must not carry a user or password (the body is signed with secret_file)')
-    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && LOOPBACK.test(u.hostname))) throw bad(`${at}.url`, 'must be an https:// URL (http:// only to a loopback address)')
+    if (u.protocol !== 'https:' && !(u.protocol === 'http:' && isLoopbackHost(u.hostname))) throw bad(`${at}.url`, 'must be an https:// URL (http:// only to a loopback address)')
     const events = v.events ?? []
     if (!Array.isArray(events) || events.some((e) => typeof e !== 'string' || !(ALARM_KINDS as readonly string[]).includes(e))) {
       throw bad(`${at}.events`, `must be an array of alarm kinds: ${ALARM_KINDS.map((k) => `"${k}"`).join(', ')}`)

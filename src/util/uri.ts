@@ -69,3 +69,12 @@ export function rsyncModule(uri: RsyncUri): { host: string; port: number | undef
 function short(text: string): string {
   return JSON.stringify(text.length > 120 ? text.slice(0, 117) + '...' : text)
 }
+
+/**
+ * A URL host that names this machine (RFC 6761 §6.3 localhost and its subdomains, 127.0.0.0/8, [::1]): a self-signed
+ * TLS certificate is accepted only from such a peer (svcc, RFC 6492/8181 clients, the liveness fetcher, webhooks),
+ * and a webhook may use plain http only to one.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  return /^(localhost|[^.]+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i.test(hostname)
+}

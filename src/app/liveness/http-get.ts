@@ -6,6 +6,7 @@
  */
 import https from 'node:https'
 import type { Clock } from '../../util/clock.js'
+import { isLoopbackHost } from '../../util/uri.js'
 
 export class GetError extends Error {
   constructor(message: string) {
@@ -20,7 +21,6 @@ export interface GetOptions {
   clock: Clock
 }
 
-const LOOPBACK = /^(localhost|[^.]+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i
 
 /** GET `uri` (https only); resolves to the body of a 200 answer. */
 export function httpsGet(uri: string, o: GetOptions): Promise<Uint8Array> {
@@ -40,7 +40,7 @@ export function httpsGet(uri: string, o: GetOptions): Promise<Uint8Array> {
       if (e) reject(e instanceof GetError ? e : new GetError(`unreachable: ${e.message}`))
       else resolve(body!)
     }
-    const req = https.get(url, { rejectUnauthorized: !LOOPBACK.test(url.hostname), headers: { 'User-Agent': 'svc liveness' } }, (res) => {
+    const req = https.get(url, { rejectUnauthorized: !isLoopbackHost(url.hostname), headers: { 'User-Agent': 'svc liveness' } }, (res) => {
       if (res.statusCode !== 200) {
         res.resume()
         return finish(new GetError(`HTTP ${res.statusCode}${res.statusCode! >= 300 && res.statusCode! < 400 ? ' (redirects are not followed)' : ''}`))

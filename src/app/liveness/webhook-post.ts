@@ -6,8 +6,8 @@
  */
 import http from 'node:http'
 import https from 'node:https'
+import { isLoopbackHost } from '../../util/uri.js'
 
-const LOOPBACK = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i
 const MAX_ANSWER = 64 * 1024
 
 /** Resolves to the HTTP status; rejects with a one-line reason on a transport error or a timeout. */
@@ -17,7 +17,7 @@ export function postWebhook(uri: string, body: Uint8Array, headers: Record<strin
   const options = {
     method: 'POST', timeout: timeoutMs,
     headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(body.length), 'User-Agent': 'svc-alerts' },
-    ...(url.protocol === 'https:' ? { rejectUnauthorized: !LOOPBACK.test(url.hostname) } : {}),
+    ...(url.protocol === 'https:' ? { rejectUnauthorized: !isLoopbackHost(url.hostname) } : {}),
   }
   return new Promise((resolve, reject) => {
     let read = 0

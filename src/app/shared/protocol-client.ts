@@ -6,6 +6,7 @@
  */
 import http from 'node:http'
 import https from 'node:https'
+import { isLoopbackHost } from '../../util/uri.js'
 
 export class TransportError extends Error {
   /** `resetOnReuse`: a kept-alive connection was reset before any answer (the peer never read the message). */
@@ -21,7 +22,6 @@ export interface PostOptions {
   maxBytes: number
 }
 
-const LOOPBACK = /^(localhost|[^.]+\.localhost|127\.\d+\.\d+\.\d+|\[::1\])$/i
 
 /** Kept-alive connections, shorter-lived than the usual server idle timeout (5 s in Node, svcd included). */
 const agents = {
@@ -44,7 +44,7 @@ function postOnce(uri: string, body: Uint8Array, o: PostOptions): Promise<Uint8A
   const url = new URL(uri)
   const lib = url.protocol === 'http:' ? http : https
   const agent = url.protocol === 'http:' ? agents.http : agents.https
-  const options = { method: 'POST', agent, headers: { 'Content-Type': o.contentType, 'Content-Length': String(body.length), 'User-Agent': 'svc' }, timeout: o.timeoutMs, ...(url.protocol === 'https:' ? { rejectUnauthorized: !LOOPBACK.test(url.hostname) } : {}) }
+  const options = { method: 'POST', agent, headers: { 'Content-Type': o.contentType, 'Content-Length': String(body.length), 'User-Agent': 'svc' }, timeout: o.timeoutMs, ...(url.protocol === 'https:' ? { rejectUnauthorized: !isLoopbackHost(url.hostname) } : {}) }
   return new Promise((resolve, reject) => {
     let answered = false
     const req = lib.request(url, options, (res) => {

@@ -7,7 +7,6 @@
  */
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
-import type { Logger } from '../../../src/log.js'
 import { Scheduler, taskKey, type SchedulerOptions } from '../../../src/app/shared/scheduler.js'
 import { Quarantine } from '../../../src/app/shared/quarantine.js'
 import { checkTask } from '../../../src/app/ca/ca-tasks.js'
@@ -18,20 +17,11 @@ import type { Task } from '../../../src/store/interfaces.js'
 import { StoredDataError } from '../../../src/util/stored-data.js'
 import { tempDir } from '../../helpers/daemon.js'
 import { FakeClock } from '../../helpers/fake-clock.js'
+import { RecordingLogger } from '../../helpers/recording-logger.js'
 
 const T0 = Date.parse('2026-03-01T00:00:00Z')
 const MINUTE = 60_000
 const RETRY = { firstMs: MINUTE, maxMs: 60 * MINUTE }
-
-class RecordingLogger implements Logger {
-  readonly lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = []
-  error(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'error', msg, fields }) }
-  warn(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'warn', msg, fields }) }
-  info(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'info', msg, fields }) }
-  debug(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'debug', msg, fields }) }
-  child() { return this }
-  flush() {}
-}
 
 function setup(t: Test, run: (task: Task) => Promise<number | undefined>, o: Partial<SchedulerOptions> = {}) {
   const db = Db.open(join(tempDir(t, 'svc-sched-q-'), 'svcd.db'))

@@ -9,27 +9,16 @@
  */
 import t, { type Test } from 'tap'
 import { join } from 'node:path'
-import type { Logger } from '../../../src/log.js'
 import { retryAt, Scheduler, taskKey, type SchedulerOptions } from '../../../src/app/shared/scheduler.js'
 import { Db } from '../../../src/store/db.js'
 import { tempDir } from '../../helpers/daemon.js'
 import { FakeClock } from '../../helpers/fake-clock.js'
 import type { Task, TaskKind, TaskStore } from '../../../src/store/interfaces.js'
 import { SqlTaskStore } from '../../../src/store/task-store.js'
+import { RecordingLogger } from '../../helpers/recording-logger.js'
 
 const T0 = Date.parse('2026-03-01T00:00:00Z')
 const MINUTE = 60_000
-
-/** A logger that keeps what it is told (the scheduler takes a Logger). */
-class RecordingLogger implements Logger {
-  readonly lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = []
-  error(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'error', msg, fields }) }
-  warn(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'warn', msg, fields }) }
-  info(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'info', msg, fields }) }
-  debug(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'debug', msg, fields }) }
-  child() { return this }
-  flush() {}
-}
 
 /** A promise the test resolves when it chooses, to hold a task in the middle of its run. */
 function gate(): { wait: Promise<void>; open: () => void } {

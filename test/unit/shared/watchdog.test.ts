@@ -5,26 +5,16 @@
  * gauges and conditions, logged once when it begins and once when it ends, and pushed to the sink after each check.
  */
 import t from 'tap'
-import type { Logger } from '../../../src/log.js'
 import type { Condition } from '../../../src/liveness/model.js'
 import { stalls } from '../../../src/liveness/stalls.js'
 import { Watchdog } from '../../../src/app/shared/watchdog.js'
 import { Pacer } from '../../../src/app/shared/pacer.js'
 import type { StallObservations } from '../../../src/liveness/stalls.js'
 import { FakeClock } from '../../helpers/fake-clock.js'
+import { RecordingLogger } from '../../helpers/recording-logger.js'
 
 const T0 = Date.parse('2026-03-01T00:00:00Z')
 const STALL = 300_000
-
-class RecordingLogger implements Logger {
-  readonly lines: { level: string; msg: string; fields?: Record<string, unknown> }[] = []
-  error(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'error', msg, fields }) }
-  warn(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'warn', msg, fields }) }
-  info(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'info', msg, fields }) }
-  debug(msg: string, fields?: Record<string, unknown>) { this.lines.push({ level: 'debug', msg, fields }) }
-  child() { return this }
-  flush() {}
-}
 
 t.test('the rules: nothing is stalled within the bound, each part is past it', async (t) => {
   const now = T0 + 10 * STALL
