@@ -28,6 +28,8 @@ export interface BenchDaemonOptions {
   top?: string
   /** Extra TOML: sections (appended last). */
   sections?: string
+  /** Run the rsync daemon for the embedded repository (default off: then the liveness check fetches over RRDP only). */
+  rsyncDaemon?: boolean
   /** The HTTPS port (default: a free one). */
   port?: number
   /**
@@ -78,9 +80,11 @@ export class BenchDaemon {
     const toml = [`data_dir = "${dataDir}"`, `port = ${port}`, `admin_token = "${token}"`, `log_level = "${opts.logLevel ?? 'info'}"`, opts.top ?? '']
     if (opts.shared) toml.push(`service_uri = "https://localhost:${uriPort}/"`)
     if (opts.repository !== false) {
-      toml.push('[repository]', 'enabled = true', `rrdp_base_uri = "https://localhost:${uriPort}/rrdp/"`, `rsync_base_uri = "rsync://localhost:${rsync}/repo/"`, 'rsync_daemon = "off"')
+      toml.push('[repository]', 'enabled = true', `rrdp_base_uri = "https://localhost:${uriPort}/rrdp/"`, `rsync_base_uri = "rsync://localhost:${rsync}/repo/"`, `rsync_daemon = "${opts.rsyncDaemon ? 'auto' : 'off'}"`)
       if (opts.testbed !== false) toml.push('[testbed]', 'enabled = true')
     }
+    // Nothing serves rsync without the daemon: the relying-party view reads RRDP only (as test/helpers/daemon.ts does).
+    if (!opts.rsyncDaemon && !(opts.sections ?? '').includes('[liveness]')) toml.push('[liveness]', 'rsync = false')
     toml.push(opts.sections ?? '')
     const configFile = join(dir, 'svcd.toml')
     writeFileSync(configFile, toml.join('\n') + '\n')

@@ -36,6 +36,17 @@ export interface PointToCheck {
 export interface PointCheckOptions {
   /** A manifest or CRL with less than this left before its nextUpdate is `expiring`. */
   expiryMarginMs: number
+  /**
+   * The findings of objects checked before, by transport, URI, SHA-256 and the CA certificate's SHA-256: an object's
+   * own checks (decoding, profile, signature, SIA, name) do not depend on the time, so a later check of the same bytes
+   * under the same CA takes the findings kept rather than verifying again. The caller bounds it (one check's worth).
+   */
+  objects?: ObjectMemo
+}
+
+export interface ObjectMemo {
+  get(key: string): Finding[] | undefined
+  set(key: string, findings: Finding[]): void
 }
 
 export interface PointCheck {
@@ -53,11 +64,23 @@ export function checkPoint(fetched: FetchedRepository, p: PointToCheck, now: num
   return { seen: c.run(), findings: dedupe(c.findings) }
 }
 
+/** Each fetched repository's files by directory, built once per fetch (many points share one repository). */
+const byDirectory = new WeakMap<ReadonlyMap<string, Uint8Array>, Map<string, Map<string, Uint8Array>>>()
+
 /** The files directly in `dir` (not in its subdirectories, which are other points). */
 export function filesInDir(files: ReadonlyMap<string, Uint8Array>, dir: string): Map<string, Uint8Array> {
-  const out = new Map<string, Uint8Array>()
-  for (const [uri, bytes] of files) if (uri.startsWith(dir) && uri.length > dir.length && !uri.slice(dir.length).includes('/')) out.set(uri, bytes)
-  return out
+  let index = byDirectory.get(files)
+  if (!index) {
+    index = new Map()
+    for (const [uri, bytes] of files) {
+      const d = uri.slice(0, uri.lastIndexOf('/') + 1)
+      let m = index.get(d)
+      if (!m) index.set(d, (m = new Map()))
+      m.set(uri, bytes)
+    }
+    byDirectory.set(files, index)
+  }
+  return new Map(index.get(dir) ?? [])
 }
 
 class PointChecker {
@@ -65,6 +88,7 @@ class PointChecker {
   private readonly transport: Transport
   private readonly inDir: Map<string, Uint8Array>
   private readonly ca: Cert | undefined
+  private caHash: string | undefined
 
   constructor(private readonly fetched: FetchedRepository, private readonly p: PointToCheck, private readonly now: number, private readonly opts: PointCheckOptions) {
     this.transport = fetched.transport
@@ -92,9 +116,22 @@ class PointChecker {
         mftOk = this.checkListedFiles(mftUri, m) && mftOk
       }
     }
-    for (const [uri, bytes] of this.inDir) if (uri !== mftUri && !uri.endsWith('.crl')) this.findings.push(...checkObject(uri, bytes, this.transport, this.ca))
+    for (const [uri, bytes] of this.inDir) if (uri !== mftUri && !uri.endsWith('.crl')) this.findings.push(...this.object(uri, bytes))
     seen.valid = mftOk && crlOk
     return seen
+  }
+
+  /** checkObject, or the findings kept for the same bytes under the same CA (opts.objects). */
+  private object(uri: string, bytes: Uint8Array): Finding[] {
+    const memo = this.opts.objects
+    if (!memo) return checkObject(uri, bytes, this.transport, this.ca)
+    this.caHash ??= this.p.caCert ? sha256Hex(this.p.caCert) : ''
+    const key = `${this.transport} ${uri} ${sha256Hex(bytes)} ${this.caHash}`
+    const kept = memo.get(key)
+    if (kept) return kept
+    const found = checkObject(uri, bytes, this.transport, this.ca)
+    memo.set(key, found)
+    return found
   }
 
   private decodeCa(): Cert | undefined {

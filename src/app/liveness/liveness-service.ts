@@ -10,7 +10,7 @@ import type { CaKeySummary } from '../../ca/object-model.js'
 import type { CaState } from '../../ca/state.js'
 import { reasonOf } from '../../errors.js'
 import { compareTransports } from '../../liveness/compare.js'
-import { checkPoint, type PointToCheck } from '../../liveness/point-check.js'
+import { checkPoint, type ObjectMemo, type PointToCheck } from '../../liveness/point-check.js'
 import { caLiveness, childLiveness, conditions, pointLiveness, transitions, type LivenessRules, type PointMemory } from '../../liveness/liveness.js'
 import type { BelievedPoint, CaLiveness, ChildLiveness, FetchedRepository, Finding, PointLiveness, PointSeen, Transport } from '../../liveness/model.js'
 import type { Logger } from '../../log.js'
@@ -66,6 +66,17 @@ export class LivenessService implements LivenessView {
   private again = false
   private stopped = false
   private readonly counts: LivenessStats = { checks: { ok: 0, failed: 0 } }
+  /** The objects' findings of the last check and of this one: bytes that did not change are not verified again. */
+  private kept = new Map<string, Finding[]>()
+  private fresh = new Map<string, Finding[]>()
+  private readonly objects: ObjectMemo = {
+    get: (key) => {
+      const found = this.fresh.get(key) ?? this.kept.get(key)
+      if (found) this.fresh.set(key, found)
+      return found
+    },
+    set: (key, findings) => void this.fresh.set(key, findings),
+  }
 
   constructor(private readonly d: LivenessServiceDeps) {}
 
@@ -161,6 +172,7 @@ export class LivenessService implements LivenessView {
 
   private async check(): Promise<void> {
     const d = this.d
+    this.fresh = new Map()
     const before = this.view()
     const handles = d.cas.handles()
     const states = new Map<string, CaState>()
@@ -209,6 +221,7 @@ export class LivenessService implements LivenessView {
       rows.push({ liveness, memory })
       await yieldNow()
     }
+    this.kept = this.fresh // what this check read: the memo never holds more than one repository's objects
     if (!d.leading()) return // deposed during the check: the new leader's state stands
     d.store.save(rows, [...states.keys()])
     this.state = new Map(rows.map((r) => [r.liveness.ca, r]))
@@ -252,7 +265,7 @@ export class LivenessService implements LivenessView {
       got[t] = f
       const was = last?.seen[t]
       const check: PointToCheck = { ...(o.check ?? { dir: b.dir, manifestUri: b.manifestUri, crlUri: b.crlUri, files: b.files, ...(b.caCert ? { caCert: b.caCert } : {}) }), ...(was?.manifestNumber !== undefined ? { previousManifestNumber: was.manifestNumber } : {}), ...(was?.manifestHash !== undefined ? { previousManifestHash: was.manifestHash } : {}) }
-      const r = checkPoint(f, check, now, { expiryMarginMs: this.d.config.rules.expiryMarginMs })
+      const r = checkPoint(f, check, now, { expiryMarginMs: this.d.config.rules.expiryMarginMs, objects: this.objects })
       seen[t] = r.seen
       findings.push(...r.findings)
     }

@@ -219,3 +219,25 @@ t.test("Krill's benchmark publication point (a Krill RRDP snapshot), at a time i
   const later = checkPoint({ transport: 'rrdp', source: 'krill', at: 0, files }, { dir, caCert }, r.seen.manifestNextUpdate! + 1, OPTS)
   t.ok(later.findings.some((f) => f.kind === 'stale' && f.uri === `${dir}9E865AA31D1619E1829B65D298EEB194E041CDA3.mft`), 'and stale after its nextUpdate')
 })
+
+t.test('objects checked before: the same bytes under the same CA take the kept findings; other bytes are checked', async (t) => {
+  const { files, caCert } = sample()
+  const kept = new Map<string, Finding[]>()
+  let hits = 0
+  const objects = { get: (k: string) => (kept.has(k) ? (hits++, kept.get(k)) : undefined), set: (k: string, f: Finding[]) => void kept.set(k, f) }
+  const first = checkPoint(fetched(files), { dir: DIR, caCert }, NOW, { ...OPTS, objects })
+  const objectsInDir = [...files.keys()].filter((u) => u.startsWith(DIR) && !u.slice(DIR.length).includes('/') && u !== MFT && !u.endsWith('.crl')).length
+  t.ok(objectsInDir > 0)
+  t.same([kept.size, hits], [objectsInDir, 0], 'each object checked once and kept')
+  const again = checkPoint(fetched(files), { dir: DIR, caCert }, NOW, { ...OPTS, objects })
+  t.same([hits, again.findings], [objectsInDir, first.findings], 'the second check verifies nothing again, and finds the same')
+  // One object's bytes changed (a byte of its signature): checked anew, and its finding is there.
+  const roa = [...files.keys()].find((u) => u.startsWith(DIR) && u.endsWith('.roa'))!
+  const bad = new Uint8Array(files.get(roa)!)
+  bad[bad.length - 1] ^= 1
+  const changed = new Map(files).set(roa, bad)
+  const third = checkPoint(fetched(changed), { dir: DIR, caCert }, NOW, { ...OPTS, objects })
+  t.equal(hits, 2 * objectsInDir - 1, 'every other object from what was kept')
+  t.ok(third.findings.some((f) => f.uri === roa && f.kind === 'invalid'), 'the changed object is checked again and flagged')
+  t.same(brief(checkPoint(fetched(changed), { dir: DIR, caCert }, NOW, OPTS).findings), brief(third.findings), 'the same findings as without the memo')
+})
