@@ -79,7 +79,7 @@ export class MetricsService {
     }
     this.deliveries = new Counter({ name: 'svc_alert_deliveries_total', help: 'webhook delivery attempts by webhook and outcome (delivered, failed: retried later, gave-up)', labelNames: ['webhook', 'outcome'], registers })
     if (d.alarms) {
-      const alarms = d.alarms
+      const alarms = orEmpty(d.alarms, [])
       this.plain('svc_alarm_active', 'the alarms active now (1 each), by kind and subject', ['kind', 'subject'], (g) => {
         for (const a of alarms()) g.set({ kind: a.kind, subject: a.subject }, 1)
       })
@@ -89,7 +89,7 @@ export class MetricsService {
     this.queueGauges()
     this.caGauges()
     this.repoGauges()
-    livenessMetrics(this.registry, { liveness: d.liveness ?? (() => []), ...(d.livenessChecks ? { checks: d.livenessChecks } : {}), hideDetails: d.hideDetails })
+    livenessMetrics(this.registry, { liveness: orEmpty(d.liveness ?? (() => []), []), ...(d.livenessChecks ? { checks: d.livenessChecks } : {}), hideDetails: d.hideDetails })
     if (d.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: 'svc_' })
   }
 
@@ -165,8 +165,8 @@ export class MetricsService {
   }
 
   private queueGauges(): void {
-    const q = this.d.queues
-    if (!q) return
+    if (!this.d.queues) return
+    const q = orEmpty(this.d.queues, { quarantined: {}, stalled: {} })
     this.plain('svc_quarantined', 'items set aside because what is stored cannot be decoded or run, by kind (task, ca, publication)', ['what'], (g) => {
       for (const [what, n] of Object.entries(q().quarantined)) g.set({ what }, n)
     })
@@ -294,5 +294,19 @@ export class MetricsService {
     perPublisher('svc_repo_size', 'size of objects in bytes in repository for publisher', (p) => p.size)
     perPublisher('svc_repo_last_update', 'unix timestamp of last update for publisher', (p) => p.lastUpdate)
     perPublisher('svc_repo_staleness_seconds', 'seconds since the publisher last published (since it was added, if never)', (p) => p.staleness)
+  }
+}
+
+/**
+ * A source read at scrape time that may read the database (the alarms; the liveness state on a follower): when the
+ * store fails, its series are left out and the scrape still answers (svc_store_up 0 says why), as for the snapshot.
+ */
+function orEmpty<T>(read: () => T, empty: T): () => T {
+  return () => {
+    try {
+      return read()
+    } catch {
+      return empty
+    }
   }
 }

@@ -197,3 +197,30 @@ for (const cas of [100, 1000]) {
     }
   })
 }
+
+t.test('the alarms and the liveness state read at scrape time: a failing store leaves their series out, the scrape answers', async (t) => {
+  const db = Db.open(join(tempDir(t), 'svcd.db'))
+  t.teardown(() => db.close())
+  const stores = createSqlStores(db)
+  stores.alerts.saveAlarm({ key: 'publish-stalled:alice', kind: 'publish-stalled', subject: 'alice', source: 'publication', reason: 'waiting', raisedAt: NOW.getTime() })
+  let failing = false
+  const m = new MetricsService({
+    sources: { cas: stores.cas, objects: stores.objects, status: stores.status, tasks: stores.tasks, publication: undefined, children: new ChildExchanges({ now: () => NOW.getTime() }) },
+    leadership: { role: () => 'leader', epoch: () => 0, fence: () => undefined }, keyPool: { stats: () => ({ size: 0, ready: 0 }) },
+    storeAlive: () => !failing, version: '1.2.3', started: NOW, clock: { now: () => NOW.getTime() }, hideDetails: false,
+    alarms: () => {
+      if (failing) throw new Error('SQLITE_IOERR: disk I/O error')
+      return stores.alerts.active()
+    },
+    liveness: () => {
+      if (failing) throw new Error('SQLITE_IOERR: disk I/O error')
+      return []
+    },
+  })
+  const before = parsePrometheusText((await m.scrape()).body)
+  t.equal(sampleValue(before, 'svc_alarm_active', { kind: 'publish-stalled', subject: 'alice' }), 1)
+  failing = true
+  const during = parsePrometheusText((await m.scrape()).body)
+  t.same([sampleValue(during, 'svc_store_up'), sampleValue(during, 'svc_alarm_active', { kind: 'publish-stalled', subject: 'alice' })], [0, undefined], 'answered, without the alarm series')
+  t.equal(sampleValue(during, 'svc_cas_nonfunctional'), 0, 'the liveness gauges answer empty')
+})
