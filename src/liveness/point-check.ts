@@ -56,12 +56,25 @@ export interface PointCheck {
 
 /** Check the point `p` in `fetched` at `now` (ms). Never throws for bad objects: everything wrong is a finding. */
 export function checkPoint(fetched: FetchedRepository, p: PointToCheck, now: number, opts: PointCheckOptions): PointCheck {
+  const steps = checkPointSteps(fetched, p, now, opts)
+  for (;;) {
+    const r = steps.next()
+    if (r.done) return r.value
+  }
+}
+
+/**
+ * checkPoint one object at a time: the generator yields after each object it checked, so that a caller on an event
+ * loop can let other work run in between (a point with 10,000 child certificates or 100,000 ROAs takes seconds).
+ */
+export function* checkPointSteps(fetched: FetchedRepository, p: PointToCheck, now: number, opts: PointCheckOptions): Generator<void, PointCheck> {
   const transport = fetched.transport
   if (fetched.error !== undefined) {
     return { seen: { transport, at: fetched.at, reachable: false, valid: false }, findings: [{ kind: 'unreachable', transport, detail: fetched.error }] }
   }
   const c = new PointChecker(fetched, p, now, opts)
-  return { seen: c.run(), findings: dedupe(c.findings) }
+  const seen = yield* c.run()
+  return { seen, findings: dedupe(c.findings) }
 }
 
 /** Each fetched repository's files by directory, built once per fetch (many points share one repository). */
@@ -96,7 +109,7 @@ class PointChecker {
     this.ca = this.decodeCa()
   }
 
-  run(): PointSeen {
+  *run(): Generator<void, PointSeen> {
     const seen: PointSeen = { transport: this.transport, at: this.fetched.at, reachable: true, valid: false }
     this.compareWithBelief()
     const mftUri = this.manifestUri()
@@ -116,7 +129,11 @@ class PointChecker {
         mftOk = this.checkListedFiles(mftUri, m) && mftOk
       }
     }
-    for (const [uri, bytes] of this.inDir) if (uri !== mftUri && !uri.endsWith('.crl')) this.findings.push(...this.object(uri, bytes))
+    for (const [uri, bytes] of this.inDir) {
+      if (uri === mftUri || uri.endsWith('.crl')) continue
+      this.findings.push(...this.object(uri, bytes))
+      yield
+    }
     seen.valid = mftOk && crlOk
     return seen
   }

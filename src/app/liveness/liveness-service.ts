@@ -10,7 +10,7 @@ import type { CaKeySummary } from '../../ca/object-model.js'
 import type { CaState } from '../../ca/state.js'
 import { reasonOf } from '../../errors.js'
 import { compareTransports } from '../../liveness/compare.js'
-import { checkPoint, type ObjectMemo, type PointToCheck } from '../../liveness/point-check.js'
+import { checkPointSteps, type ObjectMemo, type PointToCheck } from '../../liveness/point-check.js'
 import { caLiveness, childLiveness, conditions, pointLiveness, transitions, type LivenessRules, type PointMemory } from '../../liveness/liveness.js'
 import type { BelievedPoint, CaLiveness, ChildLiveness, FetchedRepository, Finding, PointLiveness, PointSeen, Transport } from '../../liveness/model.js'
 import type { Logger } from '../../log.js'
@@ -199,14 +199,16 @@ export class LivenessService implements LivenessView {
       const prev = before.get(h)
       const now = d.clock.now()
       const memory: Record<string, PointMemory> = {}
-      const points = p.points.map((b) => this.point({ ...b, key: b.point.dir }, p.sources, fetched, prev, memory, now))
-      const children: ChildLiveness[] = p.children.map((c) => {
+      const points: PointLiveness[] = []
+      for (const b of p.points) points.push(await this.point({ ...b, key: b.point.dir }, p.sources, fetched, prev, memory, now))
+      const children: ChildLiveness[] = []
+      for (const c of p.children) {
         const key = `child:${c.child}`
         // What the child published is not known here: its manifest says (no belief to compare, the CRL the manifest lists).
         const check: PointToCheck = { dir: c.point.dir, manifestUri: c.point.manifestUri, ...(c.point.caCert ? { caCert: c.point.caCert } : {}) }
-        const point = this.point({ point: c.point, check, key, ...(c.certExpires !== undefined ? { certExpires: c.certExpires } : {}) }, d.childSources(c.point), fetched, prev, memory, now)
-        return childLiveness(c.child, point, prev?.liveness.children.find((x) => x.child === c.child), now, d.config.rules)
-      })
+        const point = await this.point({ point: c.point, check, key, ...(c.certExpires !== undefined ? { certExpires: c.certExpires } : {}) }, d.childSources(c.point), fetched, prev, memory, now)
+        children.push(childLiveness(c.child, point, prev?.liveness.children.find((x) => x.child === c.child), now, d.config.rules))
+      }
       const lastGoodFetch = { ...(prev?.liveness.lastGoodFetch ?? {}) }
       for (const t of ['rrdp', 'rsync'] as const) {
         const src = p.sources[t]
@@ -251,7 +253,7 @@ export class LivenessService implements LivenessView {
    * One point's liveness from what each transport served of it (point-check.ts, compare.ts), with the manifest each
    * transport served at the previous check (RFC 9286 §4.2.1: its number only grows); its memory goes into `memory`.
    */
-  private point(o: { point: BelievedPoint; role?: PointLiveness['role']; certExpires?: number; check?: PointToCheck; key: string }, sources: Sources, fetched: Record<Transport, Map<string, FetchedRepository>>, prev: StoredLiveness | undefined, memory: Record<string, PointMemory>, now: number): PointLiveness {
+  private async point(o: { point: BelievedPoint; role?: PointLiveness['role']; certExpires?: number; check?: PointToCheck; key: string }, sources: Sources, fetched: Record<Transport, Map<string, FetchedRepository>>, prev: StoredLiveness | undefined, memory: Record<string, PointMemory>, now: number): Promise<PointLiveness> {
     const b = o.point
     const before = prev?.memory[o.key]
     const last = o.key.startsWith('child:') ? prev?.liveness.children.find((c) => `child:${c.child}` === o.key)?.point : prev?.liveness.points.find((p) => p.dir === b.dir && p.keyId === b.keyId)
@@ -265,7 +267,7 @@ export class LivenessService implements LivenessView {
       got[t] = f
       const was = last?.seen[t]
       const check: PointToCheck = { ...(o.check ?? { dir: b.dir, manifestUri: b.manifestUri, crlUri: b.crlUri, files: b.files, ...(b.caCert ? { caCert: b.caCert } : {}) }), ...(was?.manifestNumber !== undefined ? { previousManifestNumber: was.manifestNumber } : {}), ...(was?.manifestHash !== undefined ? { previousManifestHash: was.manifestHash } : {}) }
-      const r = checkPoint(f, check, now, { expiryMarginMs: this.d.config.rules.expiryMarginMs, objects: this.objects })
+      const r = await stepped(checkPointSteps(f, check, now, { expiryMarginMs: this.d.config.rules.expiryMarginMs, objects: this.objects }))
       seen[t] = r.seen
       findings.push(...r.findings)
     }
@@ -283,6 +285,18 @@ function add(wanted: Record<Transport, Set<string>>, s: Sources): void {
 
 function unchecked(ca: string): CaLiveness {
   return { ca, lastGoodFetch: {}, points: [], children: [], functional: false }
+}
+
+/** Objects a check verifies between two turns of the event loop (a few ms each when not seen before). */
+const OBJECTS_PER_TURN = 16
+
+/** Drive a check's steps, letting other work run every OBJECTS_PER_TURN objects. */
+async function stepped<T>(steps: Generator<void, T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    const r = steps.next()
+    if (r.done) return r.value
+    if (n % OBJECTS_PER_TURN === 0) await yieldNow()
+  }
 }
 
 /** Let other work (requests, timers) run between CAs. */

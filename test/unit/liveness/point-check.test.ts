@@ -11,7 +11,7 @@ import * as oids from '../../../src/asn1/oids.js'
 import { sha256Hex } from '../../../src/crypto/digest.js'
 import { compareTransports } from '../../../src/liveness/compare.js'
 import type { FetchedRepository, Finding } from '../../../src/liveness/model.js'
-import { checkPoint, type PointToCheck } from '../../../src/liveness/point-check.js'
+import { checkPoint, checkPointSteps, type PointToCheck } from '../../../src/liveness/point-check.js'
 import {
   RULE_DOT_FILE, RULE_NAME_LENGTH, RULE_NUMBER_DECREASE, RULE_NUMBER_GAP, RULE_NUMBER_REUSED, RULE_ONE_CRL, RULE_SIA_LOCATION, RULE_URI,
   fileNameProblem, rsyncUriProblem,
@@ -240,4 +240,15 @@ t.test('objects checked before: the same bytes under the same CA take the kept f
   t.equal(hits, 2 * objectsInDir - 1, 'every other object from what was kept')
   t.ok(third.findings.some((f) => f.uri === roa && f.kind === 'invalid'), 'the changed object is checked again and flagged')
   t.same(brief(checkPoint(fetched(changed), { dir: DIR, caCert }, NOW, OPTS).findings), brief(third.findings), 'the same findings as without the memo')
+})
+
+t.test('checkPointSteps: one step per object, then the same result as checkPoint', async (t) => {
+  const { files, caCert } = sample()
+  const steps = checkPointSteps(fetched(files), { dir: DIR, caCert }, NOW, OPTS)
+  let n = 0
+  let r = steps.next()
+  for (; !r.done; r = steps.next()) n++
+  const objectsInDir = [...files.keys()].filter((u) => u.startsWith(DIR) && !u.slice(DIR.length).includes('/') && u !== MFT && !u.endsWith('.crl')).length
+  t.equal(n, objectsInDir, 'a step after each object: a caller can let other work run between them')
+  t.same(r.value, checkPoint(fetched(files), { dir: DIR, caCert }, NOW, OPTS))
 })
