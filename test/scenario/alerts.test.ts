@@ -218,7 +218,9 @@ t.test("a file deleted from the rsync tree: alarm.raised naming the CA and the f
     cas = await health(d)
     return cas.length === 2 && cas.every((c) => c.functional === true && c.findings_count === 0 && c.last_good_fetch.rsync !== null && c.last_good_fetch.rrdp !== null)
   }, 60_000, 250)
-  t.same((await alerts(d)).active, [], 'no alarm while everything is as published')
+  // A check racing the start-up publications may have raised an alarm of its own (two checks in a row on a loaded
+  // machine): it clears once a check finds everything as published.
+  await waitFor('no alarm while everything is as published', async () => (await alerts(d)).active.length === 0, FAULT_MS, 250)
 
   // The testbed's CRL deleted from the tree rsyncd serves (the next publication re-issues it).
   const dir = cas.find((c) => c.ca === 'testbed')!.points[0]!.dir
@@ -245,7 +247,9 @@ t.test("a file deleted from the rsync tree: alarm.raised naming the CA and the f
 
   // Healed: the next publication (a ROA) rebuilds the tree with a CRL.
   await d.cli(['roas', 'update', '-c', 'testbed', '--delta', d.file('roa.txt', 'A: 10.0.0.0/24 => 65000\n')])
-  const [cleared] = await waitFor('alarm.cleared for testbed', () => after('alarm.cleared').length ? after('alarm.cleared') : undefined, FAULT_MS, 100)
+  // The clear of that raise (its reason is the last one stored, which may name another file by then).
+  const clears = () => hook.received.slice(from).filter((r) => r.signed && r.status < 300 && r.body.event === 'alarm.cleared' && r.body.alarm?.subject === 'testbed' && r.body.alarm.raised_at === raised!.body.alarm!.raised_at)
+  const [cleared] = await waitFor('alarm.cleared for testbed', () => clears().length ? clears() : undefined, FAULT_MS, 100)
   t.match(cleared!.body, { event: 'alarm.cleared', alarm: { kind: 'repository-check-failed', subject: 'testbed', cleared_at: /Z$/ } })
   t.equal(cleared!.body.alarm!.raised_at, raised!.body.alarm!.raised_at, 'the clear of that raise')
   t.match((await alerts(d)).recent.find((a) => a.subject === 'testbed' && a.raised_at === raised!.body.alarm!.raised_at), { kind: 'repository-check-failed', cleared_at: /Z$/ }, 'listed as cleared')
