@@ -81,8 +81,6 @@ export function childSources(config: Config, p: BelievedPoint): Sources {
   return { ...(p.rrdpNotificationUri.startsWith('https://') ? { rrdp: p.rrdpNotificationUri } : {}), ...(config.liveness.rsync && p.dir.startsWith('rsync://') ? { rsync: p.dir } : {}) }
 }
 
-
-
 /** RRDP over HTTPS and, with `[liveness] rsync`, Debian's rsync client into a mirror per source under `dir`; both bounded. */
 function livenessFetcher(config: Config, dir: string, clock: Clock, log: Logger): RepositoryFetcher {
   const l = config.liveness

@@ -9,7 +9,7 @@
  */
 import t from 'tap'
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import https from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -36,7 +36,8 @@ t.test('RRDP and rsync as a relying party fetches them: what was published, delt
   await waitRrdp(d.url, (v) => [...published.keys()].every((u) => v.objects.has(u)), 30_000)
   const notification = `${d.url}rrdp/notification.xml`
   const rrdp = new RrdpFetcher({ timeoutMs: 10_000, maxBytes: 1 << 24, clock: systemClock })
-  const rsync = new RsyncFetcher({ rsyncCommand: 'rsync', mirrorDir: tempDir(t), timeoutMs: 10_000, maxBytes: 1 << 24, clock: systemClock })
+  const rsyncDir = tempDir(t)
+  const rsync = new RsyncFetcher({ rsyncCommand: 'rsync', mirrorDir: rsyncDir, timeoutMs: 10_000, maxBytes: 1 << 24, clock: systemClock })
   const fetcher = new LivenessFetcher({ rrdp, rsync, clock: systemClock })
   const mine = (files: ReadonlyMap<string, Uint8Array>) => new Map([...files].filter(([u]) => u.startsWith(base)).map(([u, b]) => [u, sha256Hex(b)]))
   const expected = new Map([...published].map(([u, b]) => [u, sha256Hex(b)]))
@@ -70,6 +71,12 @@ t.test('RRDP and rsync as a relying party fetches them: what was published, delt
   t.equal(tree.error, undefined, `rsync fetched (${tree.error ?? ''})`)
   t.same(mine(tree.files), expected, 'rsync: exactly what was published')
   t.equal((await fetcher.fetch('rsync', base)).files.size, expected.size, 'a directory below the module')
+  // Only the mirrors of sources still checked stay on disk.
+  const mirrors = () => readdirSync(rsyncDir).length
+  t.equal(mirrors(), 2, 'a mirror for the module and one for the directory')
+  fetcher.retain({ rrdp: new Set([notification]), rsync: new Set([d.rsyncBase]) })
+  t.equal(mirrors(), 1, 'the directory no longer checked: its mirror removed')
+  t.same(mine((await fetcher.fetch('rsync', d.rsyncBase)).files), expected, 'the module still fetched from its mirror')
 
   // Failures: each a one-line error and no files.
   const failed = (what: string, r: { error?: string; files: ReadonlyMap<string, Uint8Array> }, re: RegExp) => {

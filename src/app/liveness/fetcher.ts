@@ -17,8 +17,8 @@ export class LivenessFetcher implements RepositoryFetcher {
     return Promise.resolve({ transport, source, at: this.o.clock.now(), error: 'rsync is not checked ([liveness] rsync = false)', files: new Map() })
   }
 
-  clear(): void {
-    this.o.rrdp.clear()
-    this.o.rsync?.clear()
+  retain(sources: Record<Transport, ReadonlySet<string>>): void {
+    this.o.rrdp.retain(sources.rrdp)
+    this.o.rsync?.retain(sources.rsync)
   }
 }

@@ -21,7 +21,6 @@ export interface GetOptions {
   clock: Clock
 }
 
-
 /** GET `uri` (https only); resolves to the body of a 200 answer. */
 export function httpsGet(uri: string, o: GetOptions): Promise<Uint8Array> {
   let url: URL

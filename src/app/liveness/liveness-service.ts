@@ -194,6 +194,7 @@ export class LivenessService implements LivenessView {
       await yieldNow() // a thousand CAs: let requests in between
     }
     const fetched = await this.fetchAll(wanted)
+    d.fetcher.retain(wanted) // what was kept of repositories no longer checked goes
     const rows: StoredLiveness[] = []
     for (const [h, p] of plan) {
       const prev = before.get(h)

@@ -14,8 +14,11 @@ export interface RepositoryFetcher {
    * of the same source reads only the changes (RRDP deltas, rsync's own transfer).
    */
   fetch(transport: Transport, source: string): Promise<FetchedRepository>
-  /** Forget what was kept for every source (a restart of the view). */
-  clear(): void
+  /**
+   * Forget what was kept for every source not in `sources` (a child removed, a CA moved to another repository), so
+   * that what is kept never outgrows the repositories checked now.
+   */
+  retain(sources: Record<Transport, ReadonlySet<string>>): void
 }
 
 /** Where conditions go: the alert service. */

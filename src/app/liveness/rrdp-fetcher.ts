@@ -56,8 +56,9 @@ export class RrdpFetcher {
     }
   }
 
-  clear(): void {
-    this.mirrors.clear()
+  /** Forget the mirrors of notification URIs not in `sources`. */
+  retain(sources: ReadonlySet<string>): void {
+    for (const source of [...this.mirrors.keys()]) if (!sources.has(source)) this.mirrors.delete(source)
   }
 
   /** The mirror brought up to date with the deltas, or undefined when they cannot be used. */

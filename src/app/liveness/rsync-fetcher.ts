@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, type Stats, lstatSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { sha256Hex } from '../../crypto/digest.js'
 import type { FetchedRepository } from '../../liveness/model.js'
 import type { Logger } from '../../log.js'
@@ -47,9 +47,16 @@ export class RsyncFetcher {
     }
   }
 
-  /** Forget the mirrors (the next fetch of each source transfers everything). */
-  clear(): void {
-    rmSync(this.o.mirrorDir, { recursive: true, force: true })
+  /** Remove the mirror directories of sources not in `sources` (their next fetch, if any, transfers everything). */
+  retain(sources: ReadonlySet<string>): void {
+    const keep = new Set([...sources].map((s) => basename(this.mirrorOf(s.endsWith('/') ? s : `${s}/`))))
+    let names: string[]
+    try {
+      names = readdirSync(this.o.mirrorDir)
+    } catch {
+      return // no mirror yet
+    }
+    for (const name of names) if (!keep.has(name)) rmSync(join(this.o.mirrorDir, name), { recursive: true, force: true })
   }
 
   private mirrorOf(base: string): string {

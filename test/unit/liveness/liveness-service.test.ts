@@ -66,7 +66,10 @@ class MemoryFetcher implements RepositoryFetcher {
     const files = new Map([...FILES].filter(([u]) => (transport === 'rrdp' || u.startsWith(source)) && !this.gone.get(transport)!.has(u)))
     return { transport, source, at, files }
   }
-  clear(): void {}
+  retained: Record<'rrdp' | 'rsync', string[]>[] = []
+  retain(sources: Record<'rrdp' | 'rsync', ReadonlySet<string>>): void {
+    this.retained.push({ rrdp: [...sources.rrdp].sort(), rsync: [...sources.rsync].sort() })
+  }
 }
 
 class RecordingSink implements AlarmSink {
@@ -107,6 +110,7 @@ t.test('every CA functional: each repository fetched once per transport, stored,
   t.equal(service.get('nope'), undefined, 'unknown CA')
   await service.checkNow()
   t.same(fetcher.calls.sort(), [`rrdp ${NOTIFY}`, `rsync ${BASE}`], 'two CAs in one repository: one fetch per transport')
+  t.same(fetcher.retained, [{ rrdp: [NOTIFY], rsync: [BASE] }], 'what is kept of repositories: the ones checked now')
   const l = service.get('ca')!
   t.equal(l.checkedAt, START)
   t.ok(l.functional, 'functional')

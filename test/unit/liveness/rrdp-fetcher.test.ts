@@ -81,22 +81,30 @@ t.test('deltas when they can be used, the snapshot when they cannot', async (t) 
   t.same(names(await f.fetch(src)), ['a.roa=a2', 'c.roa=c1'], 'nothing new: the notification only')
   t.match(f.stats, { snapshots: 1, deltas: 2, requests: 6 })
 
+  // A source no longer checked is forgotten: its next fetch reads the snapshot again.
+  f.retain(new Set([src]))
+  t.same(names(await f.fetch(src)), ['a.roa=a2', 'c.roa=c1'], 'kept while it is checked')
+  t.match(f.stats, { snapshots: 1, requests: 7 })
+  f.retain(new Set())
+  t.same(names(await f.fetch(src)), ['a.roa=a2', 'c.roa=c1'], 'forgotten: read again')
+  t.match(f.stats, { snapshots: 2, deltas: 2, requests: 9 })
+
   s.change([{ type: 'publish', uri: U('d.roa'), content: b('d1') }], { unlisted: true })
   t.same(names(await f.fetch(src)), ['a.roa=a2', 'c.roa=c1', 'd.roa=d1'], 'a delta not listed: the snapshot')
-  t.match(f.stats, { snapshots: 2, deltas: 2 })
+  t.match(f.stats, { snapshots: 3, deltas: 2 })
 
   // A delta whose replaced object is not what the fetcher kept (the server's history and ours differ).
   s.state.files.set(U('a.roa'), b('a-silently'))
   s.change([{ type: 'publish', uri: U('a.roa'), hash: sha256Hex(b('a-silently')), content: b('a3') }])
   t.same(names(await f.fetch(src)), ['a.roa=a3', 'c.roa=c1', 'd.roa=d1'], 'a delta that does not apply: the snapshot')
-  t.match(f.stats, { snapshots: 3 })
+  t.match(f.stats, { snapshots: 4 })
 
   s.state.session = OTHER
   s.state.deltas = []
   s.publishNotification()
   const other = await f.fetch(src)
   t.match(other, { session: OTHER, serial: s.state.serial }, 'a new session: the snapshot')
-  t.match(f.stats, { snapshots: 4 })
+  t.match(f.stats, { snapshots: 5 })
 
   s.change([{ type: 'publish', uri: U('e.roa'), content: b('e1') }], { wrongHash: true })
   t.match(await f.fetch(src), { error: `hash mismatch for delta ${s.state.serial}`, files: new Map() }, 'a wrong delta hash: an error')
