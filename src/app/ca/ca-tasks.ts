@@ -3,7 +3,7 @@
  * must have (a 'republish' task due now, so renewals due while svcd was stopped happen at once, spread over the
  * scheduler's slots; a 'sync-parent' task per parent, due within a jittered minute).
  */
-import type { Task } from '../../store/interfaces.js'
+import type { Task, TaskKind } from '../../store/interfaces.js'
 import { WIRE_HANDLE } from '../../util/handle.js'
 import { StoredDataError, storedDataError } from '../../util/stored-data.js'
 import type { CaCommands } from './ca-commands.js'
@@ -32,7 +32,9 @@ export interface CaTasksDeps {
 
 /** Tasks wait this long when their CA is set aside (it is looked at again then: an operator may have repaired it). */
 const QUARANTINED_CA_WAIT_MS = 3600_000
-const KINDS = new Set(['republish', 'sync-parent', 'suspend-children', 'ta-keyroll-finish'])
+/** Every TaskKind (the type makes a new kind a compile error here until it is listed). */
+const KIND_LIST: Record<TaskKind, true> = { republish: true, 'sync-parent': true, 'suspend-children': true, 'ta-keyroll-finish': true }
+const KINDS: ReadonlySet<string> = new Set(Object.keys(KIND_LIST))
 
 /** A task row that does not decode: an unknown kind, or an argument its kind does not take (issue 26 §5). */
 export function checkTask(task: Task): void {
