@@ -86,6 +86,30 @@ t.test('a test event: signed, retried after a 500, delivered; visible with its a
   t.same((await alerts(d)).deliveries, [], 'nothing queued')
   t.same(hook.received, [], 'nothing sent')
 
+  // Hostile input on the new doors (alerts, health, quarantine): labelled refusals, nothing queued, nothing dropped.
+  const raw = async (method: string, path: string, body?: string) => {
+    // Content-Length: Node sends a DELETE's body unframed otherwise (no chunked encoding for DELETE).
+    const r = await httpsRequest(`${d.url}api/v1/${path}`, { method, headers: { Authorization: `Bearer ${d.token}`, ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } : {}) }, ...(body !== undefined ? { body } : {}) })
+    return { status: r.status, label: r.body ? (JSON.parse(r.body) as { label?: string }).label : undefined }
+  }
+  const quarantineBefore = (await api(d, d.token, 'GET', 'quarantine')).body
+  for (const [method, path, body, status, label] of [
+    ['POST', 'alerts/test', '{"webhook":', 400, 'api-json'],
+    ['POST', 'alerts/test', '{"webhook":5}', 400, 'api-invalid-body'],
+    ['POST', 'alerts/test', '[]', 400, 'api-invalid-body'],
+    ['POST', 'alerts/test', JSON.stringify({ webhook: 'x'.repeat(300 * 1024) }), 413, 'api-post-body-exceeds-limit'],
+    ['GET', 'alerts?active=maybe', undefined, 400, 'api-invalid-query'],
+    ['GET', 'alerts?limit=-1', undefined, 400, 'api-invalid-query'],
+    ['GET', 'alerts?offset=x', undefined, 400, 'api-invalid-query'],
+    ['DELETE', 'quarantine/abc', undefined, 404, 'api-unknown-resource'],
+    ['DELETE', 'quarantine/99999', undefined, 404, 'api-unknown-resource'],
+    ['DELETE', 'quarantine/1', '{"force":true}', 400, 'api-unexpected-body'],
+  ] as const) {
+    t.same(await raw(method, path, body), { status, label }, `${method} ${path} ${(body ?? '').slice(0, 30)}: ${status} ${label}`)
+  }
+  t.same((await alerts(d)).deliveries, [], 'still nothing queued')
+  t.equal((await api(d, d.token, 'GET', 'quarantine')).body, quarantineBefore, 'the quarantine unchanged')
+
   // The receiver fails once: the same signed bytes come again after the back-off, then it takes them.
   hook.answer(500)
   const sent = await svcc(['alerts', 'test', '--webhook', 'ops'], { env: d.env })
