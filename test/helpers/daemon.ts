@@ -5,7 +5,7 @@
  * rules (test/helpers/krill-json.ts, issue 16): a violation fails the test that started the daemon.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import https from 'node:https'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { allProblems, readRecords, type RecordedResponse } from './krill-json.js'
 import { assertBuilt, ROOT, SVCC, SVCD } from './paths.js'
+import { waitFor } from './wait.js'
 
 /** Loaded into every svcd the harness starts: records its answers for the Krill JSON check. */
 const RECORDER = pathToFileURL(join(ROOT, 'test', 'helpers', 'response-recorder.mjs')).href
@@ -87,6 +88,41 @@ function livenessDefaults(toml: string): string {
   return '[liveness]\nrsync = false'
 }
 
+/** The processes whose command line names a path under `dir`: svcd's rsyncd and its connections, its rsync clients. */
+function processesUnder(dir: string): number[] {
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`
+  const found: number[] = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) continue
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0').some((arg) => arg.includes(prefix))) found.push(Number(name))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+/**
+ * After svcd has exited: wait until the processes it ran on its data dir have gone too (rsyncd gets SIGTERM when svcd
+ * dies and ends its connections; an rsync client is killed with it), so that the next svcd on the same data dir, or the
+ * removal of the data dir at teardown, does not race with them. Whatever is left after 10 s is killed.
+ */
+async function helpersGone(dataDir: string): Promise<void> {
+  try {
+    await waitFor(`the processes of svcd on ${dataDir} to end`, () => processesUnder(dataDir).length === 0, 10_000, 20)
+  } catch {
+    for (const pid of processesUnder(dataDir)) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // gone meanwhile
+      }
+    }
+    await waitFor(`the processes of svcd on ${dataDir} to end after SIGKILL`, () => processesUnder(dataDir).length === 0, 5_000, 20)
+  }
+}
+
 /** Start svcd and wait until /health answers. */
 export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promise<Daemon> {
   assertBuilt()
@@ -113,7 +149,9 @@ export async function startDaemon(t: TestLike, opts: DaemonOptions = {}): Promis
     output: () => out,
     async stop(signal = 'SIGTERM') {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal)
-      return exited
+      const code = await exited
+      await helpersGone(dataDir)
+      return code
     },
     env: { SVC_CLI_SERVER: url, SVC_CLI_TOKEN: token },
     responses: () => readRecords(record.file),

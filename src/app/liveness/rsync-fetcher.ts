@@ -12,6 +12,7 @@ import { sha256Hex } from '../../crypto/digest.js'
 import type { FetchedRepository } from '../../liveness/model.js'
 import type { Logger } from '../../log.js'
 import type { Clock } from '../../util/clock.js'
+import { diesWithSvcd } from '../shared/child-process.js'
 
 export interface RsyncFetcherOptions {
   /** The rsync client to run ([liveness] rsync_command). */
@@ -69,7 +70,8 @@ export class RsyncFetcher {
     return new Promise((resolve, reject) => {
       let stderr = ''
       let settled = false
-      const child = spawn(this.o.rsyncCommand, args, { stdio: ['ignore', 'ignore', 'pipe'] })
+      // Killed with svcd (kill -9 included), so that no rsync client goes on writing into the data directory.
+      const child = spawn(...diesWithSvcd(this.o.rsyncCommand, args, 'KILL'), { stdio: ['ignore', 'ignore', 'pipe'] })
       const deadline = this.o.clock.setTimeout(() => {
         child.kill('SIGKILL')
         settle(new FetchError(`rsync did not finish within ${seconds} s`))

@@ -9,6 +9,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Logger } from '../../log.js'
 import type { Clock, TimerHandle } from '../../util/clock.js'
+import { diesWithSvcd } from '../shared/child-process.js'
 import { rsyncModule, rsyncUri } from '../../util/uri.js'
 
 export interface RsyncDaemonOptions {
@@ -22,7 +23,6 @@ export interface RsyncDaemonOptions {
 }
 
 const TEMPLATE = new URL('../../../repository/rsyncd.conf.template', import.meta.url)
-const HAS_SETPRIV = !spawnSync('setpriv', ['--version'], { stdio: 'ignore' }).error
 
 export class RsyncDaemon {
   private child: ChildProcess | undefined
@@ -111,8 +111,8 @@ export class RsyncDaemon {
   private spawn(): void {
     const { port } = rsyncModule(rsyncUri(this.o.rsyncBaseUri))
     const args = ['--daemon', '--no-detach', `--config=${join(this.o.workDir, 'rsyncd.conf')}`, `--port=${port ?? 873}`, `--address=${this.o.address}`]
-    // With util-linux setpriv, rsyncd gets SIGTERM when svcd dies, even by kill -9, instead of holding the port.
-    const [cmd, argv] = HAS_SETPRIV ? ['setpriv', ['--pdeathsig', 'TERM', '--', 'rsync', ...args]] : ['rsync', args]
+    // rsyncd gets SIGTERM when svcd dies, even by kill -9, instead of holding the port (child-process.ts).
+    const [cmd, argv] = diesWithSvcd('rsync', args)
     const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] })
     const started = this.o.clock.now()
     this.child = child
