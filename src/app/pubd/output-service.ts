@@ -114,6 +114,7 @@ export class OutputService implements PublicationOutput {
   async stop(): Promise<void> {
     this.d.clock.clear(this.poll)
     await this.rrdpPacer.stop()
+    await this.d.rrdp.settled()
     await this.rsyncPacer.stop()
     try {
       this.d.rsync.save()
@@ -133,6 +134,7 @@ export class OutputService implements PublicationOutput {
   async flushed(): Promise<void> {
     await this.rrdpPacer.flush()
     await this.rsyncPacer.flush()
+    await this.d.rrdp.settled()
   }
 
   notificationUri(): string {
