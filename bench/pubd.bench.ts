@@ -1,5 +1,7 @@
 /**
- * Publication server, issue 4 "publish one object into a repository already holding 1,000 and 100,000 objects":
+ * Publication server, issue 4 "publish one object into a repository already holding 1,000 and 100,000 objects" and
+ * issue 28 (100,000 and 1,000,000 objects: publish → notification against writing and fsyncing the snapshot's bytes
+ * in the same run, RSS, growth between sizes; one change at a time at 1,000 objects, the pacer's budget):
  * the in-process publication services (as compose.ts composePublication wires them, with a temporary data dir), whose repository is
  * filled by bulk store inserts (many publishers, ~2 KB objects) and written once as the first snapshot; then one
  * object is published through the in-process RFC 8181 path (PublisherService.publish) and the time until the new
