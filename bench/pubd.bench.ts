@@ -59,7 +59,10 @@ async function buildRepo(size: number): Promise<Repo> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-pubd-'))
   const dbPath = join(dir, 'svcd.db')
   const db = Db.open(dbPath)
-  const repository = { ...defaults().repository, enabled: true, rrdp_base_uri: RRDP, rsync_base_uri: RSYNC, rsync_daemon: 'off' as const }
+  const base = defaults().repository
+  // The server-wide quota (1,000,000 objects by default) would refuse the publishes at the largest size.
+  const repository = { ...base, enabled: true, rrdp_base_uri: RRDP, rsync_base_uri: RSYNC, rsync_daemon: 'off' as const,
+    quota_total_objects: Math.max(base.quota_total_objects, 2 * size), quota_total_bytes: Math.max(base.quota_total_bytes, 4 * size * OBJECT_BYTES) }
   const { service: pub, close } = buildPubdService({ dataDir: dir, db, dbPath, codec: noCodec, repository, serviceUri: 'https://localhost:3000/', log: silentLogger() })
   // Many publishers: at least 10, at most 1,000 objects each; one store transaction per publisher.
   const count = Math.max(10, Math.ceil(size / OBJECTS_PER_PUBLISHER))
