@@ -35,8 +35,8 @@ const QUICK = /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '')
 
 /** What each mode runs (printed in the report). */
 const SIZES = QUICK
-  ? 'BENCH_QUICK: pubd 1,000 and 10,000 objects; publish-load 50 publishers × 15 s; roas 10 × 10 ROAs and 200 ROAs in one delta; cas 100 CAs × 5 ROAs, 500 GETs each; routes 20,000 ROAs in one CA; cluster 10 publishers × 8 s per storage, failover 5 rounds per lease; failover 3 rounds idle and 3 beside stress-ng; liveness 100 CAs'
-  : 'full: pubd 1,000 and 100,000 objects; publish-load 50 publishers × 60 s; roas 10 × 10 ROAs and 1,000 ROAs in one delta; cas 1,000 CAs × 5 ROAs, 1,000 GETs each; routes 100,000 ROAs in one CA; cluster 20 publishers × 20 s per storage, failover 5 rounds per lease; failover 5 rounds idle and 5 beside stress-ng; liveness 1,000 CAs'
+  ? 'BENCH_QUICK: pubd 1,000 and 10,000 objects (BENCH_PUBD_SIZES to choose); publish-load 50 publishers × 15 s; roas 10 × 10 ROAs and 200 ROAs in one delta; cas 100 CAs × 5 ROAs, 500 GETs each; routes 20,000 ROAs in one CA; cluster 10 publishers × 8 s per storage, failover 5 rounds per lease; failover 3 rounds idle and 3 beside stress-ng; liveness 100 CAs'
+  : 'full: pubd 1,000, 100,000 and 1,000,000 objects; publish-load 50 publishers × 60 s; roas 10 × 10 ROAs and 1,000 ROAs in one delta; cas 1,000 CAs × 5 ROAs, 1,000 GETs each; routes 100,000 ROAs in one CA; cluster 20 publishers × 20 s per storage, failover 5 rounds per lease; failover 5 rounds idle and 5 beside stress-ng; liveness 1,000 CAs'
 
 interface Bench {
   name: string
@@ -129,7 +129,7 @@ const BENCHES: Bench[] = [
       if (delta) ctx.row(delta.name, delta.ms, ms(delta.ms))
     },
   },
-  { name: 'pubd', what: 'issue 4: publish one object into 1,000 / 100,000 objects, in-process publication services (bench/pubd.bench.ts)', run: runPubdBench },
+  { name: 'pubd', what: 'issues 4 and 28: publish one object into 1,000 / 100,000 / 1,000,000 objects, in-process publication services (bench/pubd.bench.ts)', run: runPubdBench },
   { name: 'publish-load', what: 'issue 4: 50 publishers over HTTPS (RFC 8181, CMS) against svcd (bench/publish-load.bench.ts)', run: runPublishLoadBench },
   { name: 'roas', what: 'issue 5: roas update 10 ROAs (warm pool) and 1,000 ROAs vs keygen, svcd testbed (bench/cas.bench.ts)', run: runRoasBench },
   { name: 'cas', what: 'issue 5: 1,000 CAs × 5 ROAs, restart, RSS, GET latencies, svcd testbed (bench/cas.bench.ts)', run: runCasBench },

@@ -106,3 +106,28 @@ export async function diskWriteRate(dir = tmpdir(), mib = 128): Promise<number> 
     rmSync(d, { recursive: true, force: true })
   }
 }
+
+/**
+ * Writing `bytes` to a new file in `dir` (4 MiB writes) and then fsyncing it, timed apart (ms): the machine's own
+ * cost of a snapshot of that size, measured beside it in the same run (issue 28: publish → notification against it).
+ */
+export async function writeFsync(dir: string, bytes: number): Promise<{ writeMs: number; fsyncMs: number; totalMs: number }> {
+  const d = mkdtempSync(join(dir, 'svc-bench-wf-'))
+  try {
+    const chunk = Buffer.alloc(4 * 1024 * 1024, 0x41)
+    const fh = await open(join(d, 'big'), 'w')
+    const t0 = performance.now()
+    let t1: number
+    try {
+      for (let left = bytes; left > 0; left -= chunk.length) await fh.write(chunk, 0, Math.min(left, chunk.length))
+      t1 = performance.now()
+      await fh.sync()
+    } finally {
+      await fh.close()
+    }
+    const t2 = performance.now()
+    return { writeMs: t1 - t0, fsyncMs: t2 - t1, totalMs: t2 - t0 }
+  } finally {
+    rmSync(d, { recursive: true, force: true })
+  }
+}

@@ -4,7 +4,7 @@
  * the RRDP module (pubd/rrdp/).
  */
 import { createReadStream, createWriteStream } from 'node:fs'
-import { open, rename, type FileHandle } from 'node:fs/promises'
+import { open, rename, rm, type FileHandle } from 'node:fs/promises'
 import { pipeline } from 'node:stream/promises'
 import { createGzip } from 'node:zlib'
 
@@ -77,15 +77,20 @@ export async function fsyncDir(dir: string): Promise<void> {
  */
 export async function writeGzip(path: string, level: number): Promise<number> {
   const tmp = `${path}.gz.tmp`
-  await pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), createGzip({ level, chunkSize: 256 * 1024 }), createWriteStream(tmp, { mode: 0o644 }))
-  const fh = await open(tmp, 'r+')
-  let size: number
   try {
-    await fh.sync()
-    size = (await fh.stat()).size
-  } finally {
-    await fh.close()
+    await pipeline(createReadStream(path, { highWaterMark: 1024 * 1024 }), createGzip({ level, chunkSize: 256 * 1024 }), createWriteStream(tmp, { mode: 0o644 }))
+    const fh = await open(tmp, 'r+')
+    let size: number
+    try {
+      await fh.sync()
+      size = (await fh.stat()).size
+    } finally {
+      await fh.close()
+    }
+    await rename(tmp, `${path}.gz`)
+    return size
+  } catch (e) {
+    await rm(tmp, { force: true }).catch(() => undefined) // no half-written copy left to keep its directory
+    throw e
   }
-  await rename(tmp, `${path}.gz`)
-  return size
 }

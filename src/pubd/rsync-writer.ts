@@ -331,8 +331,8 @@ export class RsyncWriter {
   /**
    * Remove replaced trees once the grace period has passed since they were replaced (the next newer tree was built),
    * and beyond the `maxTrees` newest replaced ones whatever their age. The bound holds the number of trees (and their
-   * directory entries) under constant change: trees are at least 100 times the time a fresh build would take apart
-   * (the rsync pacer's busyShare), at most 30 s, so 32 trees span a transfer of the whole tree many times over.
+   * directory entries) under constant change: trees are about 100 times the time a fresh build would take apart
+   * (the rsync pacer's busyShare, budgeted over a minute), at most 30 s, so 32 trees span a transfer of the whole tree many times over.
    * Asynchronously: removing a tree of 100,000 files took 1 to 2 s here, which would otherwise hold up the RRDP
    * writer and every request. Under constant change the tree that goes is recycled into the next one instead (donor).
    */

@@ -244,10 +244,14 @@ export class PubdView {
 
   /** Pending changes: the first previous hash per URI (state at the last serial) and the seqs read, ascending. */
   pending(): { seqs: number[]; before: Map<string, string | null> } {
-    const rows = this.db.prepare('SELECT seq, uri, previous FROM pubd_changes ORDER BY seq').all() as { seq: number; uri: string; previous: string | null }[]
+    const rows = this.db.prepare('SELECT seq, uri, previous FROM pubd_changes ORDER BY seq').iterate() as Iterable<{ seq: number; uri: string; previous: string | null }>
     const before = new Map<string, string | null>()
-    for (const r of rows) if (!before.has(r.uri)) before.set(r.uri, r.previous)
-    return { seqs: rows.map((r) => Number(r.seq)), before }
+    const seqs: number[] = []
+    for (const r of rows) {
+      seqs.push(Number(r.seq))
+      if (!before.has(r.uri)) before.set(r.uri, r.previous)
+    }
+    return { seqs, before }
   }
 
   /** Which of `seqs` are still pending changes (not yet consumed by a serial) in this read. */

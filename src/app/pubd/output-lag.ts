@@ -17,10 +17,17 @@ import type { PublishObserver } from './publish-latency.js'
 export const RSYNC_MAX_SPACING_MS = 30_000
 
 /**
- * The rsync pacer (besides retry and onSuccess): a tree once the changes paused for half a second, or under constant
- * change at least every 10 s; trees take at most a hundredth of the time, but are never more than 30 s apart.
+ * The window over which the RRDP and rsync pacers' share is budgeted (pacer.ts budgetWindowMs): after a quiet minute a
+ * single change is written at once, whatever the last run cost, within the share of that minute.
  */
-export const RSYNC_PACING: PacerOptions = { busyShare: 0.01, maxSpacingMs: RSYNC_MAX_SPACING_MS, settle: { quietMs: 500, maxWaitMs: 10_000 } }
+export const PACING_BUDGET_WINDOW_MS = 60_000
+
+/**
+ * The rsync pacer (besides retry and onSuccess): a tree once the changes paused for half a second, or under constant
+ * change at least every 10 s; trees take at most a hundredth of the time (budgeted over a minute), but are never more
+ * than 30 s apart.
+ */
+export const RSYNC_PACING: PacerOptions = { busyShare: 0.01, budgetWindowMs: PACING_BUDGET_WINDOW_MS, maxSpacingMs: RSYNC_MAX_SPACING_MS, settle: { quietMs: 500, maxWaitMs: 10_000 } }
 
 /**
  * Seconds after which an acknowledged change missing from an output is a problem (the default of

@@ -10,7 +10,7 @@ import type { Logger } from '../../log.js'
 import type { PublicationStore } from '../../store/interfaces.js'
 import type { Clock, TimerHandle } from '../../util/clock.js'
 import { Pacer } from '../shared/pacer.js'
-import { lagObserver, OUTPUT_LAG_MAX_SECONDS, OutputLag, RSYNC_PACING } from './output-lag.js'
+import { lagObserver, OUTPUT_LAG_MAX_SECONDS, OutputLag, PACING_BUDGET_WINDOW_MS, RSYNC_PACING } from './output-lag.js'
 import type { RrdpOutput, RsyncOutput, RsyncServer } from './outputs.js'
 import { OutputProblems, type ProblemJson } from './problems.js'
 import type { PublicationOutput } from './publisher-service.js'
@@ -77,11 +77,12 @@ export class OutputService implements PublicationOutput {
     // Issue 10: a failed write (full disk, I/O error) is retried until done, and is a problem (GET /ready) until then.
     const retry = { firstMs: 1000, maxMs: 30_000 }
     // A serial writes a whole new snapshot (a copy of the previous one plus what changed), so its cost grows with the
-    // repository, not with the change. Serials take at most a twentieth of the time: a small repository still gets a
-    // serial within a few tens of milliseconds of a change, while a large one under a stream of changes (a thousand
-    // CAs being created, or thousands of publishers) batches them into fewer serials, one every few seconds, as the
-    // publication-server BCP advises (never more than 10 s apart), and `rrdp_delta_interval_min_seconds` can space them further.
-    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.problems.failed('rrdp', 'sys-rrdp-behind', e), clock, { retry, onSuccess: () => this.problems.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE, maxSpacingMs: RRDP_MAX_SPACING_MS })
+    // repository, not with the change. Serials take at most a twentieth of the time, budgeted over a minute: a single
+    // change after a quiet spell gets its serial at once (issue 28: one change at a time at 1,000 objects waited 20 ×
+    // the last serial), while a large repository under a stream of changes (a thousand CAs being created, or thousands
+    // of publishers) batches them into fewer serials, one every few seconds, as the publication-server BCP advises
+    // (never more than 10 s apart), and `rrdp_delta_interval_min_seconds` can space them further.
+    this.rrdpPacer = new Pacer(() => this.rrdpCycle(), deps.config.rrdpIntervalSeconds * 1000, (e) => this.problems.failed('rrdp', 'sys-rrdp-behind', e), clock, { retry, onSuccess: () => this.problems.recovered('rrdp'), busyShare: RRDP_BUSY_SHARE, budgetWindowMs: PACING_BUDGET_WINDOW_MS, maxSpacingMs: RRDP_MAX_SPACING_MS })
     // A tree is built once the changes have paused for half a second, or under constant change at least every 10 s;
     // trees take at most a hundredth of the time but are never more than 30 s apart, whatever one publisher sent
     // (issue 22: after a burst of 10,000 objects, trees were 440 s apart). See output-lag.ts.
@@ -113,6 +114,7 @@ export class OutputService implements PublicationOutput {
   async stop(): Promise<void> {
     this.d.clock.clear(this.poll)
     await this.rrdpPacer.stop()
+    await this.d.rrdp.settled()
     await this.rsyncPacer.stop()
     try {
       this.d.rsync.save()
@@ -132,6 +134,7 @@ export class OutputService implements PublicationOutput {
   async flushed(): Promise<void> {
     await this.rrdpPacer.flush()
     await this.rsyncPacer.flush()
+    await this.d.rrdp.settled()
   }
 
   notificationUri(): string {

@@ -23,6 +23,8 @@ export interface RrdpOutput {
   mirror(inRead?: (view: { stillPending(seqs: readonly number[]): Set<number> }) => void): Promise<boolean>
   /** The session and serial of the notification this instance serves. */
   served(): { session?: string; serial?: number }
+  /** Resolves once the work begun in the background (a large snapshot's gzip copy) is done. */
+  settled(): Promise<void>
   /** GET /rrdp/{rel}: an RRDP file (its gzip copy when `gzip`), or undefined for any other name. */
   file(rel: string, gzip?: boolean): RrdpFile | undefined
 }

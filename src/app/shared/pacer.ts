@@ -15,10 +15,20 @@ export interface PacerOptions {
   /** Retry a failed run after this back-off (e.g. 1 s doubling to 30 s); without it a failed run waits for a kick. */
   retry?: { firstMs: number; maxMs: number }
   /**
-   * Runs take at most this share of the time (0 < share ≤ 1): after a run of d ms the next starts no sooner than
-   * d / share ms after it started, so a job whose cost grows with the data (a whole rsync tree) backs off by itself.
+   * Runs take at most this share of the time (0 < share ≤ 1), a budget on the clock: time earns `share` ms of run
+   * time per ms and a run spends what it took (or what it said with busy()); a run starts only with the budget not in
+   * debt, so a job whose cost grows with the data (a whole rsync tree, an RRDP snapshot) backs off by itself. Without
+   * `budgetWindowMs` nothing is saved up: after a run of d ms the next starts no sooner than d / share ms after it
+   * started.
    */
   busyShare?: number
+  /**
+   * With `busyShare`: the budget saves up to `busyShare × budgetWindowMs` of run time during a quiet spell, so a
+   * single change after it runs at once, while under constant change runs are spaced as without it (issue 28: at
+   * 1,000 objects one change at a time waited 20 × the last serial's time; Krill #693: never pin a CPU rewriting
+   * snapshots).
+   */
+  budgetWindowMs?: number
   /** With `busyShare`: never wait longer than this between runs, however long the last one took. */
   maxSpacingMs?: number
   /**
@@ -36,7 +46,9 @@ export class Pacer {
   private retryTimer: TimerHandle | undefined
   private failures = 0
   private lastStart = 0
-  private lastDurationMs = 0
+  /** The run-time budget (`busyShare`), in ms: its value at `creditAt`, before what was earned since. */
+  private credit: number
+  private creditAt = -Infinity
   /** What the current run said counts toward `busyShare` (busy()), instead of its whole duration. */
   private counted: number | undefined
   /** The last kick, and the first one not yet served by a run (for `settle`). */
@@ -51,7 +63,9 @@ export class Pacer {
     private readonly onError: (e: unknown) => void,
     private readonly clock: Clock,
     private readonly o: PacerOptions = {},
-  ) {}
+  ) {
+    this.credit = this.creditCap()
+  }
 
   /** Ask for a run; returns at once. */
   kick(): void {
@@ -64,9 +78,7 @@ export class Pacer {
       return
     }
     this.clock.clear(this.timer) // with `settle`, each kick moves the run later (up to maxWaitMs after the first)
-    const share = this.o.busyShare ? Math.min(this.lastDurationMs / this.o.busyShare, this.o.maxSpacingMs ?? Infinity) : 0
-    const spacing = Math.max(this.minIntervalMs, share)
-    let at = this.lastStart + spacing
+    let at = Math.max(this.lastStart + this.minIntervalMs, Math.min(this.budgetReadyAt(), this.lastStart + (this.o.maxSpacingMs ?? Infinity)))
     if (this.o.settle) at = Math.max(at, Math.min(this.lastKick + this.o.settle.quietMs, this.pendingSince + this.o.settle.maxWaitMs))
     const wait = Math.max(0, at - now)
     this.timer = this.clock.setTimeout(() => {
@@ -127,11 +139,31 @@ export class Pacer {
     this.release()
   }
 
+  /** The most run time the budget saves up (ms). */
+  private creditCap(): number {
+    return (this.o.busyShare ?? 0) * (this.o.budgetWindowMs ?? 0)
+  }
+
+  /** The budget at `t`: what it held at `creditAt` plus what the time since earned, at most the cap. */
+  private creditNow(t: number): number {
+    const share = this.o.busyShare ?? 0
+    return Math.min(this.creditCap(), this.credit + (t > this.creditAt ? share * (t - this.creditAt) : 0))
+  }
+
+  /** When the budget is out of debt (a run may start); -Infinity without `busyShare`. */
+  private budgetReadyAt(): number {
+    if (!this.o.busyShare || this.credit >= 0) return -Infinity
+    return this.creditAt - this.credit / this.o.busyShare
+  }
+
   /** Start a run now (a pending retry is replaced by it); kicks during the run lead to one more. */
   private start(): void {
     this.dirty = false
     this.pendingSince = undefined
     this.lastStart = this.clock.now()
+    // A run started in debt (maxSpacingMs or flush) forgets it: the spacing follows the runs to come, not the past.
+    this.credit = Math.max(0, this.creditNow(this.lastStart))
+    this.creditAt = this.lastStart
     this.clock.clear(this.retryTimer)
     this.retryTimer = undefined
     this.running = detached(() => this.job()) // svcd's own work, whoever kicked (acting.ts)
@@ -140,7 +172,7 @@ export class Pacer {
         (e) => this.failed(e),
       )
       .finally(() => {
-        this.lastDurationMs = this.counted ?? this.clock.now() - this.lastStart
+        this.credit -= this.counted ?? this.clock.now() - this.lastStart
         this.counted = undefined
         this.running = undefined
         if (this.dirty && !this.stopped) this.kick()

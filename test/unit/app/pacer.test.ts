@@ -242,3 +242,65 @@ t.test('a fake clock drives busyShare without maxSpacingMs: the spacing is the r
   await clock.advance(2_000)
   t.equal(starts.length, 2)
 })
+
+t.test('budgetWindowMs: a single change after a quiet spell runs at once, whatever the last run cost within the budget', async (t) => {
+  const clock = new FakeClock(1_000_000)
+  const starts: number[] = []
+  // share 0.05 over 60 s: 3 s of run time saved up at most (the RRDP pacing of issue 28)
+  const p = new Pacer(timedJob(clock, 130, starts), 0, () => undefined, clock, { busyShare: 0.05, budgetWindowMs: 60_000, maxSpacingMs: 10_000 })
+  t.teardown(() => p.stop())
+  for (let i = 0; i < 5; i++) {
+    p.kick() // one change, then wait for its run, then the next (one change at a time)
+    await clock.advance(130)
+    await p.idle()
+  }
+  t.equal(starts.length, 5)
+  t.same(starts.slice(1).map((s, i) => s - starts[i]!), [130, 130, 130, 130], 'each change ran as soon as it came, not 20 × 130 ms later')
+})
+
+t.test('budgetWindowMs: under constant change the runs take at most the share of the time, plus what was saved up', async (t) => {
+  const clock = new FakeClock(1_000_000)
+  const starts: number[] = []
+  const p = new Pacer(timedJob(clock, 100, starts), 0, () => undefined, clock, { busyShare: 0.05, budgetWindowMs: 60_000, maxSpacingMs: 10_000 })
+  const first = clock.now()
+  for (let i = 0; i < 1200; i++) {
+    p.kick() // a change every 100 ms for 120 s
+    await clock.advance(100)
+  }
+  const runTime = starts.length * 100
+  t.ok(runTime <= 0.05 * 120_000 + 0.05 * 60_000 + 100, `${runTime} ms of runs in 120 s: the share plus the saved-up budget`)
+  const gaps = starts.slice(1).map((s, i) => s - starts[i]!)
+  t.same(gaps.slice(0, 30), Array(30).fill(100), 'the saved-up budget first: back-to-back runs (30 × 100 ms = 3 s)')
+  t.ok(gaps.slice(-10).every((g) => g >= 2000 && g <= 2100), `then spaced d / share = 2 s as without a window (${gaps.slice(-10).join(', ')})`)
+  t.ok(starts[0]! - first <= 100, 'the first ran at once')
+  const stopped = p.stop() // waits for the run in progress, which sleeps on the fake clock
+  await clock.advance(100)
+  await stopped
+})
+
+t.test('budgetWindowMs: runs far beyond the budget are still never more than maxSpacingMs apart, and the debt is not carried on', async (t) => {
+  const clock = new FakeClock(1_000_000)
+  const starts: number[] = []
+  const costs = [5_000, 10, 10]
+  const p: Pacer = new Pacer(
+    async () => {
+      starts.push(clock.now())
+      p.busy(costs[starts.length - 1]!)
+    },
+    0,
+    () => undefined,
+    clock,
+    { busyShare: 0.05, budgetWindowMs: 60_000, maxSpacingMs: 10_000 },
+  )
+  t.teardown(() => p.stop())
+  p.kick()
+  await clock.advance(1)
+  p.kick()
+  await clock.advance(10_000)
+  t.equal(starts.length, 2)
+  t.equal(starts[1]! - starts[0]!, 10_000, 'a 5 s run in a 3 s budget: the next comes after maxSpacingMs, not 40 s later')
+  p.kick()
+  await clock.advance(10_000)
+  t.equal(starts.length, 3)
+  t.equal(starts[2]! - starts[1]!, 200, 'the run started in debt forgot it: the next is spaced by its own 10 ms / 0.05, not by the 5 s run before')
+})

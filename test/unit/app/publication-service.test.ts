@@ -70,6 +70,7 @@ function outputs() {
     notificationUri: () => 'https://localhost/rrdp/notification.xml',
     mirror: async () => (calls.push('rrdp.mirror'), false),
     served: () => ({ session: '2f0e7a2c-0000-4000-8000-000000000001', serial }),
+    settled: async () => undefined,
     file: () => undefined,
   }
   const rsync: RsyncOutput = {

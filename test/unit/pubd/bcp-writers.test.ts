@@ -15,6 +15,7 @@ import { decodeNotification } from '../../../src/protocol/rrdp.js'
 import type { ContentChange } from '../../../src/pubd/content.js'
 import { servedOnDisk } from '../../../src/pubd/rrdp/files.js'
 import { restoreReason, RrdpWriter, type RrdpState } from '../../../src/pubd/rrdp/index.js'
+import { GZIP_BEFORE_NOTIFICATION_BYTES } from '../../../src/pubd/rrdp/writer.js'
 import { publishedTime, RsyncWriter } from '../../../src/pubd/rsync-writer.js'
 import { Db } from '../../../src/store/db.js'
 import { PubdReader, SqlPublicationStore } from '../../../src/store/pubd-store.js'
@@ -50,6 +51,26 @@ t.test('every RRDP file has a gzip copy with the same bytes; old copies go with 
   const files = readdirSync(join(s.dir, 'rrdp', n.sessionId), { recursive: true }).map(String).filter((f) => f.endsWith('.xml') || f.endsWith('.gz'))
   t.equal(files.filter((f) => f.endsWith('.gz')).length, files.filter((f) => f.endsWith('.xml')).length, 'a copy per file, none left over')
   t.equal(files.filter((f) => f.endsWith('delta.xml')).length, n.deltas.length, 'unreferenced deltas and their copies are gone')
+})
+
+t.test('a snapshot larger than GZIP_BEFORE_NOTIFICATION_BYTES gets its gzip copy too, written in the background after the notification', async (t) => {
+  const s = setup(t)
+  await s.rrdp.init()
+  const big = new Uint8Array(GZIP_BEFORE_NOTIFICATION_BYTES / 4).fill(7) // base64 grows it by a third: 4 make > the bound
+  for (let i = 0; i < 4; i++) s.put(`big${i}.cer`, big.map((b, j) => (b + i + j) & 0xff))
+  await s.rrdp.cycle()
+  s.put('small.cer', bytes('small')) // an incremental serial, the snapshot copied from the previous one
+  await s.rrdp.cycle()
+  const n = s.notification()
+  const snapshot = join(s.dir, 'rrdp', n.snapshot.uri.slice(RRDP.length))
+  t.ok(statSync(snapshot).size > GZIP_BEFORE_NOTIFICATION_BYTES, 'the snapshot is over the bound')
+  await s.rrdp.settled() // the copy is written in the background
+  t.same(gunzipSync(readFileSync(`${snapshot}.gz`)), readFileSync(snapshot), 'its copy has the same bytes')
+  t.ok(statSync(`${snapshot}.gz`).mtimeMs >= statSync(join(s.dir, 'rrdp', 'notification.xml')).mtimeMs, 'written once the notification was')
+  await s.rrdp.resetSession() // a new session's first snapshot (every start without a layout): the same
+  await s.rrdp.settled()
+  const first = join(s.dir, 'rrdp', s.notification().snapshot.uri.slice(RRDP.length))
+  t.same(gunzipSync(readFileSync(`${first}.gz`)), readFileSync(first), 'a new session\'s large snapshot has its copy too')
 })
 
 /** What the directory shows was served (files.ts), judged by the model (model.ts restoreReason), as the writer's init does. */
