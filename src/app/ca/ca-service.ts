@@ -16,7 +16,8 @@ import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../api/b
 import { aspaConfigs } from '../../ca/aspas.js'
 import { bgpSecDefinitions } from '../../ca/bgpsec.js'
 import { heldResources } from '../../ca/children.js'
-import { analyseRoutesSliced, bgpAnalysisReportSliced, bgpSuggestion, type BgpAnnouncements } from './bgp-analysis.js'
+import type { BgpAnnouncements } from './bgp-analysis.js'
+import { inThreadAnalyser, type RouteAnalyser } from '../bgp/analyser.js'
 import { publisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import type { ErrorBody } from '../../api/status.js'
 import { offeredIdCert } from '../../ca/id-roll.js'
@@ -78,6 +79,8 @@ export interface CaServiceDeps {
   log: Logger
   /** The BGP announcements loaded last (RIS whois dumps), if any: the BGP analysis (app/bgp/ris-service.ts). */
   bgp?: () => BgpAnnouncements | undefined
+  /** Where the analysis runs (svcd: the analysis worker, app/bgp/analysis-pool.ts); default: here, in slices, against `bgp`. */
+  analyser?: RouteAnalyser
   /** Change control (plan-service.ts): direct ROA/ASPA updates refused under four-eyes; a deleted CA's plans forgotten. */
   changeControl?: { requireNoFourEyes(ca: string): void; forget(ca: string): void }
   /** A key roll into a named signer may start (app/signers/signer-service.ts requireReady): throws signer-unknown or the signer's problem. */
@@ -89,7 +92,11 @@ export type CaFilter = (ca: string) => boolean
 const everyCa: CaFilter = () => true
 
 export class CaService {
-  constructor(private readonly d: CaServiceDeps) {}
+  private readonly analyser: RouteAnalyser
+
+  constructor(private readonly d: CaServiceDeps) {
+    this.analyser = d.analyser ?? inThreadAnalyser(() => d.bgp?.(), pause)
+  }
 
   /**
    * Krill's list; with a page query (api/paging.ts), a page of it. Only the CAs `sees` keeps (the caller's role may be
@@ -215,8 +222,7 @@ export class CaService {
   /** GET …/routes/analysis/full: every configured ROA and every announcement in the CA's resources, with its state (bgp-analysis.ts). */
   async caRoutesAnalysis(ca: string): Promise<BgpAnalysisEntry[]> {
     const roas = await this.allRoas(ca)
-    const a = await analyseRoutesSliced(roas, heldResources(this.d.commands.state(ca)), this.d.bgp?.(), undefined, pause)
-    return bgpAnalysisReportSliced(a, pause)
+    return this.analyser.report(roas, heldResources(this.d.commands.state(ca)))
   }
 
   /** GET (or POST with a resource set: only that part) …/routes/analysis/suggest: Krill's suggestion; {} without BGP data. */
@@ -224,7 +230,7 @@ export class CaService {
     this.known(ca)
     const limit = scope === undefined ? undefined : suggestionScope(scope)
     const roas = await this.allRoas(ca)
-    return bgpSuggestion(await analyseRoutesSliced(roas, heldResources(this.d.commands.state(ca)), this.d.bgp?.(), limit, pause))
+    return this.analyser.suggest(roas, heldResources(this.d.commands.state(ca)), limit)
   }
 
   /**
@@ -233,9 +239,8 @@ export class CaService {
    */
   async caRoutesDryRun(ca: string, delta: RoaDeltaJson): Promise<BgpAnalysisEntry[]> {
     const s = this.d.commands.state(caPath(ca))
-    const bgp = this.d.bgp?.()
     const roas = await roasAfterDelta(s, delta, this.d.now(), pause)
-    return bgpAnalysisReportSliced(await analyseRoutesSliced(roas, heldResources(s), bgp, undefined, pause), pause)
+    return this.analyser.report(roas, heldResources(s))
   }
 
   /** Every configured ROA with its objects, in listing order (page by page). */
