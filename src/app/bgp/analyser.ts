@@ -6,6 +6,9 @@
  */
 import type { BgpAnalysisEntry, BgpAnalysisSuggestion, ConfiguredRoa } from '../../api/cas.js'
 import type { ResourceSet } from '../../resources/resource-set.js'
+import { arrayJsonPieces, suggestionJsonPieces, type JsonChunks } from './analysis-json.js'
+
+export type { JsonChunks }
 import { analyseRoutesSliced, bgpAnalysisReportSliced, bgpSuggestion, type BgpAnnouncements } from '../ca/bgp-analysis.js'
 
 export interface RouteAnalyser {
@@ -13,12 +16,30 @@ export interface RouteAnalyser {
   report(roas: readonly ConfiguredRoa[], held: ResourceSet): Promise<BgpAnalysisEntry[]>
   /** Krill's suggestion, limited to `scope` when one is given. */
   suggest(roas: readonly ConfiguredRoa[], held: ResourceSet, scope?: ResourceSet): Promise<BgpAnalysisSuggestion>
+  /** The report as JSON text in pieces (an HTTP answer); resolved once the analysis is done, or rejected. */
+  reportJson(roas: readonly ConfiguredRoa[], held: ResourceSet): Promise<JsonChunks>
+  /** The suggestion as JSON text in pieces. */
+  suggestJson(roas: readonly ConfiguredRoa[], held: ResourceSet, scope?: ResourceSet): Promise<JsonChunks>
 }
 
 /** The analysis on this thread against `bgp()`, awaiting `pause` between slices. */
 export function inThreadAnalyser(bgp: () => BgpAnnouncements | undefined, pause: () => Promise<void>): RouteAnalyser {
+  const report: RouteAnalyser['report'] = async (roas, held) => bgpAnalysisReportSliced(await analyseRoutesSliced(roas, held, bgp(), undefined, pause), pause)
+  const suggest: RouteAnalyser['suggest'] = async (roas, held, scope) => bgpSuggestion(await analyseRoutesSliced(roas, held, bgp(), scope, pause))
   return {
-    report: async (roas, held) => bgpAnalysisReportSliced(await analyseRoutesSliced(roas, held, bgp(), undefined, pause), pause),
-    suggest: async (roas, held, scope) => bgpSuggestion(await analyseRoutesSliced(roas, held, bgp(), scope, pause)),
+    report,
+    suggest,
+    reportJson: async (roas, held) => paused(arrayJsonPieces(await report(roas, held)), pause),
+    suggestJson: async (roas, held, scope) => paused(suggestionJsonPieces(await suggest(roas, held, scope)), pause),
+  }
+}
+
+/** The pieces, awaiting `pause` before each after the first. */
+async function* paused(pieces: Iterable<string>, pause: () => Promise<void>): AsyncGenerator<string> {
+  let first = true
+  for (const piece of pieces) {
+    if (!first) await pause()
+    first = false
+    yield piece
   }
 }

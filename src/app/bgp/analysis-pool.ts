@@ -12,7 +12,8 @@ import { AppError } from '../../errors.js'
 import type { Logger } from '../../log.js'
 import type { ResourceSet } from '../../resources/resource-set.js'
 import type { RouteAnalyser } from './analyser.js'
-import { CHUNK, type FromWorker, type ToWorker } from './analysis-protocol.js'
+import type { JsonChunks } from './analysis-json.js'
+import { CHUNK, type AnalysisOp, type FromWorker, type ToWorker } from './analysis-protocol.js'
 import type { RisWhois } from './route-origins.js'
 
 export interface AnalysisPoolOptions {
@@ -26,6 +27,8 @@ export interface AnalysisPoolOptions {
 interface Running {
   id: number
   parts: Map<string, unknown[]>
+  /** A JSON answer's bytes, as they come. */
+  bytes?: ByteQueue
   resolve: (parts: Map<string, unknown[]>) => void
   reject: (e: Error) => void
 }
@@ -53,6 +56,14 @@ export class AnalysisPool implements RouteAnalyser {
     return Object.fromEntries(await this.enqueue('suggest', roas, held, scope)) as BgpAnalysisSuggestion
   }
 
+  reportJson(roas: readonly ConfiguredRoa[], held: ResourceSet): Promise<JsonChunks> {
+    return this.streamed('report-json', roas, held)
+  }
+
+  suggestJson(roas: readonly ConfiguredRoa[], held: ResourceSet, scope?: ResourceSet): Promise<JsonChunks> {
+    return this.streamed('suggest-json', roas, held, scope)
+  }
+
   /** Ends the worker; a request running is failed, later ones are refused. */
   async stop(): Promise<void> {
     this.stopped = true
@@ -61,13 +72,21 @@ export class AnalysisPool implements RouteAnalyser {
     await w?.terminate()
   }
 
-  private enqueue(op: 'report' | 'suggest', roas: readonly ConfiguredRoa[], held: ResourceSet, scope?: ResourceSet): Promise<Map<string, unknown[]>> {
-    const run = this.queue.then(() => this.run(op, roas, held, scope))
+  /** A JSON answer: resolved at its first bytes (an error before them rejects); the next request waits for its end. */
+  private async streamed(op: 'report-json' | 'suggest-json', roas: readonly ConfiguredRoa[], held: ResourceSet, scope?: ResourceSet): Promise<JsonChunks> {
+    const bytes = new ByteQueue()
+    this.enqueue(op, roas, held, scope, bytes).catch((e: Error) => bytes.end(e))
+    await bytes.started
+    return bytes
+  }
+
+  private enqueue(op: AnalysisOp, roas: readonly ConfiguredRoa[], held: ResourceSet, scope?: ResourceSet, bytes?: ByteQueue): Promise<Map<string, unknown[]>> {
+    const run = this.queue.then(() => this.run(op, roas, held, scope, bytes))
     this.queue = run.catch(() => undefined)
     return run
   }
 
-  private async run(op: 'report' | 'suggest', roas: readonly ConfiguredRoa[], held: ResourceSet, scope?: ResourceSet): Promise<Map<string, unknown[]>> {
+  private async run(op: AnalysisOp, roas: readonly ConfiguredRoa[], held: ResourceSet, scope?: ResourceSet, bytes?: ByteQueue): Promise<Map<string, unknown[]>> {
     if (this.stopped) throw new AppError('sys-bgp-analysis', { reason: 'svcd is stopping' })
     const w = this.start()
     const data = this.o.data()
@@ -76,7 +95,7 @@ export class AnalysisPool implements RouteAnalyser {
       this.sent = data
     }
     const id = this.nextId++
-    const answer = new Promise<Map<string, unknown[]>>((resolve, reject) => (this.running = { id, parts: new Map(), resolve, reject }))
+    const answer = new Promise<Map<string, unknown[]>>((resolve, reject) => (this.running = { id, parts: new Map(), ...(bytes ? { bytes } : {}), resolve, reject }))
     // Failed while the ROAs are still being sent: the caller sees it once they are.
     answer.catch(() => undefined)
     for (let i = 0; i < roas.length && this.running?.id === id; i += CHUNK) {
@@ -108,8 +127,10 @@ export class AnalysisPool implements RouteAnalyser {
       const list = r.parts.get(m.key)
       if (list) for (const x of m.items) list.push(x)
       else r.parts.set(m.key, m.items)
-    } else if (m.type === 'done') {
+    } else if (m.type === 'bytes') r.bytes?.push(m.bytes)
+    else if (m.type === 'done') {
       this.running = undefined
+      r.bytes?.end()
       r.resolve(r.parts)
     } else this.fail(m.error)
   }
@@ -124,6 +145,50 @@ export class AnalysisPool implements RouteAnalyser {
   private fail(reason: string): void {
     const r = this.running
     this.running = undefined
-    r?.reject(new AppError('sys-bgp-analysis', { reason }))
+    const e = new AppError('sys-bgp-analysis', { reason })
+    r?.bytes?.end(e)
+    r?.reject(e)
+  }
+}
+
+/** A JSON answer's bytes between the worker and the HTTP answer; `started` settles at the first bytes or the end. */
+class ByteQueue implements AsyncIterable<Uint8Array> {
+  readonly started: Promise<void>
+  private begin!: (e?: Error) => void
+  private readonly chunks: Uint8Array[] = []
+  private wake: (() => void) | undefined
+  private ended = false
+  private error: Error | undefined
+
+  constructor() {
+    this.started = new Promise<void>((resolve, reject) => (this.begin = (e) => (e ? reject(e) : resolve())))
+    this.started.catch(() => undefined)
+  }
+
+  push(b: Uint8Array): void {
+    this.chunks.push(b)
+    this.begin()
+    this.wake?.()
+  }
+
+  end(e?: Error): void {
+    if (this.ended) return
+    this.ended = true
+    this.error = e
+    this.begin(e)
+    this.wake?.()
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+    for (;;) {
+      const next = this.chunks.shift()
+      if (next) yield next
+      else if (this.error) throw this.error
+      else if (this.ended) return
+      else {
+        await new Promise<void>((resolve) => (this.wake = resolve))
+        this.wake = undefined
+      }
+    }
   }
 }

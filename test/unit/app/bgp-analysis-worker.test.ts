@@ -45,6 +45,20 @@ t.test('the worker answers as the pure functions: report, suggestion, a scope, n
   t.same(await pool.report(roas, HELD), bgpAnalysisReport(analyseRoutes(roas, HELD, data)), 'a new dataset is used once loaded')
   data = undefined
   t.same(await pool.suggest(roas, HELD), bgpSuggestion(analyseRoutes(roas, HELD, undefined)), 'without data: every held ROA kept')
+  // The JSON answers: the same text as JSON.stringify of the objects, in more than one piece.
+  const text = async (chunks: AsyncIterable<string | Uint8Array>) => {
+    const parts: Buffer[] = []
+    for await (const c of chunks) parts.push(Buffer.from(c))
+    return { pieces: parts.length, text: Buffer.concat(parts).toString('utf8') }
+  }
+  const fullJson = await text(await pool.reportJson(roas, HELD))
+  t.equal(fullJson.text, JSON.stringify(bgpAnalysisReport(analyseRoutes(roas, HELD, undefined))), 'the report as JSON (no data)')
+  data = dump(64497)
+  const json = await text(await pool.suggestJson(roas, HELD, SCOPE))
+  t.equal(json.text, JSON.stringify(bgpSuggestion(analyseRoutes(roas, HELD, data, SCOPE))), 'the suggestion as JSON')
+  const report = await text(await pool.reportJson(roas, HELD))
+  t.equal(report.text, JSON.stringify(bgpAnalysisReport(analyseRoutes(roas, HELD, data))), 'the report as JSON')
+  t.ok(report.pieces > 1, `in ${report.pieces} pieces`)
   // Three CAs at once: each waits its turn and gets its own answer.
   const small = manyRoas(300)
   data = dump(64496)
@@ -65,6 +79,9 @@ t.test('a worker that dies fails its request with a label, and the next request 
   await t.rejects(running, /^The BGP analysis failed/, 'the request running is failed, labelled')
   t.same(await waiting, bgpAnalysisReport(analyseRoutes(roas, HELD, data)), 'the next one is answered by a new worker, with the data sent again')
   t.ok(log.lines.some((l) => l.level === 'warn' && /analysis worker failed/.test(l.msg)), 'the crash is logged')
+  const streamed = pool.reportJson(roas, HELD)
+  await pool['worker']!.terminate()
+  await t.rejects(streamed, /^The BGP analysis failed/, 'a JSON answer that has not started is failed, labelled')
   await pool.stop()
   await t.rejects(pool.report(roas, HELD), /^The BGP analysis failed/, 'refused once stopped')
 })
