@@ -29,6 +29,17 @@ export function sendJsonChunks(ctx: Context, chunks: JsonChunks): void {
   ctx.set('Content-Type', JSON_CONTENT_TYPE)
 }
 
+/** Answer `items` as a JSON array streamed a slice at a time (yielding between slices): never one string. */
+export function streamJsonArray(ctx: Context, items: readonly unknown[]): void {
+  sendJsonChunks(ctx, (async function* () {
+    if (items.length === 0) return void (yield '[]')
+    for (let i = 0; i < items.length; i += SLICE) {
+      if (i > 0) await yieldToLoop()
+      yield `${i === 0 ? '[' : ','}${JSON.stringify(items.slice(i, i + SLICE)).slice(1, -1)}${i + SLICE >= items.length ? ']' : ''}`
+    }
+  })())
+}
+
 /** Answer `items` as a JSON array (200, the JSON content type). */
 export async function sendJsonArray(ctx: Context, items: readonly unknown[]): Promise<void> {
   ctx.body = await jsonArrayText(items)

@@ -21,6 +21,24 @@ export function* arrayJsonPieces(items: readonly unknown[], per = PIECE): Genera
   }
 }
 
+/** The pieces of a JSON array of `items` taken one at a time (a report's entries as they are made): never all held. */
+export function* iterableJsonPieces(items: Iterable<unknown>, per = PIECE): Generator<string> {
+  let chunk: unknown[] = []
+  let pending: string | undefined
+  for (const item of items) {
+    chunk.push(item)
+    if (chunk.length < per) continue
+    if (pending !== undefined) yield pending
+    pending = `${pending === undefined ? '[' : ','}${JSON.stringify(chunk).slice(1, -1)}`
+    chunk = []
+  }
+  if (chunk.length) {
+    if (pending !== undefined) yield pending
+    pending = `${pending === undefined ? '[' : ','}${JSON.stringify(chunk).slice(1, -1)}`
+  }
+  yield pending === undefined ? '[]' : `${pending}]`
+}
+
 /** The pieces of Krill's suggestion object: its lists in their order. */
 export function* suggestionJsonPieces(s: BgpAnalysisSuggestion, per = PIECE): Generator<string> {
   const entries = Object.entries(s) as [string, unknown[]][]

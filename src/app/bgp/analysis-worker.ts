@@ -8,8 +8,8 @@
 import { parentPort } from 'node:worker_threads'
 import type { ConfiguredRoa } from '../../api/cas.js'
 import { ResourceSet } from '../../resources/resource-set.js'
-import { analyseRoutes, bgpAnalysisReport, bgpSuggestion } from '../ca/bgp-analysis.js'
-import { arrayJsonPieces, suggestionJsonPieces } from './analysis-json.js'
+import { analyseRoutes, bgpAnalysisReport, bgpSuggestion, reportEntries } from '../ca/bgp-analysis.js'
+import { iterableJsonPieces, suggestionJsonPieces } from './analysis-json.js'
 import { CHUNK, type FromWorker, type ToWorker } from './analysis-protocol.js'
 import { RouteOrigins } from './route-origins.js'
 
@@ -36,7 +36,7 @@ function run(m: Extract<ToWorker, { type: 'run' }>): void {
     if (m.op === 'report') send(m.id, 'entries', bgpAnalysisReport(a))
     else if (m.op === 'suggest') for (const [key, list] of Object.entries(bgpSuggestion(a))) send(m.id, key, list as unknown[])
     else {
-      const pieces = m.op === 'report-json' ? arrayJsonPieces(bgpAnalysisReport(a), CHUNK) : suggestionJsonPieces(bgpSuggestion(a), CHUNK)
+      const pieces = m.op === 'report-json' ? iterableJsonPieces(reportEntries(a), CHUNK) : suggestionJsonPieces(bgpSuggestion(a), CHUNK)
       for (const piece of pieces) {
         const bytes = encoder.encode(piece)
         port.postMessage({ type: 'bytes', id: m.id, bytes } satisfies FromWorker, [bytes.buffer])
