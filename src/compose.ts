@@ -6,6 +6,8 @@
 import { hostname } from 'node:os'
 import { DEFAULT_DUMP_LIMITS } from './app/bgp/ris-loader.js'
 import { RisWhoisService } from './app/bgp/ris-service.js'
+import { AnalysisPool } from './app/bgp/analysis-pool.js'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { CaCommands } from './app/ca/ca-commands.js'
 import { CaFollowUps } from './app/ca/ca-follow-ups.js'
 import { CaPublisher } from './app/ca/ca-publisher.js'
@@ -252,6 +254,8 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const ris = config.bgp_riswhois_enabled
     ? new RisWhoisService({ v4Uri: config.bgp_riswhois_v4_uri, v6Uri: config.bgp_riswhois_v6_uri, refreshSeconds: config.bgp_riswhois_refresh_seconds, minPeers: config.bgp_riswhois_min_peers, log, clock, limits: { ...DEFAULT_DUMP_LIMITS, maxBytes: config.bgp_riswhois_max_bytes } })
     : undefined
+  // The analysis of a CA's ROAs against them runs in a worker thread too (issue 28 §3): one request at a time.
+  const analyser = new AnalysisPool({ data: () => ris?.current(), log, pause: () => yieldToLoop() })
   let housekeeping: TimerHandle | undefined
   let testbedRetry: Retry | undefined
   // A signer back after an outage: every CA brings its objects up to date now (what failed meanwhile is redone).
@@ -266,12 +270,12 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
   // Change plans (design.md §12): four-eyes approval, refused when stale; the CA service refuses direct updates under four-eyes.
   const plans = new PlanService({
-    commands, plans: stores.plans, now, log, bgp: () => ris?.current(), fourEyesEverywhere: config.change_control_four_eyes,
+    commands, plans: stores.plans, now, log, bgp: () => ris?.current(), analyser, fourEyesEverywhere: config.change_control_four_eyes,
     audit: (e) => void audit.record(e), transaction: stores.transaction, suggest: (ca, scope) => cas!.caRoutesSuggest(ca, scope),
   })
   cas = new CaService({
     commands, publisher, followUps, parents, children, repo: repoClient, roas: roas, signers, cas: stores.cas, objects: stores.objects, status: stores.status, tasks, publication: embedded,
-    publicationProblems: () => publicationProblems(true), signerProblems, signer, queues: { quarantined: () => queues.quarantine.list(), stalled: () => queues.watchdog.problems() }, now, log, bgp: () => ris?.current(), changeControl: plans, signerReady: (n) => signerService.requireReady(n),
+    publicationProblems: () => publicationProblems(true), signerProblems, signer, queues: { quarantined: () => queues.quarantine.list(), stalled: () => queues.watchdog.problems() }, now, log, bgp: () => ris?.current(), analyser, changeControl: plans, signerReady: (n) => signerService.requireReady(n),
   })
   const rsc = new RscService({ commands, signer, now, random, log })
   // ROA/ASPA export, import as plans, rollback from the history (design.md §12).
@@ -295,6 +299,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     await liveness?.stop()
     await alerts.stop()
     await ris?.stop()
+    await analyser.stop()
     await scheduler.stop()
     await parents!.stop()
     await publisher.stop()

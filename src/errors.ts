@@ -179,6 +179,7 @@ export const CATALOGUE = {
   'sys-rsync-lag': { status: 503, msg: 'The rsync tree does not hold a change accepted at {accepted}, more than {bound} s ago' },
   // A part of svcd that stopped making progress without crashing (issue 26 §5): shown by GET /ready and the bulk issues.
   'sys-stalled': { status: 503, msg: 'The {component} has stalled since {since}: {why}' },
+  'sys-bgp-analysis': { status: 503, msg: 'The BGP analysis failed: {reason}; nothing changed; retry', expose: true },
 } as const satisfies Record<string, CatalogueEntry>
 
 export type ErrorLabel = keyof typeof CATALOGUE

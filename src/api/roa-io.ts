@@ -89,6 +89,19 @@ export function aspaCsvLine(a: AspaDefinitionJson): string {
   return csvLine([`AS${a.customer}`, a.providers.map((p) => `AS${p}`).join(' ')])
 }
 
+/**
+ * A CSV file in pieces: the header line, then the lines of `per` rows at a time (http/routes/roa-io.ts streams them,
+ * yielding to the event loop between pieces: the file is never one string, issue 28 §3). Joined, it is the file.
+ */
+export function* csvPieces<T>(rows: readonly T[], header: string, line: (row: T) => string, per = 2_000): Generator<string> {
+  yield header
+  for (let i = 0; i < rows.length; i += per) {
+    let piece = ''
+    for (let k = i; k < Math.min(i + per, rows.length); k++) piece += line(rows[k]!)
+    yield piece
+  }
+}
+
 /** The file name an export is offered under (Content-Disposition): `<ca>-roas.csv`, `<ca>-aspas.json`. */
 export function exportFileName(ca: string, kind: IoKind, format: IoFormat): string {
   return `${ca.replace(/[^A-Za-z0-9_-]/g, '_')}-${kind}.${format}`

@@ -1,6 +1,6 @@
 /**
  * The worker thread that loads the RIS whois dumps (ris-loader.ts) for bgp-service.ts: it loads both families,
- * sends back the indexes' arrays (transferred, not copied) or the first error, and ends. One worker per refresh.
+ * sends back the indexes' arrays (in SharedArrayBuffers, not copied) or the first error, and ends. One worker per refresh.
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { loadDump, type DumpLimits } from './ris-loader.js'
@@ -29,8 +29,19 @@ async function main(input: WorkerInput): Promise<void> {
   } catch (e) {
     out = { ok: false, error: (e as Error).message }
   }
-  const transfer = out.ok ? [out.v4, out.v6].flatMap((a) => (a ? [a.words.buffer, a.lens.buffer, a.asns.buffer] : [])) : []
-  parentPort!.postMessage(out, transfer as ArrayBuffer[])
+  // In SharedArrayBuffers: the main thread and the analysis worker (analysis-pool.ts) then hold the same bytes.
+  if (out.ok) out = { ...out, v4: out.v4 && shared(out.v4), v6: out.v6 && shared(out.v6) }
+  parentPort!.postMessage(out)
+}
+
+/** The arrays copied into SharedArrayBuffers (once per load: a few MB). */
+function shared(a: RouteOriginArrays): RouteOriginArrays {
+  const copy = <T extends Uint32Array | Uint8Array>(x: T, make: (b: SharedArrayBuffer) => T): T => {
+    const out = make(new SharedArrayBuffer(x.byteLength))
+    out.set(x)
+    return out
+  }
+  return { ...a, words: copy(a.words, (b) => new Uint32Array(b)), lens: copy(a.lens, (b) => new Uint8Array(b)), asns: copy(a.asns, (b) => new Uint32Array(b)) }
 }
 
 void main(workerData as WorkerInput)

@@ -157,6 +157,17 @@ function* reportSteps(a: BgpAnalysis): Sliced<BgpAnalysisEntry[]> {
 }
 
 /**
+ * The report's entries one at a time, in the report's order (bgpAnalysisReport's), each made when it is taken: the
+ * JSON of a large report (analysis-json.ts) is written without ever holding all its entries (issue 28 §3).
+ */
+export function* reportEntries(a: BgpAnalysis): Generator<BgpAnalysisEntry> {
+  for (const state of BGP_ANALYSIS_STATES) {
+    for (const r of a.roas) if (r.state === state) yield roaEntry(r)
+    for (const x of a.announcements) if (x.state === state) yield announcementEntry(x)
+  }
+}
+
+/**
  * Krill's suggestion (krill:src/server/bgp/analyser.rs `suggest`); without BGP data every held ROA has no announcement
  * information and is kept (`{"keep": […]}`, as Krill answers; issue 24 item 6), a ROA not held is still not held.
  */

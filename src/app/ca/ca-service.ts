@@ -6,17 +6,17 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import {
-  childRequestJson, MAX_HISTORY_ROWS, ROAS_PAGE_MAX, type AspaDefinitionJson, type BgpAnalysisEntry, type BgpAnalysisSuggestion, type BulkIssuesJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildRequestJson, type CommandDetailsJson,
-  type CommandHistoryJson, type ConfiguredRoa, type RoaDeltaJson,
+  childRequestJson, MAX_HISTORY_ROWS, ROAS_PAGE_MAX, type AspaDefinitionJson, type BgpAnalysisSuggestion, type BulkIssuesJson, type CaIssuesJson, type CaList, type CertAuthInfo, type ChildRequestJson, type CommandDetailsJson,
+  type CommandHistoryJson, type ConfiguredRoa, type RoaDeltaJson, type RoasPageJson, type RoasQuery,
 } from '../../api/cas.js'
-import type { RoasPageJson, RoasQuery } from '../../api/cas.js'
 import type { CaSort, CasPageJson, ListQuery } from '../../api/paging.js'
 import type { AspaDefinitionUpdatesJson, AspaProvidersUpdateJson } from '../../api/aspas.js'
 import type { BgpSecCsrInfoJson, BgpSecDefinitionUpdatesJson } from '../../api/bgpsec.js'
 import { aspaConfigs } from '../../ca/aspas.js'
 import { bgpSecDefinitions } from '../../ca/bgpsec.js'
 import { heldResources } from '../../ca/children.js'
-import { analyseRoutesSliced, bgpAnalysisReportSliced, bgpSuggestion, type BgpAnnouncements } from './bgp-analysis.js'
+import type { BgpAnnouncements } from './bgp-analysis.js'
+import { inThreadAnalyser, type JsonChunks, type RouteAnalyser } from '../bgp/analyser.js'
 import { publisherRequestJson, type PublisherRequestJson } from '../../api/pubd.js'
 import type { ErrorBody } from '../../api/status.js'
 import { offeredIdCert } from '../../ca/id-roll.js'
@@ -78,6 +78,8 @@ export interface CaServiceDeps {
   log: Logger
   /** The BGP announcements loaded last (RIS whois dumps), if any: the BGP analysis (app/bgp/ris-service.ts). */
   bgp?: () => BgpAnnouncements | undefined
+  /** Where the analysis runs (svcd: the analysis worker, app/bgp/analysis-pool.ts); default: here, in slices, against `bgp`. */
+  analyser?: RouteAnalyser
   /** Change control (plan-service.ts): direct ROA/ASPA updates refused under four-eyes; a deleted CA's plans forgotten. */
   changeControl?: { requireNoFourEyes(ca: string): void; forget(ca: string): void }
   /** A key roll into a named signer may start (app/signers/signer-service.ts requireReady): throws signer-unknown or the signer's problem. */
@@ -89,7 +91,11 @@ export type CaFilter = (ca: string) => boolean
 const everyCa: CaFilter = () => true
 
 export class CaService {
-  constructor(private readonly d: CaServiceDeps) {}
+  private readonly analyser: RouteAnalyser
+
+  constructor(private readonly d: CaServiceDeps) {
+    this.analyser = d.analyser ?? inThreadAnalyser(() => d.bgp?.(), pause)
+  }
 
   /**
    * Krill's list; with a page query (api/paging.ts), a page of it. Only the CAs `sees` keeps (the caller's role may be
@@ -212,30 +218,31 @@ export class CaService {
     return this.d.roas.query(caPath(ca), q)
   }
 
-  /** GET …/routes/analysis/full: every configured ROA and every announcement in the CA's resources, with its state (bgp-analysis.ts). */
-  async caRoutesAnalysis(ca: string): Promise<BgpAnalysisEntry[]> {
-    const roas = await this.allRoas(ca)
-    const a = await analyseRoutesSliced(roas, heldResources(this.d.commands.state(ca)), this.d.bgp?.(), undefined, pause)
-    return bgpAnalysisReportSliced(a, pause)
+  /** GET …/routes/analysis/full: every configured ROA and every announcement in the CA's resources, with its state (bgp-analysis.ts), as JSON pieces. */
+  async caRoutesAnalysis(ca: string): Promise<JsonChunks> {
+    return this.analyser.reportJson(await this.allRoas(ca), heldResources(this.d.commands.state(ca)))
   }
 
   /** GET (or POST with a resource set: only that part) …/routes/analysis/suggest: Krill's suggestion; {} without BGP data. */
   async caRoutesSuggest(ca: string, scope?: Parameters<typeof suggestionScope>[0]): Promise<BgpAnalysisSuggestion> {
-    this.known(ca)
-    const limit = scope === undefined ? undefined : suggestionScope(scope)
-    const roas = await this.allRoas(ca)
-    return bgpSuggestion(await analyseRoutesSliced(roas, heldResources(this.d.commands.state(ca)), this.d.bgp?.(), limit, pause))
+    return this.analyser.suggest(...(await this.suggestInput(ca, scope)))
   }
 
-  /**
-   * POST …/routes/analysis/dryrun: the analysis of the ROAs a delta would leave; nothing changes (a bad delta is refused
-   * as by the update). In slices with yields between them, as the update is (issue 22: 400,000 ROAs held svcd 10 s).
-   */
-  async caRoutesDryRun(ca: string, delta: RoaDeltaJson): Promise<BgpAnalysisEntry[]> {
+  /** caRoutesSuggest as JSON pieces (the HTTP answer: for 100,000 ROAs tens of MB, never one string). */
+  async caRoutesSuggestJson(ca: string, scope?: Parameters<typeof suggestionScope>[0]): Promise<JsonChunks> {
+    return this.analyser.suggestJson(...(await this.suggestInput(ca, scope)))
+  }
+
+  private async suggestInput(ca: string, scope?: Parameters<typeof suggestionScope>[0]) {
+    this.known(ca)
+    const limit = scope === undefined ? undefined : suggestionScope(scope)
+    return [await this.allRoas(ca), heldResources(this.d.commands.state(ca)), limit] as const
+  }
+
+  /** POST …/routes/analysis/dryrun: the analysis (JSON pieces) of the ROAs a delta would leave (refused as the update refuses it); nothing changes. */
+  async caRoutesDryRun(ca: string, delta: RoaDeltaJson): Promise<JsonChunks> {
     const s = this.d.commands.state(caPath(ca))
-    const bgp = this.d.bgp?.()
-    const roas = await roasAfterDelta(s, delta, this.d.now(), pause)
-    return bgpAnalysisReportSliced(await analyseRoutesSliced(roas, heldResources(s), bgp, undefined, pause), pause)
+    return this.analyser.reportJson(await roasAfterDelta(s, delta, this.d.now(), pause), heldResources(s))
   }
 
   /** Every configured ROA with its objects, in listing order (page by page). */

@@ -22,7 +22,8 @@ import { ResourceSet } from '../../resources/resource-set.js'
 import type { PlanStore } from '../../store/interfaces.js'
 import type { AuditEntry } from '../access/audit-service.js'
 import { currentActor } from '../shared/acting.js'
-import { analyseRoutesSliced, bgpAnalysisReportSliced, type BgpAnnouncements } from './bgp-analysis.js'
+import type { BgpAnnouncements } from './bgp-analysis.js'
+import { inThreadAnalyser, type RouteAnalyser } from '../bgp/analyser.js'
 import type { CaCommands } from './ca-commands.js'
 import { caPath } from './inputs.js'
 import { suggestionChange } from './plan-suggestion.js'
@@ -41,6 +42,8 @@ export interface PlanServiceDeps {
   log: Logger
   /** The BGP announcements loaded last, if any (the analysis of the plan's impact). */
   bgp?: () => BgpAnnouncements | undefined
+  /** Where the analysis runs (svcd: the analysis worker, app/bgp/analysis-pool.ts); default: here, in slices, against `bgp`. */
+  analyser?: RouteAnalyser
   /** `change_control_four_eyes`: every CA requires four-eyes, whatever its own setting. */
   fourEyesEverywhere: boolean
   /** The audit trail (AuditService.record): each step and each refused step. */
@@ -55,7 +58,11 @@ type AuditKind = 'plan-create' | 'plan-approve' | 'plan-apply' | 'plan-reject' |
 const KIND: Record<PlanAction, AuditKind> = { approve: 'plan-approve', apply: 'plan-apply', reject: 'plan-reject', withdraw: 'plan-withdraw' }
 
 export class PlanService {
-  constructor(private readonly d: PlanServiceDeps) {}
+  private readonly analyser: RouteAnalyser
+
+  constructor(private readonly d: PlanServiceDeps) {
+    this.analyser = d.analyser ?? inThreadAnalyser(() => d.bgp?.(), pause)
+  }
 
   /** GET …/plans: newest first, optionally only those of one status. */
   list(ca: string, q: { status?: PlanStatus; offset: number; limit: number }): PlanListJson {
@@ -301,8 +308,8 @@ export class PlanService {
     const bgp = this.d.bgp?.()
     let announcements: Omit<PlanImpact['bgp'], 'available'> = { turned_valid: 0, turned_invalid: 0, turned_not_found: 0, changes: [], truncated: false }
     if (bgp) {
-      const a0 = await bgpAnalysisReportSliced(await analyseRoutesSliced(before, held, bgp, undefined, pause), pause)
-      const a1 = await bgpAnalysisReportSliced(await analyseRoutesSliced(after, held, bgp, undefined, pause), pause)
+      const a0 = await this.analyser.report(before, held)
+      const a1 = await this.analyser.report(after, held)
       announcements = announcementChanges(a0, a1, IMPACT_LIST_MAX)
     }
     const vrps = async (roas: readonly { asn: number; prefix: string; max_length: number }[]) => {

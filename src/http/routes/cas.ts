@@ -13,7 +13,7 @@ import { AppError } from '../../errors.js'
 import type { HttpDeps } from '../deps.js'
 import { readJson, readJsonOrXml, readNoBody, readOptionalJson } from '../body.js'
 import { checkKeyRollInit, type KeyRollInitJson } from '../../api/signers.js'
-import { sendJsonArray } from '../json-array.js'
+import { sendJsonChunks } from '../json-array.js'
 import { listQuery, queryCount, queryOrder, querySearch, wantsPage } from '../list-query.js'
 import { rscRoutes } from './cas-rsc.js'
 import { ROUTER_OPTIONS } from '../path.js'
@@ -132,14 +132,14 @@ function roaAndRepoRoutes(r: Router, deps: HttpDeps): void {
     await svc.cas.caRoasUpdate(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, deltaLimit, checkRoaDelta))
     empty(ctx)
   })
-  // The analyses may list hundreds of thousands of entries: serialised in slices (json-array.ts).
-  r.get('/cas/:ca/routes/analysis/full', async (ctx) => sendJsonArray(ctx, await svc.cas.caRoutesAnalysis(ctx.params.ca)))
-  r.get('/cas/:ca/routes/analysis/suggest', async (ctx) => void (ctx.body = await svc.cas.caRoutesSuggest(ctx.params.ca)))
+  // The analyses may list hundreds of thousands of entries: their JSON streamed as the analysis worker writes it.
+  r.get('/cas/:ca/routes/analysis/full', async (ctx) => sendJsonChunks(ctx, await svc.cas.caRoutesAnalysis(ctx.params.ca)))
+  r.get('/cas/:ca/routes/analysis/suggest', async (ctx) => sendJsonChunks(ctx, await svc.cas.caRoutesSuggestJson(ctx.params.ca)))
   r.post('/cas/:ca/routes/analysis/suggest', async (ctx) => {
-    ctx.body = await svc.cas.caRoutesSuggest(ctx.params.ca, await readJson<{ asn?: string; ipv4?: string; ipv6?: string }>(ctx, limit, checkResourcesJson))
+    sendJsonChunks(ctx, await svc.cas.caRoutesSuggestJson(ctx.params.ca, await readJson<{ asn?: string; ipv4?: string; ipv6?: string }>(ctx, limit, checkResourcesJson)))
   })
   r.post('/cas/:ca/routes/analysis/dryrun', async (ctx) => {
-    await sendJsonArray(ctx, await svc.cas.caRoutesDryRun(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, deltaLimit, checkRoaDelta)))
+    sendJsonChunks(ctx, await svc.cas.caRoutesDryRun(ctx.params.ca, await readJson<RoaDeltaJson>(ctx, deltaLimit, checkRoaDelta)))
   })
 
   r.get('/cas/:ca/repo', (ctx) => void (ctx.body = svc.repo.caRepo(ctx.params.ca)))

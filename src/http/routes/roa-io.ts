@@ -1,6 +1,6 @@
 /**
  * ROA/ASPA export and import, and rollback (issue 27, design.md §12; api/roa-io.ts): GET …/routes/export and
- * …/aspas/export answer CSV (streamed a slice at a time: a CA may have 100,000 ROAs) or JSON, as a file to save;
+ * …/aspas/export answer CSV or JSON (each streamed a slice at a time: a CA may have 100,000 ROAs), as a file to save;
  * POST …/plans/import and …/plans/rollback make plans (app/ca/roa-io-service.ts). A route reads its input and makes one call.
  */
 import { Router } from '@koa/router'
@@ -8,12 +8,12 @@ import type { Context } from 'koa'
 import { Readable } from 'node:stream'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import {
-  aspaCsvHeader, aspaCsvLine, checkPlanImport, checkPlanRollback, CSV_CONTENT_TYPE, exportFileName, IO_FORMATS, roaCsvHeader, roaCsvLine, type IoFormat, type IoKind, type PlanImportJson, type PlanRollbackJson,
+  aspaCsvHeader, aspaCsvLine, checkPlanImport, checkPlanRollback, CSV_CONTENT_TYPE, csvPieces, exportFileName, IO_FORMATS, roaCsvHeader, roaCsvLine, type IoFormat, type IoKind, type PlanImportJson, type PlanRollbackJson,
 } from '../../api/roa-io.js'
 import { AppError } from '../../errors.js'
 import { readJson } from '../body.js'
 import type { HttpDeps } from '../deps.js'
-import { sendJsonArray } from '../json-array.js'
+import { streamJsonArray } from '../json-array.js'
 import { queryText } from '../list-query.js'
 import { ROUTER_OPTIONS } from '../path.js'
 import { requirePermission } from '../route-permissions.js'
@@ -59,7 +59,7 @@ function exportFormat(ctx: Context): IoFormat {
 /** The rows as a file to save: JSON in slices (json-array.ts), or CSV streamed from its header line on. */
 async function sendExport<T>(ctx: Context, kind: IoKind, format: IoFormat, rows: readonly T[], header: string, line: (row: T) => string): Promise<void> {
   const name = exportFileName(ctx.params.ca!, kind, format)
-  if (format === 'json') await sendJsonArray(ctx, rows)
+  if (format === 'json') streamJsonArray(ctx, rows)
   else {
     ctx.set('Content-Type', CSV_CONTENT_TYPE)
     ctx.body = Readable.from(csvChunks(rows, header, line))
@@ -67,13 +67,12 @@ async function sendExport<T>(ctx: Context, kind: IoKind, format: IoFormat, rows:
   ctx.set('Content-Disposition', `attachment; filename="${name}"`)
 }
 
-/** The CSV text a slice of lines at a time, yielding to the event loop between slices. */
+/** The CSV text a slice of lines at a time (api/roa-io.ts csvPieces), yielding to the event loop between slices. */
 async function* csvChunks<T>(rows: readonly T[], header: string, line: (row: T) => string): AsyncGenerator<string> {
-  yield header
-  for (let i = 0; i < rows.length; i += CSV_SLICE) {
-    if (i > 0) await yieldToLoop()
-    let chunk = ''
-    for (const row of rows.slice(i, i + CSV_SLICE)) chunk += line(row)
-    yield chunk
+  let first = true
+  for (const piece of csvPieces(rows, header, line, CSV_SLICE)) {
+    if (!first) await yieldToLoop()
+    first = false
+    yield piece
   }
 }

@@ -6,7 +6,7 @@
 import t from 'tap'
 import { csvField, formulaSafe, formulaText, jsonArrayLines, readCsv } from '../../../src/api/csv.js'
 import {
-  aspaCsvHeader, aspaCsvLine, aspaImportSteps, checkPlanImport, checkPlanRollback, exportFileName, IMPORT_PROBLEMS_MAX, roaCsvHeader, roaCsvLine, roaImportSteps, type RoaExportJson,
+  aspaCsvHeader, aspaCsvLine, aspaImportSteps, checkPlanImport, checkPlanRollback, csvPieces, exportFileName, IMPORT_PROBLEMS_MAX, roaCsvHeader, roaCsvLine, roaImportSteps, type RoaExportJson,
 } from '../../../src/api/roa-io.js'
 import { AppError } from '../../../src/errors.js'
 import { runSync } from '../../../src/util/slices.js'
@@ -72,6 +72,16 @@ t.test('a CSV export reads back to what was exported (round trip), also with a B
   const defs = [{ customer: 65000, providers: [65001, 65002] }, { customer: 65010, providers: [0] }]
   t.same(aspas('csv', aspaCsvHeader() + defs.map(aspaCsvLine).join('')), defs)
   t.same(aspas('json', JSON.stringify(defs)), defs)
+})
+
+t.test('a large export in pieces (issue 28 §3: streamed, never one string): the same bytes as the file written whole, and it reads back', async (t) => {
+  const rows: RoaExportJson[] = Array.from({ length: 5_003 }, (_, i) => ({ asn: 64496 + (i % 7), prefix: `10.${i >> 8}.${i & 255}.0/24`, max_length: 24, comment: i % 3 ? null : `n° ${i}, "x"` }))
+  const pieces = [...csvPieces(rows, roaCsvHeader(), roaCsvLine, 2_000)]
+  t.equal(pieces.length, 4, 'the header, then pieces of 2,000 lines')
+  const whole = roaCsvHeader() + rows.map(roaCsvLine).join('')
+  t.equal(pieces.join(''), whole, 'byte-exact against the file written whole')
+  t.same(roas('csv', pieces.join('')), rows, 'and it reads back')
+  t.same([...csvPieces([], roaCsvHeader(), roaCsvLine)], [roaCsvHeader()], 'no ROAs: the header alone')
 })
 
 t.test('import leniency: no header, a header that orders columns, AS or plain numbers, max length left out, blank lines', async (t) => {

@@ -7,7 +7,7 @@
 import t from 'tap'
 import type { BgpAnalysisEntry, ConfiguredRoa } from '../../../src/api/cas.js'
 import { parseRisWhois, type RisWhois } from '../../../src/app/bgp/route-origins.js'
-import { analyseRoutes, analyseRoutesSliced, bgpAnalysisReport, bgpAnalysisReportSliced, bgpSuggestion } from '../../../src/app/ca/bgp-analysis.js'
+import { analyseRoutes, analyseRoutesSliced, bgpAnalysisReport, bgpAnalysisReportSliced, bgpSuggestion, reportEntries } from '../../../src/app/ca/bgp-analysis.js'
 import { ResourceSet } from '../../../src/resources/resource-set.js'
 
 /** ROAs from '<prefix>[-<max>] => <asn>' lines, in listing order as the CA lists them. */
@@ -45,6 +45,7 @@ const HELD = ResourceSet.parse({ ipv4: '10.0.0.0/16, 192.168.0.0/16' })
 
 t.test("Krill's example: every ROA and announcement state, in Krill's order", async (t) => {
   const report = bgpAnalysisReport(analyseRoutes(KRILL_ROAS, HELD, KRILL_BGP))
+  t.same([...reportEntries(analyseRoutes(KRILL_ROAS, HELD, KRILL_BGP))], report, 'the entries one at a time (analysis-json.ts): the same, in the same order')
   t.same(lines(report), [
     'roa_seen: 192.168.1.0/24 => 64497 | authorizes 192.168.1.0/24 => 64497',
     'roa_unseen: 10.0.3.0/24 => 64497',
