@@ -44,6 +44,8 @@ export class ParentService {
   private readonly syncs = new Map<string, Pacer>()
   /** Every sync takes one (issue 28 §4): a parent that never answers holds one until its request times out. */
   private readonly slots: Slots
+  /** The sync of a parent now (`ca\0parent`), and the one asked for meanwhile, which runs once it is done. */
+  private readonly perParent = new Map<string, { current: Promise<void>; queued?: Promise<void> }>()
   private stopped = false
 
   constructor(private readonly d: ParentServiceDeps) {
@@ -102,8 +104,22 @@ export class ParentService {
    * is published, and our children in this svcd learn of a new certificate of ours at once (follow-ups.ts); children
    * elsewhere learn at their next refresh, as RFC 6492 has it (the child asks). Runs in one of the bounded slots.
    */
-  async sync(handle: string, name: string): Promise<void> {
-    await this.slots.run(() => this.d.client.sync(handle, name))
+  sync(handle: string, name: string): Promise<void> {
+    const key = `${handle}\0${name}`
+    const entry = this.perParent.get(key)
+    if (!entry) return this.startSync(key, handle, name)
+    // One sync per parent at a time, whoever asks: a hung parent holds one slot, however often it is asked meanwhile.
+    entry.queued ??= entry.current.catch(() => undefined).then(() => this.startSync(key, handle, name))
+    return entry.queued
+  }
+
+  private startSync(key: string, handle: string, name: string): Promise<void> {
+    const current: Promise<void> = this.slots.run(() => this.d.client.sync(handle, name)).finally(() => {
+      const e = this.perParent.get(key)
+      if (e?.current === current && !e.queued) this.perParent.delete(key)
+    })
+    this.perParent.set(key, { current })
+    return current
   }
 
   /** The next refresh of a parent, ms from now: the interval plus jitter, or within the start-up spread (design.md §3). */
