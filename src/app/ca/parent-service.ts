@@ -114,7 +114,9 @@ export class ParentService {
   }
 
   private startSync(key: string, handle: string, name: string): Promise<void> {
-    const current: Promise<void> = this.slots.run(() => this.d.client.sync(handle, name)).finally(() => {
+    // A sync still waiting for a slot when svcd stops does not start (the scheduler's task is asked again after a restart).
+    const run = () => (this.stopped ? Promise.reject(new Error('svcd is stopping: the parent sync did not start')) : this.d.client.sync(handle, name))
+    const current: Promise<void> = this.slots.run(run).finally(() => {
       const e = this.perParent.get(key)
       if (e?.current === current && !e.queued) this.perParent.delete(key)
     })

@@ -201,3 +201,16 @@ t.test('issue 28 §4: one sync per parent at a time: asked again meanwhile, it r
   t.equal(log.filter((l) => l === 'sync ca1/dead').length, 2, 'three requests meanwhile: one more sync')
   await parents.stop()
 })
+
+t.test('issue 28 §4: syncs still waiting for a slot when the service stops do not start', async (t) => {
+  const names = ['p0', 'p1', 'p2', 'p3']
+  const cas = { ca1: { ...initialState('ca1', 'K', ''), parents: Object.fromEntries(names.map((n) => [n, local('ca1', n)])) } }
+  const gate = hanging()
+  const { parents, log } = fakes(cas, { concurrency: 1, sync: () => gate.wait() })
+  parents.syncAllLater('ca1')
+  await waitFor('the first sync started', () => log.length === 1)
+  const stopped = parents.stop()
+  gate.release()
+  await stopped
+  t.same(log, ['sync ca1/p0'], 'only the one running finished; the three waiting did not start')
+})
