@@ -2,7 +2,7 @@
  * The bench harness behind `make bench` (design.md §5 "Benchmarks"; house rule: speed and memory targets are
  * checked here, not by timed tests). Runs every benchmark in order, or the ones named on the command line:
  *
- *   node --expose-gc dist-bench/bench/run.js [crypto objects signed-message resources pubd publish-load roas cas routes cluster failover signers liveness bgp]
+ *   node --expose-gc dist-bench/bench/run.js [crypto objects signed-message resources pubd publish-load roas cas routes cluster failover signers liveness bgp parents]
  *   BENCH_QUICK=1 …   smaller sizes, a few minutes (sizes: see SIZES below and each bench's header)
  *
  * Each benchmark prints its figures as it goes; the harness ends with a summary table (figure, target, ratio to the
@@ -31,13 +31,14 @@ import { run as runSignedMessage } from './signed-message.bench.js'
 import { runSignersBench } from './signers.bench.js'
 import { runLivenessBench } from './liveness.bench.js'
 import { runBgpBench } from './bgp.bench.js'
+import { runParentsBench } from './parents.bench.js'
 
 const QUICK = /^(1|true|yes)$/i.test(process.env.BENCH_QUICK ?? '')
 
 /** What each mode runs (printed in the report). */
 const SIZES = QUICK
-  ? 'BENCH_QUICK: pubd 1,000 and 10,000 objects (BENCH_PUBD_SIZES to choose); publish-load 50 publishers × 15 s; roas 10 × 10 ROAs and 200 ROAs in one delta; cas 100 CAs × 5 ROAs, 500 GETs each; routes 20,000 ROAs in one CA; cluster 10 publishers × 8 s per storage, failover 5 rounds per lease; failover 3 rounds idle and 3 beside stress-ng; liveness 100 CAs; bgp 20,000 ROAs × 200,000 announcements'
-  : 'full: pubd 1,000, 100,000 and 1,000,000 objects; publish-load 50 publishers × 60 s; roas 10 × 10 ROAs and 1,000 ROAs in one delta; cas 1,000 CAs × 5 ROAs, 1,000 GETs each; routes 100,000 ROAs in one CA; cluster 20 publishers × 20 s per storage, failover 5 rounds per lease; failover 5 rounds idle and 5 beside stress-ng; liveness 1,000 CAs; bgp 100,000 ROAs × 1,000,000 announcements'
+  ? 'BENCH_QUICK: pubd 1,000 and 10,000 objects (BENCH_PUBD_SIZES to choose); publish-load 50 publishers × 15 s; roas 10 × 10 ROAs and 200 ROAs in one delta; cas 100 CAs × 5 ROAs, 500 GETs each; routes 20,000 ROAs in one CA; cluster 10 publishers × 8 s per storage, failover 5 rounds per lease; failover 3 rounds idle and 3 beside stress-ng; liveness 100 CAs; bgp 20,000 ROAs × 200,000 announcements; parents 20 parents, 20 and 200 children'
+  : 'full: pubd 1,000, 100,000 and 1,000,000 objects; publish-load 50 publishers × 60 s; roas 10 × 10 ROAs and 1,000 ROAs in one delta; cas 1,000 CAs × 5 ROAs, 1,000 GETs each; routes 100,000 ROAs in one CA; cluster 20 publishers × 20 s per storage, failover 5 rounds per lease; failover 5 rounds idle and 5 beside stress-ng; liveness 1,000 CAs; bgp 100,000 ROAs × 1,000,000 announcements; parents 100 parents, 1,000 and 10,000 children'
 
 interface Bench {
   name: string
@@ -140,6 +141,7 @@ const BENCHES: Bench[] = [
   { name: 'signers', what: 'issue 25: key generation, signing, warm one-off take and a 10-ROA change, software signer vs SoftHSM2 (bench/signers.bench.ts)', run: runSignersBench },
   { name: 'liveness', what: 'issue 26: one check of the relying-party view of 100 / 1,000 CAs (RRDP and rsync), its CPU, RSS and event-loop hold (bench/liveness.bench.ts)', run: runLivenessBench },
   { name: 'bgp', what: 'issue 28: BGP analysis and suggestion of 100,000 ROAs × 1,000,000 announcements in the analysis worker, worst /health wait (bench/bgp.bench.ts)', run: runBgpBench },
+  { name: 'parents', what: 'issue 28 §4: sync with 100 parents, one dead, vs all live; a parent with 1,000 and 10,000 children: refresh CPU per child and its growth (bench/parents.bench.ts)', run: runParentsBench },
 ]
 
 function gitCommit(): string {

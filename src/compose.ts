@@ -243,9 +243,9 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     if (ca === undefined) return undefined
     return childServer.local(ca, message, senderIdCert).then((reply) => ({ message: reply, idCert: commands.state(ca).idCert }))
   }
-  const parentClient = new ParentClient({ commands, signers, signer, status: stores.status, post: postMessage, local, now, log, postLimit: config.post_limit_rfc6492 * 8, reissueBeforeSeconds: t.child_cert_reissue_before_seconds })
+  const parentClient = new ParentClient({ commands, signers, signer, status: stores.status, post: postMessage, local, now, log, postLimit: config.post_limit_rfc6492 * 8, reissueBeforeSeconds: t.child_cert_reissue_before_seconds, timeoutMs: t.parent_request_timeout_seconds * 1000 })
   const refresh = { everySeconds: t.parent_refresh_seconds, jitterSeconds: t.parent_refresh_jitter_seconds }
-  parents = new ParentService({ commands, client: parentClient, status: stores.status, tasks, now, clock, random: rand, refresh, serviceUri: config.service_uri })
+  parents = new ParentService({ commands, client: parentClient, status: stores.status, tasks, now, clock, random: rand, refresh, serviceUri: config.service_uri, concurrency: t.parent_sync_concurrency })
   // What follows every CA command, whoever runs it (app/ca/follow-ups.ts): it registers with `commands`.
   const followUps = new CaFollowUps({ commands, publisher, parents, tasks, log })
   const children = new ChildService({ commands, server: childServer, now, serviceUri: config.service_uri, ...(suspension ? { suspension } : {}) })

@@ -131,6 +131,10 @@ export interface TimingConfig {
   child_cert_reissue_before_seconds: number
   parent_refresh_seconds: number
   parent_refresh_jitter_seconds: number
+  /** Parent syncs at once at most, over all CAs (issue 28 §4). */
+  parent_sync_concurrency: number
+  /** An RFC 6492 request to a parent fails after this long without an answer. */
+  parent_request_timeout_seconds: number
   retry_seconds: number
   roa_aggregate_threshold: number
   roa_deaggregate_threshold: number

@@ -44,6 +44,8 @@ export interface ParentClientDeps {
   postLimit: number
   /** Ask for a new certificate this long before the current one expires. */
   reissueBeforeSeconds: number
+  /** An RFC 6492 request that gets nothing back for this long fails (config timing.parent_request_timeout_seconds). */
+  timeoutMs?: number
 }
 
 /** A CA's RFC 6492 client: one instance serves every CA of this svcd. */
@@ -68,7 +70,7 @@ export class ParentClient {
       reply = r.message
     } else {
       const cms = await this.d.signers.of(s).sign(encodeProvisioning(message), this.d.now())
-      const answer = await this.d.post(p.serviceUri, cms, { contentType: UPDOWN_CONTENT_TYPE, timeoutMs: 240_000, maxBytes: this.d.postLimit })
+      const answer = await this.d.post(p.serviceUri, cms, { contentType: UPDOWN_CONTENT_TYPE, timeoutMs: this.d.timeoutMs ?? 240_000, maxBytes: this.d.postLimit })
       reply = decodeProvisioning(unwrapMessage(answer, { idCert: fromBase64(p.idCert), now: this.d.now() }).xml)
     }
     if (reply.payload.type === 'error_response') {

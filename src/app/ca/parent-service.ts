@@ -12,6 +12,7 @@ import { AppError, reasonOf } from '../../errors.js'
 import type { CaStatusStore } from '../../store/interfaces.js'
 import { toBase64 } from '../../util/base64.js'
 import { Pacer } from '../shared/pacer.js'
+import { Slots } from '../shared/slots.js'
 import type { Clock, Random } from '../../util/clock.js'
 import type { CaCommands } from './ca-commands.js'
 import { caPath, parentInput } from './inputs.js'
@@ -32,6 +33,8 @@ export interface ParentServiceDeps {
   clock: Clock
   /** svcd's own service URI (its RFC 6492 endpoints are `<uri>rfc6492/<ca>`). */
   serviceUri: string
+  /** Parent syncs at once at most, of every CA and whoever asks (config timing.parent_sync_concurrency; default 10). */
+  concurrency?: number
 }
 
 /** At start-up the refreshes of all parents are spread over at most this long (and at most the jitter). */
@@ -39,9 +42,15 @@ const START_SPREAD_MS = 60_000
 
 export class ParentService {
   private readonly syncs = new Map<string, Pacer>()
+  /** Every sync takes one (issue 28 §4): a parent that never answers holds one until its request times out. */
+  private readonly slots: Slots
+  /** The sync of a parent now (`ca\0parent`), and the one asked for meanwhile, which runs once it is done. */
+  private readonly perParent = new Map<string, { current: Promise<void>; queued?: Promise<void> }>()
   private stopped = false
 
-  constructor(private readonly d: ParentServiceDeps) {}
+  constructor(private readonly d: ParentServiceDeps) {
+    this.slots = new Slots(d.concurrency ?? 10)
+  }
 
   /**
    * Add a parent from an RFC 8183 parent response, then sync with it at once. With `name` (POST …/parents/{name})
@@ -82,18 +91,37 @@ export class ParentService {
     await this.d.commands.run(ca, { type: 'parent-remove', name: parent })
   }
 
-  /** Sync with all parents now (used by `parents add` waiters, bulk refresh and tests). */
+  /**
+   * Sync with all parents now, side by side up to the bound (used by `parents add` waiters, bulk refresh and tests):
+   * a parent that does not answer delays none of the others (issue 28 §4), only this call's answer.
+   */
   async caSyncParents(ca: string): Promise<void> {
-    for (const p of Object.keys(this.d.commands.state(caPath(ca)).parents)) await this.sync(ca, p).catch(() => undefined)
+    await Promise.all(Object.keys(this.d.commands.state(caPath(ca)).parents).map((p) => this.sync(ca, p).catch(() => undefined)))
   }
 
   /**
    * Sync with a parent now; a failure is recorded as the parent's issue (and rethrown to the caller). What changed
    * is published, and our children in this svcd learn of a new certificate of ours at once (follow-ups.ts); children
-   * elsewhere learn at their next refresh, as RFC 6492 has it (the child asks).
+   * elsewhere learn at their next refresh, as RFC 6492 has it (the child asks). Runs in one of the bounded slots.
    */
-  async sync(handle: string, name: string): Promise<void> {
-    await this.d.client.sync(handle, name)
+  sync(handle: string, name: string): Promise<void> {
+    const key = `${handle}\0${name}`
+    const entry = this.perParent.get(key)
+    if (!entry) return this.startSync(key, handle, name)
+    // One sync per parent at a time, whoever asks: a hung parent holds one slot, however often it is asked meanwhile.
+    entry.queued ??= entry.current.catch(() => undefined).then(() => this.startSync(key, handle, name))
+    return entry.queued
+  }
+
+  private startSync(key: string, handle: string, name: string): Promise<void> {
+    // A sync still waiting for a slot when svcd stops does not start (the scheduler's task is asked again after a restart).
+    const run = () => (this.stopped ? Promise.reject(new Error('svcd is stopping: the parent sync did not start')) : this.d.client.sync(handle, name))
+    const current: Promise<void> = this.slots.run(run).finally(() => {
+      const e = this.perParent.get(key)
+      if (e?.current === current && !e.queued) this.perParent.delete(key)
+    })
+    this.perParent.set(key, { current })
+    return current
   }
 
   /** The next refresh of a parent, ms from now: the interval plus jitter, or within the start-up spread (design.md §3). */

@@ -17,7 +17,7 @@ export const parentsCommands: CommandDef[] = [
   view(['parents', 'statuses'], 'Show the last exchange with each parent', [], (ctx) => calls.caParentStatuses(ctx.ca()), (st) =>
     Object.entries(st).map(([p, s]) => {
       const last = s.last_exchange
-      const result = !last ? 'never contacted' : last.result === 'Success' ? 'success' : `failure: ${last.result.Failure.msg}`
+      const result = !last ? 'never contacted' : last.result === 'Success' ? 'success' : `failure (${last.result.Failure.label}): ${last.result.Failure.msg}`
       return `${p}: ${last ? isoWithOffset(new Date(last.timestamp * 1000)) + ' ' : ''}${result}`
     }).join('\n')),
   action(['parents', 'update'], 'Replace the parent response of a parent (adds it when it is not there yet, as Krill)', [parent, response], (ctx, opts) =>

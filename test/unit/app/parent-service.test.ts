@@ -6,6 +6,7 @@
  * and a refresh task, is the events' doing: follow-ups.test.ts.)
  */
 import t from 'tap'
+import { waitFor } from '../../helpers/wait.js'
 import { fakeCommands } from '../../helpers/fake-commands.js'
 import { FakeRandom } from '../../helpers/fake-clock.js'
 import type { ParentServiceDeps } from '../../../src/app/ca/parent-service.js'
@@ -29,7 +30,7 @@ async function idCert(): Promise<Uint8Array> {
 
 const local = (ca: string, parentCa: string, childHandle = ca): ParentInfo => ({ name: parentCa, parentHandle: parentCa, childHandle, serviceUri: `${SVC}rfc6492/${parentCa}`, idCert: '' })
 
-function fakes(cas: Record<string, CaState>, o: { listFails?: boolean; jitter?: number[] } = {}) {
+function fakes(cas: Record<string, CaState>, o: { listFails?: boolean; jitter?: number[]; sync?: (ca: string, parent: string) => Promise<void>; concurrency?: number } = {}) {
   const log: string[] = []
   const deps: ParentServiceDeps = {
     commands: { ...fakeCommands(cas), run: async (h: string, cmd: CaCommand) => (log.push(`run ${h} ${cmd.type}`), { state: cas[h]!, events: [], version: 1, followUps: Promise.resolve() }) },
@@ -39,7 +40,7 @@ function fakes(cas: Record<string, CaState>, o: { listFails?: boolean; jitter?: 
         if (o.listFails) throw new Error('connection refused')
         return { type: 'list_response', classes: [] }
       },
-      sync: async (h, p) => void log.push(`sync ${h}/${p}`),
+      sync: async (h, p) => (log.push(`sync ${h}/${p}`), o.sync?.(h, p)),
       revokeAll: async (h, p) => void log.push(`revoke ${h}/${p}`),
     },
     status: { get: () => undefined, remove: (h, kind, name) => void log.push(`status-remove ${h} ${kind} ${name}`) },
@@ -52,6 +53,7 @@ function fakes(cas: Record<string, CaState>, o: { listFails?: boolean; jitter?: 
     refresh: { everySeconds: 3600, jitterSeconds: 600 },
     clock: systemClock, // the sync pacer's timers (the service reads `now` for its decisions)
     serviceUri: SVC,
+    ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
   }
   return { parents: new ParentService(deps), log }
 }
@@ -141,4 +143,74 @@ t.test('background syncs with one parent coalesce; after stop none start', async
   parents.syncLater('ca1', 'rir')
   await parents.idle()
   t.ok(log.length <= 2, 'none after stop')
+})
+
+/** A parent that accepts and never answers until the test lets it (its request timeout, in the real client). */
+function hanging() {
+  const release: (() => void)[] = []
+  return { wait: () => new Promise<void>((resolve) => release.push(resolve)), release: () => release.splice(0).map((r) => r()).length }
+}
+
+t.test('issue 28 §4: sync with all parents: one that never answers does not hold up the others', async (t) => {
+  const names = ['p1', 'dead', 'p2', 'p3']
+  const cas = { ca1: { ...initialState('ca1', 'K', ''), parents: Object.fromEntries(names.map((n) => [n, local('ca1', n)])) } }
+  const dead = hanging()
+  const done: string[] = []
+  const { parents } = fakes(cas, { sync: async (_h, p) => (p === 'dead' ? dead.wait() : void done.push(p)) })
+  const all = parents.caSyncParents('ca1')
+  await waitFor('the live parents synced', () => done.length === 3)
+  t.same(done.sort(), ['p1', 'p2', 'p3'], 'the parents after the dead one synced while it still hangs')
+  dead.release()
+  await all
+  await parents.stop()
+})
+
+t.test('issue 28 §4: parent syncs run at most `concurrency` at once, whoever asks (refresh, background, scheduler)', async (t) => {
+  const names = Array.from({ length: 12 }, (_, i) => `p${i}`)
+  const cas = { ca1: { ...initialState('ca1', 'K', ''), parents: Object.fromEntries(names.map((n) => [n, local('ca1', n)])) } }
+  let running = 0
+  let most = 0
+  const { parents, log } = fakes(cas, { concurrency: 3, sync: async () => {
+    most = Math.max(most, ++running)
+    await new Promise((resolve) => setImmediate(resolve)) // a turn of the event loop: the others get to start meanwhile
+    running--
+  } })
+  const all = parents.caSyncParents('ca1')
+  parents.syncAllLater('ca1')
+  const scheduled = parents.sync('ca1', 'p0')
+  await Promise.all([all, scheduled])
+  await parents.idle()
+  t.equal(most, 3, `never more than 3 at once (${log.length} syncs)`)
+  await parents.stop()
+})
+
+t.test('issue 28 §4: one sync per parent at a time: asked again meanwhile, it runs once more after, in one slot', async (t) => {
+  const cas = { ca1: { ...initialState('ca1', 'K', ''), parents: { dead: local('ca1', 'dead'), live: local('ca1', 'live') } } }
+  const dead = hanging()
+  const { parents, log } = fakes(cas, { concurrency: 2, sync: async (_h, p) => (p === 'dead' ? dead.wait() : undefined) })
+  const first = parents.sync('ca1', 'dead')
+  const again = [parents.sync('ca1', 'dead'), parents.sync('ca1', 'dead'), parents.sync('ca1', 'dead')]
+  await parents.sync('ca1', 'live')
+  await parents.sync('ca1', 'live')
+  t.same(log, ['sync ca1/dead', 'sync ca1/live', 'sync ca1/live'], 'the hung parent took one slot; the other parent runs in the second, twice')
+  dead.release()
+  await first
+  await waitFor('the coalesced sync of the hung parent', () => log.filter((l) => l === 'sync ca1/dead').length === 2)
+  dead.release()
+  await Promise.all(again)
+  t.equal(log.filter((l) => l === 'sync ca1/dead').length, 2, 'three requests meanwhile: one more sync')
+  await parents.stop()
+})
+
+t.test('issue 28 §4: syncs still waiting for a slot when the service stops do not start', async (t) => {
+  const names = ['p0', 'p1', 'p2', 'p3']
+  const cas = { ca1: { ...initialState('ca1', 'K', ''), parents: Object.fromEntries(names.map((n) => [n, local('ca1', n)])) } }
+  const gate = hanging()
+  const { parents, log } = fakes(cas, { concurrency: 1, sync: () => gate.wait() })
+  parents.syncAllLater('ca1')
+  await waitFor('the first sync started', () => log.length === 1)
+  const stopped = parents.stop()
+  gate.release()
+  await stopped
+  t.same(log, ['sync ca1/p0'], 'only the one running finished; the three waiting did not start')
 })
