@@ -213,7 +213,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const publisher = new CaPublisher({
     commands, objects: stores.objects, status: stores.status, history: stores.cas, repo: repoClient, signer, now, clock, random, log, locks: caLocks,
     timing: {
-      mftNextUpdateSeconds: t.mft_next_update_seconds, mftReissueSeconds: t.mft_reissue_seconds, roaValidSeconds: t.roa_valid_seconds,
+      mftNextUpdateSeconds: t.mft_next_update_seconds, mftReissueSeconds: t.mft_reissue_seconds, mftReissueJitterSeconds: t.mft_reissue_jitter_seconds, roaValidSeconds: t.roa_valid_seconds,
       roaReissueBeforeSeconds: t.roa_reissue_before_seconds, roaAggregateThreshold: t.roa_aggregate_threshold, roaDeaggregateThreshold: t.roa_deaggregate_threshold,
     },
     certificateExpired: (ca, parent) => parents!.syncLater(ca, parent),
