@@ -142,7 +142,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
         store: clusterStore, id: instanceId, url, started, leaseMs: config.cluster_lease_seconds * 1000, served, log, clock,
         onLead: async () => {
           pub?.outputs.leadershipChanged()
-          caTasks!.resume()
+          caTasks!.resume({ republishAll: true }) // what the deposed leader left half done is redone
           scheduler.start()
         },
         onFollow: async () => {
@@ -260,7 +260,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     testbedRetry?.now()
     if (leadership.role() !== 'leader') return
     log.info('signer back: republishing', { signer: name })
-    caTasks!.resume()
+    caTasks!.resume({ republishAll: true })
   }
   const signerProblems = () => signerService.problems()
   const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
@@ -341,7 +341,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       }
       liveness?.start() // only the leader checks (each check asks)
       if (cluster) return cluster.start() // the leader resumes the tasks (onLead)
-      // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
+      // Resume: every CA has its tasks; renewals due while stopped happen now, CAs whose repository sync failed republish.
       caTasks!.resume()
       scheduler.start()
       ris?.start()
