@@ -144,7 +144,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
         store: clusterStore, id: instanceId, url, started, leaseMs: config.cluster_lease_seconds * 1000, served, log, clock,
         onLead: async () => {
           pub?.outputs.leadershipChanged()
-          caTasks!.resume()
+          caTasks!.resume({ republishAll: true }) // what the deposed leader left half done is redone
           scheduler.start()
         },
         onFollow: async () => {
@@ -215,7 +215,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
   const publisher = new CaPublisher({
     commands, objects: stores.objects, status: stores.status, history: stores.cas, repo: repoClient, signer, now, clock, random, log, locks: caLocks,
     timing: {
-      mftNextUpdateSeconds: t.mft_next_update_seconds, mftReissueSeconds: t.mft_reissue_seconds, roaValidSeconds: t.roa_valid_seconds,
+      mftNextUpdateSeconds: t.mft_next_update_seconds, mftReissueSeconds: t.mft_reissue_seconds, mftReissueJitterSeconds: t.mft_reissue_jitter_seconds, roaValidSeconds: t.roa_valid_seconds,
       roaReissueBeforeSeconds: t.roa_reissue_before_seconds, roaAggregateThreshold: t.roa_aggregate_threshold, roaDeaggregateThreshold: t.roa_deaggregate_threshold,
     },
     certificateExpired: (ca, parent) => parents!.syncLater(ca, parent),
@@ -264,7 +264,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
     testbedRetry?.now()
     if (leadership.role() !== 'leader') return
     log.info('signer back: republishing', { signer: name })
-    caTasks!.resume()
+    caTasks!.resume({ republishAll: true })
   }
   const signerProblems = () => signerService.problems()
   const publicationProblems = (withReason: boolean) => pub?.outputs.outputProblems(withReason) ?? []
@@ -346,7 +346,7 @@ export async function compose(o: ComposeOptions): Promise<Composed> {
       }
       liveness?.start() // only the leader checks (each check asks)
       if (cluster) return cluster.start() // the leader resumes the tasks (onLead)
-      // Resume: every CA brings its objects and repository up to date (renewals due while stopped happen now).
+      // Resume: every CA has its tasks; renewals due while stopped happen now, CAs whose repository sync failed republish.
       caTasks!.resume()
       scheduler.start()
       ris?.start()

@@ -125,6 +125,8 @@ export interface TestbedConfig extends SelfServiceConfig {
 export interface TimingConfig {
   mft_next_update_seconds: number
   mft_reissue_seconds: number
+  /** Manifests re-signed up to this much earlier, spread per CA key (at most a quarter of mft_reissue_seconds). */
+  mft_reissue_jitter_seconds: number
   roa_valid_seconds: number
   roa_reissue_before_seconds: number
   child_cert_valid_seconds: number

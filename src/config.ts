@@ -139,6 +139,7 @@ const SECTIONS: Record<string, Record<string, OptSpec>> = {
   timing: {
     mft_next_update_seconds: integer(60),
     mft_reissue_seconds: integer(10),
+    mft_reissue_jitter_seconds: integer(0),
     roa_valid_seconds: integer(120),
     roa_reissue_before_seconds: integer(60),
     child_cert_valid_seconds: integer(120),
@@ -249,6 +250,7 @@ export function defaults(): Config {
     timing: {
       mft_next_update_seconds: 24 * HOUR,
       mft_reissue_seconds: 8 * HOUR,
+      mft_reissue_jitter_seconds: 2 * HOUR,
       roa_valid_seconds: 52 * WEEK,
       roa_reissue_before_seconds: 4 * WEEK,
       child_cert_valid_seconds: 52 * WEEK,

@@ -140,13 +140,22 @@ class PointChecker {
 
   /** checkObject, or the findings kept for the same bytes under the same CA (opts.objects). */
   private object(uri: string, bytes: Uint8Array): Finding[] {
+    return this.memoized(uri, sha256Hex(bytes), () => checkObject(uri, bytes, this.transport, this.ca))
+  }
+
+  /**
+   * The time-independent findings of the object `uri` with SHA-256 `hash` (decoding, profile, signature, issuer): kept
+   * from the last check for the same bytes under the same CA (opts.objects), else `check`. A repository where only a
+   * few CAs changed is then not verified again whole at every check: its manifests and CRLs neither (issue 28).
+   */
+  private memoized(uri: string, hash: string, check: () => Finding[]): Finding[] {
     const memo = this.opts.objects
-    if (!memo) return checkObject(uri, bytes, this.transport, this.ca)
+    if (!memo) return check()
     this.caHash ??= this.p.caCert ? sha256Hex(this.p.caCert) : ''
-    const key = `${this.transport} ${uri} ${sha256Hex(bytes)} ${this.caHash}`
+    const key = `${this.transport} ${uri} ${hash} ${this.caHash}`
     const kept = memo.get(key)
     if (kept) return kept
-    const found = checkObject(uri, bytes, this.transport, this.ca)
+    const found = check()
     memo.set(key, found)
     return found
   }
@@ -182,13 +191,16 @@ class PointChecker {
 
   /** Profile (the CRL count and names are the rpki-client rules below), signature, issuer, window, number. */
   private checkManifest(uri: string, m: Manifest, hash: string): boolean {
-    const profile = inspectManifest(m).filter((x) => !(x.rule === 'RFC 9286 §5.1' && /CRLs/.test(x.message)) && x.rule !== 'RFC 9286 §4.2.2')
+    const profile = () => inspectManifest(m).filter((x) => !(x.rule === 'RFC 9286 §5.1' && /CRLs/.test(x.message)) && x.rule !== 'RFC 9286 §4.2.2')
     const before = this.findings.length
-    this.findings.push(...signedObjectFindings(uri, m.signedObject, profile, this.transport, this.ca))
-    for (const f of m.files) {
-      const bad = fileNameProblem(f.file)
-      if (bad) this.add({ kind: 'invalid', uri, rule: bad.rule, detail: `the manifest lists ${bad.detail}` })
-    }
+    this.findings.push(...this.memoized(uri, hash, () => {
+      const found = signedObjectFindings(uri, m.signedObject, profile(), this.transport, this.ca)
+      for (const f of m.files) {
+        const bad = fileNameProblem(f.file)
+        if (bad) found.push({ kind: 'invalid', transport: this.transport, uri, rule: bad.rule, detail: `the manifest lists ${bad.detail}` })
+      }
+      return found
+    }))
     const ok = this.findings.length === before
     const current = this.window(uri, 'manifest', m.thisUpdate.getTime(), m.nextUpdate.getTime(), 'RFC 9286 §6.3')
     if (this.p.previousManifestNumber !== undefined) {
@@ -233,13 +245,15 @@ class PointChecker {
     }
     const crl = this.decode(crlUri, () => decodeCrl(bytes))
     if (!crl) return { ok: false }
-    return { ok: this.checkCrlObject(crlUri, crl) && crls.length === 1, nextUpdate: crl.nextUpdate?.getTime() }
+    return { ok: this.checkCrlObject(crlUri, crl, sha256Hex(bytes)) && crls.length === 1, nextUpdate: crl.nextUpdate?.getTime() }
   }
 
-  private checkCrlObject(uri: string, crl: Crl): boolean {
+  private checkCrlObject(uri: string, crl: Crl, hash: string): boolean {
     const before = this.findings.length
-    this.findings.push(...problemFindings(uri, this.transport, inspectCrl(crl)))
-    if (this.ca) this.findings.push(...problemFindings(uri, this.transport, checkCrlIssuedBy(crl, this.ca)))
+    this.findings.push(...this.memoized(uri, hash, () => [
+      ...problemFindings(uri, this.transport, inspectCrl(crl)),
+      ...(this.ca ? problemFindings(uri, this.transport, checkCrlIssuedBy(crl, this.ca)) : []),
+    ]))
     const ok = this.findings.length === before
     return this.window(uri, 'CRL', crl.thisUpdate.getTime(), crl.nextUpdate?.getTime(), 'RFC 6487 §5') && ok
   }

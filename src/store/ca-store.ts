@@ -2,7 +2,8 @@
  * SQLite storage of CAs: snapshots and history (the AggregateStore of eventsourcing.ts), with paging and time
  * filters for `svcc history`. A CA's state is its snapshot row (JSON of the state without children and routes) plus
  * a row per child and per configured ROA (migration 006), so a command writes only the rows it changed. The last
- * state loaded or saved is cached per CA, deep-frozen, and handed out as long as the stored version and tag match.
+ * state loaded or saved is cached per CA, deep-frozen, and handed out as long as the stored version and tag match;
+ * at most `cacheMax` CAs, the least recently used leaving first, so memory does not grow with the CA count (issue 28).
  */
 import { randomUUID } from 'node:crypto'
 import type { StoredCommand } from '../eventsourcing.js'
@@ -38,10 +39,14 @@ const ROW_TABLES = [
   { field: 'routes', table: 'ca_routes', key: 'route', value: 'config' },
 ] as const
 
+/** CAs whose state stays cached at most (10,000 CAs would otherwise keep every state in memory). */
+export const CA_CACHE_MAX = 1000
+
 export class SqlCaStore implements CaStore {
+  /** In order of use, the least recently used first (a Map keeps insertion order). */
   private readonly cache = new Map<string, Cached>()
 
-  constructor(private readonly db: SqlDb) {}
+  constructor(private readonly db: SqlDb, private readonly cacheMax = CA_CACHE_MAX) {}
 
   handles(): string[] {
     return (this.db.prepare('SELECT handle FROM ca_snapshots ORDER BY handle').all() as { handle: string }[]).map((r) => r.handle)
@@ -64,7 +69,10 @@ export class SqlCaStore implements CaStore {
       return undefined
     }
     const hit = this.cache.get(handle)
-    if (hit && hit.version === head.version && hit.tag === head.tag) return { version: hit.version, state: hit.state }
+    if (hit && hit.version === head.version && hit.tag === head.tag) {
+      this.remember(handle, hit)
+      return { version: hit.version, state: hit.state }
+    }
     const row = this.db.prepare('SELECT state FROM ca_snapshots WHERE handle = ?').get(handle) as { state: string }
     // A snapshot or row that is not JSON (issue 26 §5): the CA is quarantined by whoever loads it, the others go on.
     try {
@@ -201,8 +209,15 @@ export class SqlCaStore implements CaStore {
       ;(state as unknown as Record<string, unknown>)[t.field] = obj
     }
     const entry: Cached = { version, tag, state: deepFreeze(state), children, routes }
-    this.cache.set(handle, entry)
+    this.remember(handle, entry)
     return entry
+  }
+
+  /** Cache `entry` as the most recently used; the least recently used goes beyond `cacheMax`. */
+  private remember(handle: string, entry: Cached): void {
+    this.cache.delete(handle)
+    this.cache.set(handle, entry)
+    if (this.cache.size > this.cacheMax) this.cache.delete(this.cache.keys().next().value!)
   }
 
   /** Record a publication (not a command: it changes no CA state) for `history --full`. */

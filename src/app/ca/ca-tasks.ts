@@ -1,7 +1,9 @@
 /**
  * The CA side of timed work (design.md "Scheduler"): what a scheduled task does, and at start the tasks every CA
- * must have (a 'republish' task due now, so renewals due while svcd was stopped happen at once, spread over the
- * scheduler's slots; a 'sync-parent' task per parent, due within a jittered minute).
+ * must have (a 'republish' task: kept at its stored due time, so renewals due while svcd was stopped happen at once
+ * and the others when due; created due now when missing, and moved to now for a CA whose last repository sync
+ * failed, or for every CA when asked (a signer back); a 'sync-parent' task per parent, due within a jittered minute).
+ * A start with 10,000 CAs thus does not republish them all right after it (issue 28).
  */
 import type { Task, TaskKind } from '../../store/interfaces.js'
 import { WIRE_HANDLE } from '../../util/handle.js'
@@ -47,8 +49,11 @@ export function checkTask(task: Task): void {
 export class CaTasks {
   constructor(private readonly d: CaTasksDeps) {}
 
-  /** Every CA has its tasks (created if missing: a CA made by an older version, or a task lost), in one transaction. */
-  resume(): void {
+  /**
+   * Every CA has its tasks (created if missing: a CA made by an older version, or a task lost), in one transaction.
+   * With `republishAll` every CA's republish is due now (what failed while a signer was away is redone).
+   */
+  resume(opts: { republishAll?: boolean } = {}): void {
     const d = this.d
     const now = d.now().getTime()
     d.transaction(() => {
@@ -63,7 +68,8 @@ export class CaTasks {
           d.quarantine.put(stored)
           continue
         }
-        d.tasks.schedule('republish', ca, '', now, { earlier: true })
+        const republishNow = opts.republishAll === true || d.repoFailure(ca) !== undefined
+        d.tasks.schedule('republish', ca, '', now, republishNow ? { earlier: true } : { ifMissing: true })
         if (d.suspendInactive) d.tasks.schedule('suspend-children', ca, '', now + d.suspendInactive.everyMs, { earlier: true })
         for (const p of parents) d.tasks.schedule('sync-parent', ca, p, now + d.parents.refreshDelay(true), { earlier: true })
       }

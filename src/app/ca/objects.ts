@@ -35,6 +35,8 @@ import { sha256Hex } from '../../crypto/digest.js'
 export interface ObjectsTiming {
   mftNextUpdateSeconds: number
   mftReissueSeconds: number
+  /** Manifests re-signed up to this much earlier, spread per key and revision (ca/renewal.ts manifestDueAt). */
+  mftReissueJitterSeconds?: number
   roaValidSeconds: number
   roaReissueBeforeSeconds: number
   roaAggregateThreshold: number
@@ -146,7 +148,7 @@ async function updateKey(state: CaState, rc: ResourceClass, role: 'current' | 'n
     work.revoke(o)
     work.changed = true
   }
-  const due = !prev || moved || ctx.force || work.changed || now.getTime() >= manifestDueAt(prev.state.thisUpdate, ctx.timing.mftReissueSeconds) || prev.state.roaMode !== mode
+  const due = !prev || moved || ctx.force || work.changed || now.getTime() >= manifestDueAt(prev, ctx.timing) || prev.state.roaMode !== mode
   if (!due) return { objects: prev, changed: false, refused }
   const mftCrl = await signManifestAndCrl(state, rc, key, issuer, issuerCert, work.kept, revocations, prev, mode, ctx)
   return { objects: mftCrl.objects, changed: true, refused: [...refused, ...mftCrl.refused] }

@@ -29,7 +29,7 @@ export type PostMessage = (uri: string, body: Uint8Array, o: PostOptions) => Pro
 
 /** The scheduler's bookkeeping of a CA's timed tasks. */
 export interface TaskScheduling {
-  schedule(kind: TaskKind, ca: string, arg: string, due: number, opts?: { earlier?: boolean }): void
+  schedule(kind: TaskKind, ca: string, arg: string, due: number, opts?: { earlier?: boolean; ifMissing?: boolean }): void
   unschedule(kind: TaskKind, ca: string, arg: string): void
   /** Forget every task of a CA. */
   unscheduleCa(ca: string): void

@@ -57,6 +57,13 @@ export interface LivenessStats {
   lastCheckAt?: number
 }
 
+/**
+ * Checks after publications take at most this share of the time (issue 28): a check reads every CA, so under a stream
+ * of publications (10,000 CAs being created) back-to-back checks would cost the square of the CAs; spaced by 19 times
+ * the last check's duration (at least after_publish_seconds), their cost stays a share of the time, as RRDP's pacer does.
+ */
+export const LIVENESS_BUSY_SHARE = 0.05
+
 export class LivenessService implements LivenessView {
   private state = new Map<string, StoredLiveness>()
   private loaded = false
@@ -66,6 +73,8 @@ export class LivenessService implements LivenessView {
   private again = false
   private stopped = false
   private readonly counts: LivenessStats = { checks: { ok: 0, failed: 0 } }
+  /** How long the last check took (ms, the injected clock's time). */
+  private lastDurationMs = 0
   /** The objects' findings of the last check and of this one: bytes that did not change are not verified again. */
   private kept = new Map<string, Finding[]>()
   private fresh = new Map<string, Finding[]>()
@@ -98,13 +107,17 @@ export class LivenessService implements LivenessView {
     await this.running
   }
 
-  /** Something was published: one check after_publish_seconds from now (a burst of publications gets one check). */
+  /**
+   * Something was published: one check after_publish_seconds from now (a burst of publications gets one check), or
+   * later when the last check was long (LIVENESS_BUSY_SHARE).
+   */
   published(): void {
     if (this.stopped || this.timer === undefined || this.soon !== undefined) return
+    const delay = Math.max(this.d.config.afterPublishMs, Math.round(this.lastDurationMs * (1 / LIVENESS_BUSY_SHARE - 1)))
     this.soon = this.d.clock.setTimeout(() => {
       this.soon = undefined
       this.kick()
-    }, this.d.config.afterPublishMs, { background: true })
+    }, delay, { background: true })
   }
 
   all(): CaLiveness[] {
@@ -152,6 +165,7 @@ export class LivenessService implements LivenessView {
       this.loaded = false // a follower shows what the leader stored
       return
     }
+    const started = this.d.clock.now()
     try {
       await this.check()
       this.counts.checks.ok++
@@ -160,6 +174,7 @@ export class LivenessService implements LivenessView {
       this.d.log.warn('liveness check failed', { err: reasonOf(e) })
     }
     this.counts.lastCheckAt = this.d.clock.now()
+    this.lastDurationMs = this.counts.lastCheckAt - started
   }
 
   private view(): Map<string, StoredLiveness> {

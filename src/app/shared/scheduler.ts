@@ -87,9 +87,10 @@ export class Scheduler {
     await Promise.allSettled(this.inFlight)
   }
 
-  /** Create or move a task to `due`. With `earlier`, an existing earlier due time is kept. */
-  schedule(kind: TaskKind, ca: string, arg: string, due: number, opts: { earlier?: boolean } = {}): void {
+  /** Create or move a task to `due`. With `earlier`, an existing earlier due time is kept; with `ifMissing`, any. */
+  schedule(kind: TaskKind, ca: string, arg: string, due: number, opts: { earlier?: boolean; ifMissing?: boolean } = {}): void {
     const t = { key: taskKey(kind, ca, arg), kind, ca, arg, due }
+    if (opts.ifMissing && this.o.tasks.get(t.key)) return
     if (opts.earlier) this.o.tasks.putEarlier(t)
     else this.o.tasks.put(t)
     if (due <= this.o.clock.now()) this.arm(0)

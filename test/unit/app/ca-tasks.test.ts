@@ -15,7 +15,7 @@ const parent = (name: string): ParentInfo => ({ name, parentHandle: name, childH
 function fakes(o: { cas?: Record<string, CaState>; repoFailure?: string } = {}) {
   const cas = o.cas ?? { ca1: { ...initialState('ca1', 'K', ''), parents: { p1: parent('p1') } } }
   const calls: string[] = []
-  const scheduled: { kind: string; ca: string; arg: string; due: number; earlier?: boolean; inTx: boolean }[] = []
+  const scheduled: { kind: string; ca: string; arg: string; due: number; earlier?: boolean; ifMissing?: boolean; inTx: boolean }[] = []
   let inTx = false
   const deps: CaTasksDeps = {
     commands: fakeCommands(cas),
@@ -24,7 +24,7 @@ function fakes(o: { cas?: Record<string, CaState>; repoFailure?: string } = {}) 
       nextRepublish: (h) => (calls.push(`next ${h}`), T0 + 3_600_000),
     },
     parents: { sync: async (h, p) => void calls.push(`sync ${h}/${p}`), refreshDelay: (atStart) => (atStart ? 30_000 : 86_400_000) },
-    tasks: { schedule: (kind, ca, arg, due, opts) => void scheduled.push({ kind, ca, arg, due, earlier: opts?.earlier, inTx }) },
+    tasks: { schedule: (kind, ca, arg, due, opts) => void scheduled.push({ kind, ca, arg, due, earlier: opts?.earlier, ...(opts?.ifMissing ? { ifMissing: true } : {}), inTx }) },
     repoFailure: () => o.repoFailure,
     now: () => new Date(T0),
     transaction: (fn) => {
@@ -62,7 +62,7 @@ t.test('sync-parent: syncs, then next due after the refresh interval; a removed 
   t.same(calls, ['sync ca1/p1'], 'nothing else ran')
 })
 
-t.test('resume: every CA gets a republish due now and a sync per parent within the start-up jitter, in one transaction', async (t) => {
+t.test('resume: every CA keeps its republish (created due now when missing) and gets a sync per parent within the start-up jitter, in one transaction', async (t) => {
   const cas = {
     ca1: { ...initialState('ca1', 'K', ''), parents: { p1: parent('p1'), p2: parent('p2') } },
     ca2: initialState('ca2', 'K', ''),
@@ -70,9 +70,19 @@ t.test('resume: every CA gets a republish due now and a sync per parent within t
   const { tasks, scheduled } = fakes({ cas })
   tasks.resume()
   t.same(scheduled, [
-    { kind: 'republish', ca: 'ca1', arg: '', due: T0, earlier: true, inTx: true },
+    { kind: 'republish', ca: 'ca1', arg: '', due: T0, ifMissing: true, inTx: true },
     { kind: 'sync-parent', ca: 'ca1', arg: 'p1', due: T0 + 30_000, earlier: true, inTx: true },
     { kind: 'sync-parent', ca: 'ca1', arg: 'p2', due: T0 + 30_000, earlier: true, inTx: true },
-    { kind: 'republish', ca: 'ca2', arg: '', due: T0, earlier: true, inTx: true },
-  ])
+    { kind: 'republish', ca: 'ca2', arg: '', due: T0, ifMissing: true, inTx: true },
+  ], 'a start with 10,000 CAs does not republish them all (issue 28): renewals due while stopped are overdue, so run at once')
+})
+
+t.test('resume: a CA whose repository sync failed, or every CA with republishAll (a signer back), republishes now', async (t) => {
+  const cas = { ca1: initialState('ca1', 'K', '') }
+  const failing = fakes({ cas, repoFailure: 'connection refused' })
+  failing.tasks.resume()
+  t.same(failing.scheduled, [{ kind: 'republish', ca: 'ca1', arg: '', due: T0, earlier: true, inTx: true }])
+  const all = fakes({ cas })
+  all.tasks.resume({ republishAll: true })
+  t.same(all.scheduled, [{ kind: 'republish', ca: 'ca1', arg: '', due: T0, earlier: true, inTx: true }])
 })

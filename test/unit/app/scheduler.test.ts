@@ -252,6 +252,14 @@ t.test('schedule moves a task; with earlier it only ever brings it forward and k
   t.same(tasks.all(), [], 'unschedule removes it')
 })
 
+t.test('schedule with ifMissing creates a task but never moves an existing one (a start keeps stored due times)', async (t) => {
+  const { s, tasks } = setup(t)
+  s.schedule('republish', 'ca1', '', T0 + 10 * MINUTE, { ifMissing: true })
+  t.equal(tasks.get('republish:ca1')?.due, T0 + 10 * MINUTE, 'created')
+  s.schedule('republish', 'ca1', '', T0, { ifMissing: true })
+  t.equal(tasks.get('republish:ca1')?.due, T0 + 10 * MINUTE, 'not moved earlier')
+})
+
 t.test('after start, a task scheduled due now runs at once, not at the next tick', async (t) => {
   const { s, clock, runs } = setup(t, { tickMs: 60 * MINUTE })
   s.start()

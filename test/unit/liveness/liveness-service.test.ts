@@ -58,9 +58,12 @@ class MemoryFetcher implements RepositoryFetcher {
   readonly calls: string[] = []
   readonly down = new Set<Transport>()
   readonly gone = new Map<Transport, Set<string>>([['rrdp', new Set()], ['rsync', new Set()]])
+  /** Each fetch takes this long on the fake clock. */
+  slowMs = 0
   constructor(private readonly clock: FakeClock) {}
   async fetch(transport: Transport, source: string): Promise<FetchedRepository> {
     this.calls.push(`${transport} ${source}`)
+    if (this.slowMs) await this.clock.advance(this.slowMs)
     const at = this.clock.now()
     if (this.down.has(transport)) return { transport, source, at, error: 'unreachable: connection refused', files: new Map() }
     const files = new Map([...FILES].filter(([u]) => (transport === 'rrdp' || u.startsWith(source)) && !this.gone.get(transport)!.has(u)))
@@ -164,6 +167,23 @@ t.test('the schedule: every check_seconds, one check after a burst of publicatio
   service.published()
   await clock.advance(3 * 600_000)
   t.equal(checks(), 3, 'stopped')
+})
+
+t.test('after a long check, the check a publication asks for waits 19 times as long (checks take at most 5 % of the time)', async (t) => {
+  const { service, fetcher, clock } = setup(t, [caState('ca', 'ca', ca.keyId, CA_CERT)])
+  service.start()
+  const checks = () => fetcher.calls.filter((c) => c.startsWith('rrdp')).length
+  await clock.advance(45_000)
+  t.equal(checks(), 1, 'the first check, quick')
+  fetcher.slowMs = 10_000
+  await service.checkNow()
+  t.equal(checks(), 2, 'a check that took 10 to 20 s')
+  fetcher.slowMs = 0
+  service.published()
+  await clock.advance(46_000)
+  t.equal(checks(), 2, 'not after_publish_seconds after the publication')
+  await clock.advance(19 * 20_000)
+  t.equal(checks(), 3, 'but within 19 times the last check')
 })
 
 t.test('only the leader checks; a follower and a restart show what was stored', async (t) => {
