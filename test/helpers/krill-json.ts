@@ -21,6 +21,8 @@ export interface RecordedResponse {
   type: string | null
   body: string | null
   truncated?: boolean
+  /** The client went away before the whole answer was sent (no body recorded). */
+  aborted?: boolean
 }
 
 const JSON_TYPE = 'application/json'

@@ -29,7 +29,14 @@ if (file) {
   }
   proto.end = function recordEnd(chunk, ...rest) {
     if (typeof chunk !== 'function') capture(this, chunk)
-    record(this)
+    const s = state(this)
+    if (!s.watched) {
+      s.watched = true
+      // Recorded once the whole answer went out; an answer whose client went away first (a streamed one cut off when
+      // the browser left the page) is recorded as aborted, without a body to judge.
+      this.once('finish', () => record(this))
+      this.once('close', () => record(this, !this.writableFinished))
+    }
     return end.call(this, chunk, ...rest)
   }
 }
@@ -53,10 +60,11 @@ function capture(res, chunk) {
   s.size += buf.length
 }
 
-function record(res) {
+function record(res, aborted = false) {
   const s = state(res)
   if (s.done) return
   s.done = true
+  if (aborted) s.chunks = []
   const type = res.getHeader('content-type')
   const binary = NOT_JSON.test(String(type ?? ''))
   const line = {
@@ -64,8 +72,9 @@ function record(res) {
     url: res.req?.url ?? null,
     status: res.statusCode,
     type: type === undefined ? null : String(type),
-    body: binary || s.truncated ? null : Buffer.concat(s.chunks).toString('utf8'),
+    body: binary || s.truncated || aborted ? null : Buffer.concat(s.chunks).toString('utf8'),
     ...(s.truncated ? { truncated: true } : {}),
+    ...(aborted ? { aborted: true } : {}),
   }
   try {
     appendFileSync(file, JSON.stringify(line) + '\n')
