@@ -21,6 +21,8 @@ export class RrdpFiles {
   /** Times are the clock's milliseconds (those of files found by the walk are their mtimes). */
   private readonly files = new Map<string, KnownFile>()
   private walked = false
+  /** The write time of the notification the walk found: files it no longer referenced stopped being referenced by then. */
+  private notifiedMs = 0
 
   constructor(
     private readonly dir: string,
@@ -44,7 +46,15 @@ export class RrdpFiles {
    * do old sessions.
    */
   async cleanup(o: FileRetention): Promise<void> {
-    if (!this.walked) await this.walk()
+    const first = !this.walked
+    if (first) await this.walk()
+    const now = this.clock.now()
+    // The grace period runs from when a file stopped being referenced: now, for what this process superseded; for what
+    // was unreferenced already when the walk found it, not before its own write time nor the notification found beside it.
+    for (const [path, f] of this.files) {
+      if (o.referenced.has(path)) delete f.unreferencedSinceMs
+      else f.unreferencedSinceMs ??= first ? Math.max(f.mtimeMs, this.notifiedMs) : now
+    }
     const emptied = new Set<string>()
     for (const path of filesToRemove(this.files, o, this.clock.now())) await this.remove(path, emptied)
     for (const dir of emptied) {
@@ -64,6 +74,7 @@ export class RrdpFiles {
   /** Learn what is on disk (after a start): every file below a session, serial and random directory. */
   private async walk(): Promise<void> {
     const list = (p: string) => readdir(p).catch(() => [] as string[])
+    this.notifiedMs = (await stat(join(this.dir, 'notification.xml')).catch(() => undefined))?.mtimeMs ?? 0
     for (const session of await list(this.dir)) {
       if (session.startsWith('notification.xml') || session.endsWith('.tmp')) continue
       for (const serial of await list(join(this.dir, session))) {

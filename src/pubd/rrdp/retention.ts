@@ -41,6 +41,12 @@ export function retainDeltas<D extends RetainedDelta>(deltas: readonly D[], snap
 export interface KnownFile {
   mtimeMs: number
   size: number
+  /**
+   * Since when no notification references it (set by files.ts when a cleanup first finds it so); the grace period
+   * counts from then, not from its write time: a snapshot written hours ago and superseded now is still fetched by
+   * readers of the notification before. Without it, the write time.
+   */
+  unreferencedSinceMs?: number
 }
 
 /** What a cleanup keeps: the files the notification names, a grace period, and a budget for superseded snapshots. */
@@ -64,7 +70,7 @@ export function filesToRemove(files: ReadonlyMap<string, KnownFile>, o: FileRete
   const superseded: { path: string; mtimeMs: number; size: number }[] = []
   for (const [path, f] of files) {
     if (o.referenced.has(path)) continue
-    if (f.mtimeMs < cutoff) out.push(path)
+    if ((f.unreferencedSinceMs ?? f.mtimeMs) <= cutoff) out.push(path)
     else if (path.endsWith('/snapshot.xml')) superseded.push({ path, ...f })
   }
   superseded.sort((a, b) => b.mtimeMs - a.mtimeMs)

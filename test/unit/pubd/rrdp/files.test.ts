@@ -22,7 +22,7 @@ t.test('after a start: what an earlier process left is found once, and removed b
   put(dir, 's2/2/cc/snapshot.xml', 100, 10) // superseded but within the grace period
   put(dir, 's2/3/dd/snapshot.xml', 100, 0) // current
   mkdirSync(join(dir, 's2/9/ee'), { recursive: true }) // left empty by a process that stopped halfway
-  writeFileSync(join(dir, 'notification.xml'), '')
+  put(dir, 'notification.xml', 0, 3600) // written by the earlier process an hour ago: what it no longer named went before
   const files = new RrdpFiles(dir, systemClock)
   await files.cleanup({ referenced: new Set(['s2/1/bb/delta.xml', 's2/3/dd/snapshot.xml']), graceSeconds: 120, supersededSnapshotBytes: 1e9 })
   t.notOk(existsSync(join(dir, 's1')), 'the old session is gone')
@@ -67,4 +67,29 @@ t.test('while running: files the writer reported are removed without walking the
   rmSync(join(dir, 's/4'), { recursive: true })
   await files.cleanup({ referenced: new Set(['s/3/c/snapshot.xml']), graceSeconds: 0, supersededSnapshotBytes: 1e9 })
   t.ok(existsSync(join(dir, 's/3/c/snapshot.xml')), 'a directory a failed cycle removed is forgotten without harm')
+})
+
+t.test('the grace period runs from when a file stopped being referenced, not from when it was written', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-rrdp-cleanup-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  // A quiet repository: the current serial's files were written hours ago (found after a start, or written then).
+  put(dir, 's/1/a/snapshot.xml', 100, 7200)
+  put(dir, 's/1/a/delta.xml', 10, 7200)
+  put(dir, 'notification.xml', 0, 7200)
+  let now = Date.now()
+  const files = new RrdpFiles(dir, { now: () => now })
+  await files.cleanup({ referenced: new Set(['s/1/a/snapshot.xml', 's/1/a/delta.xml']), graceSeconds: 120, supersededSnapshotBytes: 1e9 })
+  t.ok(existsSync(join(dir, 's/1/a/snapshot.xml')), 'referenced: kept')
+  // A new serial supersedes the two-hour-old snapshot: a reader of the previous notification may be fetching it.
+  put(dir, 's/2/b/snapshot.xml', 100)
+  files.written('s/2/b/snapshot.xml', 100)
+  await files.cleanup({ referenced: new Set(['s/2/b/snapshot.xml', 's/1/a/delta.xml']), graceSeconds: 120, supersededSnapshotBytes: 1e9 })
+  t.ok(existsSync(join(dir, 's/1/a/snapshot.xml')), 'just superseded, written two hours ago: kept for the grace period')
+  now += 119_000
+  await files.cleanup({ referenced: new Set(['s/2/b/snapshot.xml', 's/1/a/delta.xml']), graceSeconds: 120, supersededSnapshotBytes: 1e9 })
+  t.ok(existsSync(join(dir, 's/1/a/snapshot.xml')), 'still within the grace period')
+  now += 2_000
+  await files.cleanup({ referenced: new Set(['s/2/b/snapshot.xml', 's/1/a/delta.xml']), graceSeconds: 120, supersededSnapshotBytes: 1e9 })
+  t.notOk(existsSync(join(dir, 's/1/a/snapshot.xml')), 'gone once unreferenced for longer than the grace period')
+  t.ok(existsSync(join(dir, 's/1/a/delta.xml')), 'the referenced delta stays')
 })

@@ -30,4 +30,8 @@ t.test('files: unreferenced ones go after the grace period; superseded snapshots
   t.same(filesToRemove(files, { referenced, graceSeconds: 120, supersededSnapshotBytes: 150 }, now), ['s/1/a/snapshot.xml', 's/2/b/snapshot.xml'], 'the newest superseded snapshots are kept within the budget')
   t.same(filesToRemove(files, { referenced, graceSeconds: 0, supersededSnapshotBytes: 1e9 }, now + 1).sort(), ['s/1/a/snapshot.xml', 's/2/b/snapshot.xml', 's/3/c/snapshot.xml'], 'no grace: every unreferenced file')
   t.same(filesToRemove(files, { referenced, graceSeconds: 120, supersededSnapshotBytes: 1e9 }, now + 3600_000).sort(), ['s/1/a/snapshot.xml', 's/2/b/snapshot.xml', 's/3/c/snapshot.xml'], 'an hour later on the clock, the grace period is over for all')
+  // Written an hour ago but superseded only 30 s ago: the grace period counts from then.
+  const late = new Map([['s/1/a/snapshot.xml', { ...f(3600), unreferencedSinceMs: now - 30_000 }]])
+  t.same(filesToRemove(late, { referenced, graceSeconds: 120, supersededSnapshotBytes: 1e9 }, now), [], 'unreferenced for 30 s: kept')
+  t.same(filesToRemove(late, { referenced, graceSeconds: 120, supersededSnapshotBytes: 1e9 }, now + 91_000), ['s/1/a/snapshot.xml'], 'unreferenced for 121 s: gone')
 })
