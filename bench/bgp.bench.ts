@@ -15,9 +15,10 @@ import { createReadStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import type { AddParentJson, BgpAnalysisEntry, CertAuthInfo, ChildRequestJson, ParentResponseJson, RoaJson } from '../src/api/cas.js'
+import type { BgpAnalysisEntry, CertAuthInfo, RoaJson } from '../src/api/cas.js'
 import { BenchDaemon, sleep } from './lib/daemon.js'
 import { below, median, type BenchContext, mib, ms, num } from './lib/report.js'
+import { bigCa } from './routes.bench.js'
 
 const ASNS = 100
 
@@ -67,18 +68,6 @@ async function serve(dir: string): Promise<{ server: Server; url: string }> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as { port: number }).port
   return { server, url: `http://127.0.0.1:${port}/` }
-}
-
-async function bigCa(d: BenchDaemon, handle: string): Promise<void> {
-  await d.api('POST', '/api/v1/cas', { handle })
-  const req = await d.api<ChildRequestJson>('GET', `/api/v1/cas/${handle}/child_request.json`)
-  const resp = await d.api<ParentResponseJson>('POST', '/api/v1/cas/testbed/children', { handle, resources: { asn: '', ipv4: '10.0.0.0/7', ipv6: '' }, id_cert: req.id_cert })
-  await d.api('POST', `/api/v1/cas/${handle}/parents`, { handle: 'testbed', response: resp } satisfies AddParentJson)
-  for (;;) {
-    const info = await d.api<CertAuthInfo>('GET', `/api/v1/cas/${handle}`)
-    if (Object.values(info.resource_classes).some((rc) => Object.values(rc.keys).some((k) => Object.values(k).some((key) => key.incoming_cert !== null)))) return
-    await sleep(100)
-  }
 }
 
 /** GET /health one after another; the longest wait is the longest the event loop was held (plus one round trip). */

@@ -63,7 +63,8 @@ function roa(i: number, asns: number): RoaJson {
   return { asn: 64512 + (i % asns), prefix: `${10 + (i >> 16)}.${(i >> 8) & 255}.${i & 255}.0/24` }
 }
 
-async function bigCa(d: BenchDaemon, handle: string): Promise<void> {
+/** A CA under testbed holding 10.0.0.0/7, once its certificate has arrived (also used by bgp.bench.ts). */
+export async function bigCa(d: BenchDaemon, handle: string): Promise<void> {
   await d.api('POST', '/api/v1/cas', { handle })
   const req = await d.api<ChildRequestJson>('GET', `/api/v1/cas/${handle}/child_request.json`)
   const resp = await d.api<ParentResponseJson>('POST', '/api/v1/cas/testbed/children', { handle, resources: { asn: '', ipv4: '10.0.0.0/7', ipv6: '' }, id_cert: req.id_cert })
