@@ -13,7 +13,7 @@
  *    children: each sends an RFC 6492 list over HTTPS (16 at once). Time and svcd CPU per child for the registration
  *    and for the refresh, and the growth exponent of the refresh between the two sizes (1 is linear).
  */
-import net from 'node:net'
+import { tcpRelay } from '../test/helpers/relay.js'
 import { loadavg } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import type { AddParentJson, ChildRequestJson, ParentResponseJson, ParentStatusJson } from '../src/api/cas.js'
@@ -29,32 +29,7 @@ import { atMost, type BenchContext, median, ms, num } from './lib/report.js'
 
 const load = () => loadavg()[0]!.toFixed(1)
 
-/** A loopback TCP relay to svcd: `hang()` accepts new connections and never answers them. */
-async function relay(target: number) {
-  let hanging = false
-  const sockets = new Set<net.Socket>()
-  const track = (s: net.Socket) => {
-    sockets.add(s)
-    s.on('close', () => sockets.delete(s))
-    s.on('error', () => s.destroy())
-  }
-  const server = net.createServer((s) => {
-    track(s)
-    if (hanging) return
-    const up = net.connect(target, '127.0.0.1')
-    track(up)
-    up.on('close', () => s.destroy())
-    s.on('close', () => up.destroy())
-    s.pipe(up).pipe(s)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const drop = () => sockets.forEach((s) => s.destroy())
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    hang: () => ((hanging = true), drop()),
-    close: () => new Promise<void>((resolve) => (server.close(() => resolve()), drop())),
-  }
-}
+const relay = tcpRelay
 
 /** Run `fn(i)` for i < n, `width` at a time. */
 async function pool(n: number, width: number, fn: (i: number) => Promise<void>): Promise<void> {

@@ -8,35 +8,15 @@
  *   testbed ── p1, p2, p3 (CAs in this svcd)
  *   testbed, p1 ── kid (live)     p2 ─ relay that hangs ─ kid     p3 ─ relay that closes ─ kid
  */
-import net from 'node:net'
+import { tcpRelay } from '../helpers/relay.js'
 import t from 'tap'
 import { caObjects, connect, repoDaemon, waitFor } from '../helpers/cas.js'
 import { httpsRequest } from '../helpers/daemon.js'
 
-/** A loopback TCP relay to svcd: `hang()` accepts new connections and never answers; `close()` refuses them. */
 async function relay(t: { teardown(fn: () => unknown): void }, target: number) {
-  let hanging = false
-  let hung = 0
-  const sockets = new Set<net.Socket>()
-  const track = (s: net.Socket) => {
-    sockets.add(s)
-    s.on('close', () => sockets.delete(s))
-    s.on('error', () => s.destroy())
-  }
-  const server = net.createServer((s) => {
-    track(s)
-    if (hanging) return void hung++
-    const up = net.connect(target, '127.0.0.1')
-    track(up)
-    up.on('close', () => s.destroy())
-    s.on('close', () => up.destroy())
-    s.pipe(up).pipe(s)
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const drop = () => sockets.forEach((s) => s.destroy())
-  const close = () => new Promise<void>((resolve) => (server.close(() => resolve()), drop()))
-  t.teardown(close)
-  return { port: (server.address() as net.AddressInfo).port, hung: () => hung, hang: () => ((hanging = true), drop()), close }
+  const r = await tcpRelay(target)
+  t.teardown(r.close)
+  return r
 }
 
 type Statuses = Record<string, { last_exchange: { timestamp: number; result: 'Success' | { Failure: { label: string; msg: string } } } | null; all_resources: { ipv4: string }; classes: unknown[] }>
